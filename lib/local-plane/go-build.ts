@@ -1,0 +1,184 @@
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { withDirectoryLock } from "./lock.js";
+import { toolchainDir } from "./paths.js";
+import { run, runUnchecked } from "./process.js";
+import { formatDuration, type Reporter } from "./progress.js";
+import type { GoToolRecipe } from "./toolchain.js";
+
+/** What a finished build leaves beside its binaries, so a reader knows what they are and what they cost. */
+export interface BuildManifest {
+  readonly name: string;
+  readonly version: string;
+  readonly goVersion: string;
+  readonly builtAt: string;
+  readonly buildSeconds: number;
+  readonly binaries: readonly string[];
+}
+
+const PROGRESS_INTERVAL_MS = 15_000;
+
+/**
+ * The cache directory of a recipe: its name and version, plus a digest of everything that shapes the
+ * binaries (requirements, replacements, flags), so that editing a recipe never reuses a stale build.
+ */
+export function recipeDirectory(recipe: GoToolRecipe, env: NodeJS.ProcessEnv = process.env): string {
+  const digest = createHash("sha256").update(JSON.stringify(recipe)).digest("hex").slice(0, 10);
+  return join(toolchainDir(env), `${recipe.name}-${recipe.version}-${digest}`);
+}
+
+export function binaryPath(recipe: GoToolRecipe, binary: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(recipeDirectory(recipe, env), "bin", binary);
+}
+
+export async function readManifest(recipe: GoToolRecipe, env = process.env): Promise<BuildManifest | undefined> {
+  const file = join(recipeDirectory(recipe, env), "manifest.json");
+  if (!existsSync(file)) return undefined;
+  return JSON.parse(await readFile(file, "utf8")) as BuildManifest;
+}
+
+/** The go.mod of the wrapper module through which a recipe is built. */
+export function wrapperGoMod(recipe: GoToolRecipe, goLanguageVersion: string): string {
+  const lines = [`module navique.local/toolchain/${recipe.name}`, "", `go ${goLanguageVersion}`, ""];
+  if (recipe.godebug) lines.push(`godebug ${recipe.godebug}`, "");
+  lines.push("require (", ...recipe.require.map(([m, v]) => `\t${m} ${v}`), ")", "");
+  lines.push("tool (", ...recipe.binaries.map((b) => `\t${b.pkg}`), ")", "");
+  if (recipe.replace.length > 0) {
+    lines.push("replace (", ...recipe.replace.map(([from, to, v]) => `\t${from} => ${to} ${v}`), ")", "");
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Returns the directory holding a recipe's binaries, building them first when the cache lacks them.
+ * A build runs in a scratch directory and is moved into place only when complete, so an interrupted
+ * build is never mistaken for a finished one; a lock keeps two processes from building the same recipe.
+ */
+export async function ensureBuilt(
+  recipe: GoToolRecipe,
+  options: { readonly report: Reporter; readonly goLanguageVersion: string; readonly env?: NodeJS.ProcessEnv },
+): Promise<string> {
+  const env = options.env ?? process.env;
+  const dir = recipeDirectory(recipe, env);
+  const binDir = join(dir, "bin");
+  const complete = () => existsSync(join(dir, "manifest.json"));
+  if (complete()) return binDir;
+
+  await mkdir(toolchainDir(env), { recursive: true });
+  await withDirectoryLock(`${dir}.lock`, options.report, async () => {
+    if (complete()) return;
+    await build(recipe, dir, options.goLanguageVersion, options.report, env);
+  });
+  return binDir;
+}
+
+async function build(
+  recipe: GoToolRecipe,
+  dir: string,
+  goLanguageVersion: string,
+  report: Reporter,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  const label = `${recipe.name} ${recipe.version}`;
+  const started = Date.now();
+  const work = `${dir}.work`;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(join(work, "bin"), { recursive: true });
+  await writeFile(join(work, "go.mod"), wrapperGoMod(recipe, goLanguageVersion));
+
+  const goEnv: NodeJS.ProcessEnv = { ...env, CGO_ENABLED: recipe.cgo ? "1" : "0", GOFLAGS: "-mod=mod" };
+  const goVersion = (await run("go", ["env", "GOVERSION"], { env: goEnv })).stdout.trim();
+
+  report(`[toolchain] ${label}: resolving modules (go ${goVersion})`);
+  const resolving = setInterval(
+    () => report(`[toolchain] ${label}: still resolving modules, ${formatDuration(Date.now() - started)} elapsed`),
+    PROGRESS_INTERVAL_MS,
+  );
+  try {
+    await run("go", ["mod", "tidy"], { cwd: work, env: goEnv });
+  } finally {
+    clearInterval(resolving);
+  }
+
+  const tags = recipe.tags.length > 0 ? [`-tags=${recipe.tags.join(",")}`] : [];
+  const pkgs = recipe.binaries.map((b) => b.pkg);
+  const listed = await run(
+    "go",
+    ["list", ...tags, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ...pkgs],
+    {
+      cwd: work,
+      env: goEnv,
+    },
+  );
+  const total = listed.stdout.split("\n").filter((l) => l.length > 0).length;
+  let compiled = 0;
+  report(`[toolchain] ${label}: compiling ${total} packages into ${recipe.binaries.map((b) => b.binary).join(", ")}`);
+  // `go build -v` names each package as it compiles it (cached ones are not named): that count, against
+  // the dependency count, is the "how far" of the progress line, printed on a timer so that a long
+  // compile of one large package still shows the build is alive.
+  const ticker = setInterval(() => {
+    const pct = Math.min(99, Math.round((compiled / Math.max(total, 1)) * 100));
+    report(
+      `[toolchain] ${label}: ${compiled}/${total} packages (~${pct}%), ${formatDuration(Date.now() - started)} elapsed`,
+    );
+  }, PROGRESS_INTERVAL_MS);
+  try {
+    for (const { binary, pkg } of recipe.binaries) {
+      const args = [
+        "build",
+        "-v",
+        "-trimpath",
+        ...tags,
+        `-ldflags=${recipe.ldflags.join(" ")}`,
+        "-o",
+        join(work, "bin", binary),
+        pkg,
+      ];
+      const result = await runUnchecked("go", args, {
+        cwd: work,
+        env: goEnv,
+        onLine: (line) => {
+          if (line.length > 0 && !line.startsWith("#") && !line.includes(" ")) compiled += 1;
+        },
+      });
+      if (result.code !== 0) {
+        const tail = result.stderr.trim().split("\n").slice(-30).join("\n");
+        throw new Error(
+          `building ${binary} (${pkg}) of ${label} failed:\n${tail}\nThe wrapper module is kept in ${work} for inspection.`,
+        );
+      }
+    }
+  } finally {
+    clearInterval(ticker);
+  }
+
+  if (recipe.assets) {
+    const moduleDir = (
+      await run("go", ["list", "-m", "-f", "{{.Dir}}", recipe.assets.module], { cwd: work, env: goEnv })
+    ).stdout.trim();
+    await mkdir(join(work, "assets"), { recursive: true });
+    for (const file of recipe.assets.files) await copyFile(join(moduleDir, file), join(work, "assets", basename(file)));
+  }
+
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const manifest: BuildManifest = {
+    name: recipe.name,
+    version: recipe.version,
+    goVersion,
+    builtAt: new Date().toISOString(),
+    buildSeconds: seconds,
+    binaries: recipe.binaries.map((b) => b.binary),
+  };
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  await rename(join(work, "bin"), join(dir, "bin"));
+  for (const entry of ["go.mod", "go.sum", ...(recipe.assets ? ["assets"] : [])]) {
+    await rename(join(work, entry), join(dir, entry));
+  }
+  // The manifest is written last: its presence is what marks the build complete.
+  await writeFile(join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await rm(work, { recursive: true, force: true });
+  report(`[toolchain] ${label}: built in ${formatDuration(seconds * 1000)}`);
+}
