@@ -1,0 +1,125 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { CommandFailedError, run, runUnchecked } from "../local-plane/process.js";
+
+export interface HelmCliOptions {
+  /** Path of the helm v4 binary. */
+  readonly binary: string;
+  readonly kubeconfig: string;
+  /**
+   * Directory for helm's cache, config and data, so that the product never reads or writes the user's
+   * repositories and plugins. @default helm's own defaults
+   */
+  readonly home?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface HelmInstallOptions {
+  readonly namespace: string;
+  /** @default false */
+  readonly createNamespace?: boolean;
+  /** Labels stored on the release record (the release Secret), e.g. ownership marks. */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Chart values; written to a private temporary file, never put on the command line. */
+  readonly values?: Readonly<Record<string, unknown>>;
+  /** Chart version constraint when the chart comes from a repository. */
+  readonly version?: string;
+  /** Wait until the release's resources are ready. @default true */
+  readonly wait?: boolean;
+  /** @default 300 */
+  readonly timeoutSeconds?: number;
+}
+
+/** What `helm status -o json` tells about a release; only the fields the product reads. */
+export interface HelmReleaseInfo {
+  readonly name: string;
+  readonly namespace: string;
+  readonly version: number;
+  readonly info: { readonly status: string; readonly description?: string };
+  readonly chart?: {
+    readonly metadata?: { readonly name?: string; readonly version?: string; readonly appVersion?: string };
+  };
+}
+
+/** The one module through which the product runs helm (see docs/adr/0003-helm-cli.md). */
+export class HelmCli {
+  constructor(private readonly options: HelmCliOptions) {}
+
+  private env(): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
+    if (this.options.home) {
+      env.HELM_CACHE_HOME = join(this.options.home, "cache");
+      env.HELM_CONFIG_HOME = join(this.options.home, "config");
+      env.HELM_DATA_HOME = join(this.options.home, "data");
+    }
+    return env;
+  }
+
+  private common(namespace: string): string[] {
+    return ["--kubeconfig", this.options.kubeconfig, "--namespace", namespace];
+  }
+
+  async version(): Promise<string> {
+    const result = await run(this.options.binary, ["version", "--template", "{{.Version}}"], { env: this.env() });
+    return result.stdout.trim();
+  }
+
+  /** `helm install`; fails if the release exists. */
+  install(release: string, chart: string, options: HelmInstallOptions): Promise<HelmReleaseInfo> {
+    return this.installOrUpgrade("install", release, chart, options);
+  }
+
+  /** `helm upgrade` of an existing release. */
+  upgrade(release: string, chart: string, options: HelmInstallOptions): Promise<HelmReleaseInfo> {
+    return this.installOrUpgrade("upgrade", release, chart, options);
+  }
+
+  private async installOrUpgrade(
+    verb: "install" | "upgrade",
+    release: string,
+    chart: string,
+    options: HelmInstallOptions,
+  ): Promise<HelmReleaseInfo> {
+    const scratch = await mkdtemp(join(tmpdir(), "navique-helm-"));
+    try {
+      const args = [verb, release, chart, ...this.common(options.namespace), "--output", "json"];
+      if (options.createNamespace) args.push("--create-namespace");
+      if (options.version) args.push("--version", options.version);
+      if (options.wait ?? true) args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
+      const labels = Object.entries(options.labels ?? {});
+      if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
+      if (options.values) {
+        const valuesFile = join(scratch, "values.yaml");
+        await writeFile(valuesFile, stringify(options.values), { mode: 0o600 });
+        args.push("--values", valuesFile);
+      }
+      const result = await run(this.options.binary, args, { env: this.env() });
+      return JSON.parse(result.stdout) as HelmReleaseInfo;
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  }
+
+  /** `helm uninstall`; resolves quietly when the release does not exist (an uninstall is idempotent). */
+  async uninstall(release: string, namespace: string, options: { readonly wait?: boolean } = {}): Promise<boolean> {
+    const args = ["uninstall", release, ...this.common(namespace)];
+    if (options.wait ?? true) args.push("--wait");
+    const result = await runUnchecked(this.options.binary, args, { env: this.env() });
+    if (result.code === 0) return true;
+    if (/not found/i.test(result.stderr)) return false;
+    throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
+  }
+
+  /** The release's status, or undefined when there is no such release. */
+  async status(release: string, namespace: string): Promise<HelmReleaseInfo | undefined> {
+    const args = ["status", release, ...this.common(namespace), "--output", "json"];
+    const result = await runUnchecked(this.options.binary, args, { env: this.env() });
+    if (result.code !== 0) {
+      if (/not found/i.test(result.stderr)) return undefined;
+      throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
+    }
+    return JSON.parse(result.stdout) as HelmReleaseInfo;
+  }
+}
