@@ -32,6 +32,8 @@ export default {
       globalSetup: "<rootDir>/test/support/global-setup.js",
     },
   ],
-  testTimeout: 120_000,
+  // Cluster and e2e tests wait on real controllers and CLIs; a stuck wait fails with its own message first.
+  testTimeout: 180_000,
   verbose: true,
+  reporters: ["default", "<rootDir>/test/support/summary-reporter.js"],
 };

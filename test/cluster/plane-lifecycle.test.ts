@@ -3,13 +3,14 @@ import { randomBytes } from "node:crypto";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { CoreV1Api, KubeConfig } from "@kubernetes/client-node";
+import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { fakeNodeName } from "../../lib/local-plane/fake-nodes.js";
 import { processAlive } from "../../lib/local-plane/lock.js";
 import { LocalControlPlane, type PlaneState } from "../../lib/local-plane/plane.js";
 import { portFree } from "../../lib/local-plane/ports.js";
 import { processesMentioning } from "../../lib/local-plane/processes.js";
 import { silentReporter } from "../../lib/local-plane/progress.js";
+import { KUBERNETES_VERSION } from "../../lib/local-plane/toolchain.js";
 import { eventually } from "../support/cluster.js";
 
 /** Reads the plane's recorded state (pids and ports). */
@@ -46,6 +47,9 @@ describe("the local control plane's lifecycle", () => {
     const first = await plane.ensureRunning();
     expect(first.started).toBe(true);
     expect(await nodeReady(first.kubeconfig)).toBe(true);
+    const kubeconfig = new KubeConfig();
+    kubeconfig.loadFromFile(first.kubeconfig);
+    expect((await kubeconfig.makeApiClient(VersionApi).getCode()).gitVersion).toBe(KUBERNETES_VERSION);
     const pids = (await state(plane)).pids;
 
     const second = await plane.ensureRunning();

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../../lib/local-plane/process.js";
@@ -24,6 +24,7 @@ describe("pulumi up and destroy of a program with one dynamic resource", () => {
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "navique-pulumi-smoke-"));
+    await mkdir(join(work, "project"));
     const pulumi = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "smoke-test-passphrase" });
     cliRoot = pulumi.cliRoot;
     env = {

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { resolveClusterTarget } from "../cluster/target.js";
+import { stderrReporter } from "../local-plane/progress.js";
+
+const USAGE = `usage: navique <command> [--kubeconfig PATH]
+
+commands:
+  up       prepare the target cluster: without --kubeconfig, $KUBECONFIG or ~/.kube/config, the
+           built-in local control plane is built (first run) and started; then report the cluster`;
+
+async function up(kubeconfigFlag: string | undefined): Promise<number> {
+  const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromFile(target.kubeconfig);
+  const version = await kubeconfig.makeApiClient(VersionApi).getCode();
+  const nodes = await kubeconfig.makeApiClient(CoreV1Api).listNode();
+  const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+  process.stdout.write(
+    [
+      `cluster: ${kubeconfig.getCurrentCluster()?.server ?? "?"} (${target.source}, kubeconfig ${target.kubeconfig})`,
+      `kubernetes: ${version.gitVersion}`,
+      `nodes: ${ready.length}/${nodes.items.length} Ready`,
+      "",
+    ].join("\n"),
+  );
+  return ready.length > 0 ? 0 : 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { kubeconfig: { type: "string" }, help: { type: "boolean", short: "h" } },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (positionals[0] === "up") return up(values.kubeconfig);
+  process.stderr.write(`${positionals[0] ? `unknown command '${positionals[0]}'` : "no command given"}\n${USAGE}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`navique: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

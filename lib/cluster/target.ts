@@ -1,0 +1,36 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { LocalControlPlane } from "../local-plane/plane.js";
+import type { Reporter } from "../local-plane/progress.js";
+
+/** Which cluster a command works on, and why that one. */
+export interface ClusterTarget {
+  readonly kubeconfig: string;
+  readonly source: "flag" | "KUBECONFIG" | "default kubeconfig" | "local control plane";
+}
+
+/**
+ * The cluster to use: an explicit kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`; when none is
+ * configured, the built-in local control plane, started (or reused) on loopback.
+ */
+export async function resolveClusterTarget(options: {
+  readonly kubeconfig?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly report: Reporter;
+}): Promise<ClusterTarget> {
+  const env = options.env ?? process.env;
+  if (options.kubeconfig) {
+    if (!existsSync(options.kubeconfig)) {
+      throw new Error(
+        `--kubeconfig ${options.kubeconfig}: no such file. Give the path of an existing kubeconfig, or omit the flag to use the local control plane.`,
+      );
+    }
+    return { kubeconfig: options.kubeconfig, source: "flag" };
+  }
+  if (env.KUBECONFIG) return { kubeconfig: env.KUBECONFIG, source: "KUBECONFIG" };
+  const fallback = join(env.HOME ?? homedir(), ".kube", "config");
+  if (existsSync(fallback)) return { kubeconfig: fallback, source: "default kubeconfig" };
+  const connection = await new LocalControlPlane({ report: options.report, env }).ensureRunning();
+  return { kubeconfig: connection.kubeconfig, source: "local control plane" };
+}
