@@ -1,42 +1,72 @@
 import { createHash } from "node:crypto";
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, copyFile, link, mkdir, rename, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { recipeDirectory } from "./go-build.js";
+import { binaryPath } from "./go-build.js";
 import { cacheRoot } from "./paths.js";
-import { PULUMI } from "./toolchain.js";
+import { PULUMI, PULUMI_LANGUAGE_NODEJS } from "./toolchain.js";
 
 /** The name under which the Pulumi engine looks for the Node.js dynamic-provider plugin. */
 const DYNAMIC_PROVIDER_PLUGIN = "pulumi-resource-pulumi-nodejs";
 
 export interface PulumiEnvironment {
-  /** Installation root of the CLI, as the Automation API's `PulumiCommand.get({ root })` expects it. */
+  /** Installation root of the CLI (binaries in `bin/`), as `PulumiCommand.get({ root })` expects it. */
   readonly cliRoot: string;
   readonly env: NodeJS.ProcessEnv;
 }
 
+async function linkOrCopy(from: string, to: string): Promise<void> {
+  if (existsSync(to)) return;
+  try {
+    await link(from, to);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return;
+    if (code !== "EXDEV" && code !== "EPERM") throw error;
+    await copyFile(from, to);
+  }
+}
+
 /**
- * Writes the tiny plugin that runs Node.js dynamic providers: the engine starts it by name, and it runs
- * the dynamic-provider host of the same @pulumi/pulumi this process uses, under this same Node binary.
- * The script lives in the cache, keyed by those two paths.
+ * A directory holding the pulumi CLI with the plugins it expects beside it: the Node.js language host and
+ * the dynamic-provider plugin, a two-line script that runs the dynamic-provider host of the same
+ * @pulumi/pulumi this process uses, under this same Node binary. The engine prefers plugins found next
+ * to its own executable, so the binaries are hard links (copies across file systems) rather than PATH
+ * entries. Keyed by every path it depends on; the script is written last and marks it complete.
  */
-export async function ensureDynamicProviderShim(env: NodeJS.ProcessEnv = process.env): Promise<string> {
+export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const require = createRequire(import.meta.url);
-  const host = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
+  const providerHost = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
   const node = process.execPath;
-  const key = createHash("sha256").update(`${node}\0${host}`).digest("hex").slice(0, 12);
-  const dir = join(cacheRoot(env), "pulumi-shims", key);
-  await mkdir(dir, { recursive: true });
-  const script = join(dir, DYNAMIC_PROVIDER_PLUGIN);
-  await writeFile(script, `#!/bin/sh\nexec "${node}" "${host}" "$@"\n`);
-  await chmod(script, 0o755);
-  return dir;
+  const cli = binaryPath(PULUMI, "pulumi", env);
+  const languageHost = binaryPath(PULUMI_LANGUAGE_NODEJS, "pulumi-language-nodejs", env);
+  for (const binary of [cli, languageHost]) {
+    if (!existsSync(binary))
+      throw new Error(`${binary} is missing: build the toolchain first (npm run toolchain -- build)`);
+  }
+  const key = createHash("sha256")
+    .update([node, providerHost, cli, languageHost].join("\0"))
+    .digest("hex")
+    .slice(0, 12);
+  const root = join(cacheRoot(env), "pulumi-bundles", key);
+  const bin = join(root, "bin");
+  const shim = join(bin, DYNAMIC_PROVIDER_PLUGIN);
+  if (existsSync(shim)) return root;
+  await mkdir(bin, { recursive: true });
+  await linkOrCopy(cli, join(bin, "pulumi"));
+  await linkOrCopy(languageHost, join(bin, "pulumi-language-nodejs"));
+  const partial = `${shim}.${process.pid}`;
+  await writeFile(partial, `#!/bin/sh\nexec "${node}" "${providerHost}" "$@"\n`);
+  await chmod(partial, 0o755);
+  await rename(partial, shim);
+  return root;
 }
 
 /**
  * The environment for running the Pulumi CLI offline against a local file backend: no update check,
- * no plugin downloads, state and secrets encrypted with a passphrase, CLI and dynamic-provider plugin on
- * PATH. `stateDir` holds the backend; `home` defaults to a directory beside it.
+ * no plugin downloads, state and secrets encrypted with a passphrase, the CLI bundle first on PATH.
+ * `stateDir` holds the backend; `home` (PULUMI_HOME) defaults to a directory beside it.
  */
 export async function pulumiEnvironment(options: {
   readonly stateDir: string;
@@ -45,8 +75,7 @@ export async function pulumiEnvironment(options: {
   readonly env?: NodeJS.ProcessEnv;
 }): Promise<PulumiEnvironment> {
   const base = options.env ?? process.env;
-  const cliRoot = recipeDirectory(PULUMI, base);
-  const shimDir = await ensureDynamicProviderShim(base);
+  const cliRoot = await ensurePulumiBundle(base);
   const home = options.home ?? join(dirname(options.stateDir), ".pulumi-home");
   await mkdir(options.stateDir, { recursive: true });
   await mkdir(home, { recursive: true });
@@ -54,7 +83,8 @@ export async function pulumiEnvironment(options: {
     cliRoot,
     env: {
       ...base,
-      PATH: [join(cliRoot, "bin"), shimDir, base.PATH ?? ""].join(":"),
+      // The language host starts programs with the `node` it finds on PATH: make it this Node 22.
+      PATH: [join(cliRoot, "bin"), dirname(process.execPath), base.PATH ?? ""].join(":"),
       PULUMI_HOME: home,
       PULUMI_BACKEND_URL: `file://${options.stateDir}`,
       PULUMI_CONFIG_PASSPHRASE: options.passphrase,

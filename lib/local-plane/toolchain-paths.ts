@@ -23,7 +23,10 @@ export interface Toolchain {
   readonly kwokStages: readonly string[];
   readonly helm: string;
   readonly pulumi: string;
-  /** Directories to put first on PATH so that `helm` and `pulumi` resolve to these builds. */
+  /**
+   * Directories to put first on PATH so that `helm` resolves to this build. Pulumi is run through
+   * `pulumiEnvironment`, which puts its plugins beside it.
+   */
   readonly pathEntries: readonly string[];
 }
 
@@ -69,6 +72,6 @@ export async function toolchainPaths(env: NodeJS.ProcessEnv = process.env): Prom
     kwokStages: stages.map((f) => join(assets, f)),
     helm,
     pulumi,
-    pathEntries: [dirname(helm), dirname(pulumi)],
+    pathEntries: [dirname(helm)],
   };
 }

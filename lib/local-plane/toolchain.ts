@@ -13,6 +13,13 @@ export const ETCD_VERSION = "v3.6.16";
 export const KWOK_VERSION = "v0.8.0";
 export const HELM_VERSION = "v4.3.1";
 export const PULUMI_VERSION = "v3.274.1";
+/**
+ * The Node.js language host lives, since pulumi 3.69, in a module of its own that is never tagged, so the
+ * module proxy serves no version of it. v3.68.0 is the last release of sdk/v3 that still contains it;
+ * its protocol with the engine and with `@pulumi/pulumi/cmd/run` still works with the CLI above (the e2e
+ * tests run TypeScript programs from a project directory through it).
+ */
+export const PULUMI_LANGUAGE_NODEJS_VERSION = "v3.68.0";
 
 /** The Go toolchain these recipes were verified with; older ones may refuse the `go` lines below. */
 export const GO_LANGUAGE_VERSION = "1.26.0";
@@ -176,5 +183,22 @@ export const PULUMI: GoToolRecipe = {
   cgo: false,
 };
 
+export const PULUMI_LANGUAGE_NODEJS: GoToolRecipe = {
+  name: "pulumi-language-nodejs",
+  version: PULUMI_LANGUAGE_NODEJS_VERSION,
+  require: [["github.com/pulumi/pulumi/sdk/v3", PULUMI_LANGUAGE_NODEJS_VERSION]],
+  replace: [],
+  binaries: [
+    { binary: "pulumi-language-nodejs", pkg: "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs" },
+  ],
+  tags: [],
+  ldflags: [
+    "-s",
+    "-w",
+    `-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=${PULUMI_LANGUAGE_NODEJS_VERSION}`,
+  ],
+  cgo: false,
+};
+
 /** Every tool, in the order a cold build makes them (the control plane first, pulumi last). */
-export const TOOLCHAIN: readonly GoToolRecipe[] = [ETCD, KUBERNETES, KWOK, HELM, PULUMI];
+export const TOOLCHAIN: readonly GoToolRecipe[] = [ETCD, KUBERNETES, KWOK, HELM, PULUMI, PULUMI_LANGUAGE_NODEJS];
