@@ -24,8 +24,19 @@ export interface HelmInstallOptions {
   readonly labels?: Readonly<Record<string, string>>;
   /** Chart values; written to a private temporary file, never put on the command line. */
   readonly values?: Readonly<Record<string, unknown>>;
-  /** Chart version constraint when the chart comes from a repository. */
+  /** Chart version when the chart comes from a repository or a registry. */
   readonly version?: string;
+  /** Repository URL for a chart given by name (`helm install --repo`). */
+  readonly repo?: string;
+  /**
+   * Adopt existing resources that carry no helm ownership (`--take-ownership`), e.g. CRDs orphaned by an
+   * earlier install. @default false
+   */
+  readonly takeOwnership?: boolean;
+  /** Override other field managers on conflicting fields (`--force-conflicts`). @default false */
+  readonly forceConflicts?: boolean;
+  /** Release revisions helm keeps. @default 5 */
+  readonly historyMax?: number;
   /** Wait until the release's resources are ready. @default true */
   readonly wait?: boolean;
   /** @default 300 */
@@ -87,6 +98,11 @@ export class HelmCli {
       const args = [verb, release, chart, ...this.common(options.namespace), "--output", "json"];
       if (options.createNamespace) args.push("--create-namespace");
       if (options.version) args.push("--version", options.version);
+      if (options.repo) args.push("--repo", options.repo);
+      if (options.takeOwnership) args.push("--take-ownership");
+      if (options.forceConflicts) args.push("--force-conflicts");
+      // helm keeps every revision unless told otherwise; only upgrade takes the bound.
+      if (verb === "upgrade") args.push("--history-max", String(options.historyMax ?? 5));
       if (options.wait ?? true) args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
       const labels = Object.entries(options.labels ?? {});
       if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));

@@ -17,10 +17,10 @@ export function processAlive(pid: number): boolean {
 }
 
 /**
- * Runs `fn` while holding a lock made of a directory (mkdir is atomic across processes). A lock whose
- * holder has died is taken over instead of waited on forever.
+ * Takes a lock made of a directory (mkdir is atomic across processes) and returns its release. A lock
+ * whose holder has died is taken over instead of waited on forever.
  */
-export async function withDirectoryLock<T>(lockDir: string, report: Reporter, fn: () => Promise<T>): Promise<T> {
+export async function acquireDirectoryLock(lockDir: string, report: Reporter): Promise<() => Promise<void>> {
   const started = Date.now();
   let lastReport = started;
   for (;;) {
@@ -43,9 +43,15 @@ export async function withDirectoryLock<T>(lockDir: string, report: Reporter, fn
     await sleep(POLL_MS);
   }
   await writeFile(join(lockDir, "pid"), String(process.pid));
+  return () => rm(lockDir, { recursive: true, force: true });
+}
+
+/** Runs `fn` while holding the directory lock `lockDir`. */
+export async function withDirectoryLock<T>(lockDir: string, report: Reporter, fn: () => Promise<T>): Promise<T> {
+  const release = await acquireDirectoryLock(lockDir, report);
   try {
     return await fn();
   } finally {
-    await rm(lockDir, { recursive: true, force: true });
+    await release();
   }
 }

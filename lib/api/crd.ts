@@ -1,0 +1,81 @@
+import type { z } from "zod";
+import { API_GROUP, API_VERSION } from "./group.js";
+import { structuralSchema } from "./openapi.js";
+
+export interface PrinterColumn {
+  readonly name: string;
+  readonly type: "string" | "integer" | "date" | "boolean";
+  readonly jsonPath: string;
+  readonly description: string;
+  readonly priority?: number;
+}
+
+/** Everything a CustomResourceDefinition is generated from; the zod schemas are the source of truth. */
+export interface KindDefinition {
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly shortNames: readonly string[];
+  readonly scope: "Namespaced" | "Cluster";
+  readonly description: string;
+  readonly spec: z.ZodType;
+  readonly status: z.ZodType;
+  readonly printerColumns: readonly PrinterColumn[];
+}
+
+export const READY_COLUMN: PrinterColumn = {
+  name: "Ready",
+  type: "string",
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+  description: "Whether the resource is Ready",
+};
+export const AGE_COLUMN: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  jsonPath: ".metadata.creationTimestamp",
+  description: "Time since creation",
+};
+
+/** The CRD of a kind, as a plain object ready for server-side apply or YAML. */
+export function customResourceDefinition(definition: KindDefinition) {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${definition.plural}.${API_GROUP}` },
+    spec: {
+      group: API_GROUP,
+      scope: definition.scope,
+      names: {
+        kind: definition.kind,
+        listKind: `${definition.kind}List`,
+        plural: definition.plural,
+        singular: definition.singular,
+        shortNames: [...definition.shortNames],
+        categories: ["navique"],
+      },
+      versions: [
+        {
+          name: API_VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: definition.printerColumns.map((column) => ({ ...column })),
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              description: definition.description,
+              properties: {
+                apiVersion: { type: "string", description: "APIVersion of this object." },
+                kind: { type: "string", description: "Kind of this object." },
+                metadata: { type: "object" },
+                spec: structuralSchema(definition.spec),
+                status: structuralSchema(definition.status),
+              },
+              required: ["spec"],
+            },
+          },
+        },
+      ],
+    },
+  };
+}

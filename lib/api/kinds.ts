@@ -1,0 +1,10 @@
+import { customResourceDefinition, type KindDefinition } from "./crd.js";
+import { POSTGRES_CLUSTER_DEFINITION } from "./postgres-cluster.js";
+
+/** Every kind of the core.navique.com API the product serves so far. */
+export const KINDS: readonly KindDefinition[] = [POSTGRES_CLUSTER_DEFINITION];
+
+/** The CRDs of every kind, in a stable order. */
+export function allCustomResourceDefinitions() {
+  return KINDS.map(customResourceDefinition);
+}

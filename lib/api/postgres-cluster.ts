@@ -1,0 +1,294 @@
+import { z } from "zod";
+import { Condition } from "./conditions.js";
+import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
+import { namespaceName, ObjectRef, objectName, SecretKeyRef } from "./refs.js";
+
+export const POSTGRES_CLUSTER_KIND = "PostgresCluster";
+export const POSTGRES_CLUSTER_PLURAL = "postgresclusters";
+
+/** @default for `spec.type`. */
+export const DEFAULT_POSTGRES_TYPE = "cnpg";
+/** @default for `spec.mode`. */
+export const DEFAULT_DATASTORE_MODE = "managed";
+/** @default for `spec.managed.instances`. */
+export const DEFAULT_POSTGRES_INSTANCES = 1;
+/** @default for `spec.managed.storage.size`. */
+export const DEFAULT_POSTGRES_STORAGE_SIZE = "10Gi";
+/** @default for `spec.managed.deletionPolicy`: keep the data unless the user opted in to deleting it. */
+export const DEFAULT_DELETION_POLICY = "Retain";
+/** Upper bound of `spec.databases`, so the apiserver can bound the cost of its validation rules. */
+export const MAX_DATABASES = 64;
+
+export const PostgresType = z
+  .enum(["cnpg", "zalando", "cockroachdb"])
+  .describe(
+    "Backend implementation. cnpg (CloudNativePG) is implemented; zalando and cockroachdb report NotImplemented.",
+  );
+export type PostgresType = z.infer<typeof PostgresType>;
+
+export const DatastoreMode = z
+  .enum(["managed", "adopt", "external"])
+  .describe(
+    "managed: the product installs the operator and creates the datastore; adopt: reference a datastore already in the cluster; external: a datastore outside the cluster, wired through a connection Secret.",
+  );
+export type DatastoreMode = z.infer<typeof DatastoreMode>;
+
+/** A PostgreSQL identifier as CNPG accepts it for database and role names. */
+const pgIdentifier = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+  message:
+    "must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters",
+});
+
+export const PostgresDatabase = z
+  .object({
+    name: pgIdentifier.describe("Database name."),
+    owner: pgIdentifier.optional().describe("Owning role; defaults to the database name."),
+  })
+  .strict();
+export type PostgresDatabase = z.infer<typeof PostgresDatabase>;
+
+const quantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
+  message: 'must be a Kubernetes quantity such as "10Gi"',
+});
+
+export const DeletionPolicy = z
+  .enum(["Retain", "Delete"])
+  .describe(
+    "What happens to the CNPG Cluster, which may hold data, when this resource is deleted or leaves managed mode. Retain (default): it is kept and released to you, with an Event. Delete: it is deleted, with an Event; the data is lost.",
+  );
+export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
+
+export const PostgresManaged = z
+  .object({
+    instances: z
+      .number()
+      .int()
+      .min(1)
+      .max(9)
+      .default(DEFAULT_POSTGRES_INSTANCES)
+      .describe(`Number of PostgreSQL instances (primary plus replicas). Default ${DEFAULT_POSTGRES_INSTANCES}.`),
+    storage: z
+      .object({
+        size: quantity
+          .default(DEFAULT_POSTGRES_STORAGE_SIZE)
+          .describe(`Volume size per instance. Default ${DEFAULT_POSTGRES_STORAGE_SIZE}.`),
+        storageClass: objectName.optional().describe("StorageClass of the volumes; the cluster default when omitted."),
+      })
+      .strict()
+      .default({ size: DEFAULT_POSTGRES_STORAGE_SIZE })
+      .describe("Storage of each instance."),
+    deletionPolicy: DeletionPolicy.default(DEFAULT_DELETION_POLICY),
+  })
+  .strict();
+export type PostgresManaged = z.infer<typeof PostgresManaged>;
+
+export const PostgresAdopt = z
+  .object({
+    clusterRef: ObjectRef.describe(
+      "The existing CNPG Cluster to adopt; may be in another namespace. Never modified or deleted.",
+    ),
+    credentialsSecretRef: SecretKeyRef.describe(
+      "Where the credentials really live (a basic-auth Secret with username and password, usually beside the adopted cluster). They are copied into <name>-adopted-credentials in this namespace.",
+    ),
+  })
+  .strict();
+export type PostgresAdopt = z.infer<typeof PostgresAdopt>;
+
+export const PostgresExternal = z
+  .object({
+    connectionSecretRef: SecretKeyRef.describe(
+      "A Secret in this namespace with keys host, port, username and password for the external server.",
+    ),
+  })
+  .strict();
+export type PostgresExternal = z.infer<typeof PostgresExternal>;
+
+/**
+ * Cross-field rules, stated once for zod (`superRefine` below) and once, as CEL, for the apiserver; a
+ * test checks that both reject the same objects with the same guidance.
+ */
+export const POSTGRES_SPEC_RULES = [
+  {
+    rule: "self.mode != 'adopt' || has(self.adopt)",
+    message:
+      "spec.adopt is required when spec.mode is adopt: set spec.adopt.clusterRef and spec.adopt.credentialsSecretRef",
+    path: ["adopt"],
+  },
+  {
+    rule: "self.mode != 'external' || has(self.external)",
+    message: "spec.external is required when spec.mode is external: set spec.external.connectionSecretRef",
+    path: ["external"],
+  },
+  {
+    rule: "self.mode == 'adopt' || !has(self.adopt)",
+    message: "spec.adopt is only allowed when spec.mode is adopt: remove spec.adopt or set spec.mode: adopt",
+    path: ["adopt"],
+  },
+  {
+    rule: "self.mode == 'external' || !has(self.external)",
+    message:
+      "spec.external is only allowed when spec.mode is external: remove spec.external or set spec.mode: external",
+    path: ["external"],
+  },
+  {
+    rule: "self.mode == 'managed' || !has(self.managed)",
+    message: "spec.managed is only allowed when spec.mode is managed: remove spec.managed or set spec.mode: managed",
+    path: ["managed"],
+  },
+  {
+    rule: "self.databases.all(d, self.databases.exists_one(e, e.name == d.name))",
+    message: "spec.databases names must be unique: rename or remove the duplicate",
+    path: ["databases"],
+  },
+] as const;
+
+function modeBlockRules(spec: {
+  mode: string;
+  adopt?: unknown;
+  external?: unknown;
+  managed?: unknown;
+}): (typeof POSTGRES_SPEC_RULES)[number][] {
+  const broken: (typeof POSTGRES_SPEC_RULES)[number][] = [];
+  const [adoptRequired, externalRequired, adoptOnly, externalOnly, managedOnly] = POSTGRES_SPEC_RULES;
+  if (spec.mode === "adopt" && spec.adopt === undefined) broken.push(adoptRequired);
+  if (spec.mode === "external" && spec.external === undefined) broken.push(externalRequired);
+  if (spec.mode !== "adopt" && spec.adopt !== undefined) broken.push(adoptOnly);
+  if (spec.mode !== "external" && spec.external !== undefined) broken.push(externalOnly);
+  if (spec.mode !== "managed" && spec.managed !== undefined) broken.push(managedOnly);
+  return broken;
+}
+
+export const PostgresClusterSpec = z
+  .object({
+    type: PostgresType.default(DEFAULT_POSTGRES_TYPE),
+    mode: DatastoreMode.default(DEFAULT_DATASTORE_MODE),
+    databases: z
+      .array(PostgresDatabase)
+      .max(MAX_DATABASES)
+      .default([])
+      .describe("Logical databases to provision inside the cluster, one per consumer."),
+    managed: PostgresManaged.optional().describe(
+      "Settings of a managed cluster (mode managed); defaults apply when omitted.",
+    ),
+    adopt: PostgresAdopt.optional().describe("The cluster to adopt (mode adopt)."),
+    external: PostgresExternal.optional().describe("The external server (mode external)."),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    for (const broken of modeBlockRules(spec)) {
+      ctx.addIssue({ code: "custom", message: broken.message, path: [...broken.path] });
+    }
+    const seen = new Set<string>();
+    for (const [index, database] of spec.databases.entries()) {
+      if (seen.has(database.name)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `spec.databases names must be unique: "${database.name}" appears twice; rename or remove the duplicate`,
+          path: ["databases", index, "name"],
+        });
+      }
+      seen.add(database.name);
+    }
+  })
+  .meta({ "x-kubernetes-validations": POSTGRES_SPEC_RULES.map(({ rule, message }) => ({ rule, message })) })
+  .describe("Desired state of a shared PostgreSQL cluster.");
+export type PostgresClusterSpec = z.infer<typeof PostgresClusterSpec>;
+export type PostgresClusterSpecInput = z.input<typeof PostgresClusterSpec>;
+
+export const Provenance = z.enum(["owned", "adopted"]);
+export type Provenance = z.infer<typeof Provenance>;
+
+export const CapabilityStatus = z
+  .object({
+    name: z.string().describe("Capability operator, e.g. cloudnative-pg."),
+    provenance: Provenance.describe("owned: installed by the product; adopted: found installed, never managed."),
+    chartVersion: z.string().optional().describe("Chart version of the release relied on, when known."),
+    release: ObjectRef.optional().describe("Helm release relied on, when there is one."),
+    evidence: z.string().describe("What detection found."),
+  })
+  .strict();
+export type CapabilityStatus = z.infer<typeof CapabilityStatus>;
+
+export const EmittedObject = z
+  .object({
+    apiVersion: z.string(),
+    kind: z.string(),
+    name: objectName,
+    namespace: namespaceName,
+  })
+  .strict();
+export type EmittedObject = z.infer<typeof EmittedObject>;
+
+export const PostgresClusterStatus = z
+  .object({
+    observedGeneration: z.number().int().min(0).optional(),
+    conditions: z.array(Condition).default([]).describe("Ready plus one condition per reconcile phase."),
+    mode: DatastoreMode.optional().describe(
+      "The mode last reconciled; compared with spec.mode to garbage-collect after a change.",
+    ),
+    type: PostgresType.optional().describe("The type last reconciled."),
+    provenance: z.enum(["owned", "adopted", "external"]).optional().describe("Who owns the datastore itself."),
+    host: z
+      .string()
+      .optional()
+      .describe("Host to connect to: the read-write Service of the cluster, or the external host."),
+    port: z.number().int().optional(),
+    credentialsSecret: ObjectRef.optional().describe(
+      "Secret, in this namespace, holding username and password for consumers.",
+    ),
+    capabilities: z
+      .array(CapabilityStatus)
+      .default([])
+      .describe("Capability operators relied on, with provenance and chart version."),
+    emitted: z
+      .array(EmittedObject)
+      .default([])
+      .describe("Objects the product created for this resource and may garbage-collect."),
+  })
+  .strict();
+export type PostgresClusterStatus = z.infer<typeof PostgresClusterStatus>;
+
+/** A PostgresCluster as stored in the cluster. */
+export const PostgresCluster = z
+  .object({
+    apiVersion: z.literal("core.navique.com/v1alpha1"),
+    kind: z.literal(POSTGRES_CLUSTER_KIND),
+    metadata: z
+      .object({
+        name: objectName,
+        namespace: namespaceName,
+        uid: z.string().optional(),
+        generation: z.number().int().optional(),
+        resourceVersion: z.string().optional(),
+        creationTimestamp: z.string().optional(),
+        deletionTimestamp: z.string().optional(),
+        finalizers: z.array(z.string()).optional(),
+        labels: z.record(z.string(), z.string()).optional(),
+        annotations: z.record(z.string(), z.string()).optional(),
+      })
+      .loose(),
+    spec: PostgresClusterSpec,
+    status: PostgresClusterStatus.optional(),
+  })
+  .loose();
+export type PostgresCluster = z.infer<typeof PostgresCluster>;
+
+export const POSTGRES_CLUSTER_DEFINITION: KindDefinition = {
+  kind: POSTGRES_CLUSTER_KIND,
+  plural: POSTGRES_CLUSTER_PLURAL,
+  singular: "postgrescluster",
+  shortNames: ["pgc"],
+  scope: "Namespaced",
+  description:
+    "A shared PostgreSQL cluster: managed (CloudNativePG installed and the cluster created by the product), adopted (an existing CNPG Cluster, possibly in another namespace) or external (a server outside the cluster).",
+  spec: PostgresClusterSpec,
+  status: PostgresClusterStatus,
+  printerColumns: [
+    { name: "Type", type: "string", jsonPath: ".spec.type", description: "Backend" },
+    { name: "Mode", type: "string", jsonPath: ".spec.mode", description: "managed, adopt or external" },
+    { name: "Provenance", type: "string", jsonPath: ".status.provenance", description: "Who owns the datastore" },
+    READY_COLUMN,
+    { name: "Host", type: "string", jsonPath: ".status.host", description: "Connection host", priority: 1 },
+    AGE_COLUMN,
+  ],
+};

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { namespaceName, objectName } from "../api/refs.js";
+
+const labelMap = z.record(z.string().min(1), z.string());
+
+/**
+ * One capability operator, described as data: where its chart comes from and at which pinned version,
+ * the fixed release it is installed as, the CRDs it ships, how its controller is recognised wherever and
+ * however it was installed, and what must be ready before it.
+ */
+export const CapabilityEntry = z
+  .object({
+    name: objectName.describe("Capability name, e.g. cloudnative-pg."),
+    description: z.string(),
+    chart: z
+      .object({
+        repository: z.url().describe("Official chart repository (HTTP index)."),
+        oci: z
+          .string()
+          .startsWith("oci://")
+          .optional()
+          .describe("Official OCI location of the chart, when published there."),
+        name: z.string().min(1),
+        version: z.string().min(1).describe("Pinned chart version."),
+        appVersion: z.string().optional(),
+        digest: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .optional()
+          .describe("sha256 of the packaged chart; verified before installing a package when set."),
+      })
+      .strict(),
+    release: z
+      .object({
+        name: objectName.describe("Fixed release name."),
+        namespace: namespaceName.describe("Fixed system namespace."),
+      })
+      .strict(),
+    crds: z
+      .object({
+        names: z.array(z.string().min(1)).min(1).describe("CRDs the chart ships; all must exist and be Established."),
+        shippedAs: z
+          .enum(["crds-directory", "templates"])
+          .describe(
+            "crds-directory: installed once by helm and never deleted; templates: rendered by the chart, kept by resource-policy keep.",
+          ),
+      })
+      .strict(),
+    identity: z
+      .object({
+        labels: z
+          .array(labelMap)
+          .min(1)
+          .describe("Label sets any one of which marks the controller's Deployment, whatever installed it."),
+        images: z
+          .array(z.string().min(1))
+          .min(1)
+          .describe("Image repositories of the controller, the fallback identity."),
+      })
+      .strict(),
+    values: z
+      .record(z.string(), z.unknown())
+      .default({})
+      .describe("Values the product always sets (e.g. keep CRDs on uninstall)."),
+    prerequisites: z.array(objectName).default([]).describe("Capabilities brought to readiness first."),
+  })
+  .strict();
+export type CapabilityEntry = z.infer<typeof CapabilityEntry>;

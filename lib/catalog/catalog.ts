@@ -1,0 +1,29 @@
+import type { CapabilityEntry } from "./capability.js";
+import { CERT_MANAGER } from "./cert-manager.js";
+import { CLOUDNATIVE_PG } from "./cloudnative-pg.js";
+
+/** Every capability the product knows, by name. */
+export const CATALOG: ReadonlyMap<string, CapabilityEntry> = new Map(
+  [CERT_MANAGER, CLOUDNATIVE_PG].map((entry) => [entry.name, entry]),
+);
+
+/** The entry named `name`; a missing one is a programming error in the catalog, not user input. */
+export function capability(name: string, catalog: ReadonlyMap<string, CapabilityEntry> = CATALOG): CapabilityEntry {
+  const entry = catalog.get(name);
+  if (!entry) throw new Error(`capability "${name}" is not in the catalog (known: ${[...catalog.keys()].join(", ")})`);
+  return entry;
+}
+
+/** `name` and its prerequisites, prerequisites first, each once; refuses cycles. */
+export function withPrerequisites(name: string, catalog: ReadonlyMap<string, CapabilityEntry> = CATALOG): string[] {
+  const ordered: string[] = [];
+  const visit = (current: string, trail: readonly string[]) => {
+    if (trail.includes(current))
+      throw new Error(`capability prerequisites form a cycle: ${[...trail, current].join(" -> ")}`);
+    if (ordered.includes(current)) return;
+    for (const prerequisite of capability(current, catalog).prerequisites) visit(prerequisite, [...trail, current]);
+    ordered.push(current);
+  };
+  visit(name, []);
+  return ordered;
+}

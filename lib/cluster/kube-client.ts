@@ -1,0 +1,150 @@
+import {
+  ApiException,
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  createConfiguration,
+  EventsV1Api,
+  KubeConfig,
+  type KubernetesObject,
+  KubernetesObjectApi,
+  type Middleware,
+  PatchStrategy,
+  type RequestContext,
+  type ResponseContext,
+  ServerConfiguration,
+  setHeaderMiddleware,
+} from "@kubernetes/client-node";
+import { OPERATOR_NAME } from "../api/group.js";
+
+/** The field manager of every server-side apply the product makes. */
+export const FIELD_MANAGER = OPERATOR_NAME;
+
+/** The identifying part of any object: enough to read, apply or delete it. */
+export interface ObjectHeader {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}
+
+/** The identifying part of any object: enough to read, apply or delete it. */
+export interface ObjectHeader {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string };
+}
+
+/** Counts the HTTP requests made through one client: detection's cost is measured, not guessed. */
+class RequestCounter implements Middleware {
+  count = 0;
+  async pre(context: RequestContext): Promise<RequestContext> {
+    this.count += 1;
+    return context;
+  }
+  async post(context: ResponseContext): Promise<ResponseContext> {
+    return context;
+  }
+}
+
+/** The HTTP status of a failed API call, or undefined for any other error. */
+export function statusOf(error: unknown): number | undefined {
+  return error instanceof ApiException ? error.code : undefined;
+}
+
+/** Resolves to undefined instead of rejecting when the object does not exist (404). */
+export async function orUndefined<T>(call: Promise<T>): Promise<T | undefined> {
+  try {
+    return await call;
+  } catch (error) {
+    if (statusOf(error) === 404) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The product's one way into a cluster: typed clients over @kubernetes/client-node built from a
+ * kubeconfig, all sharing a request counter, plus server-side apply and delete of arbitrary objects.
+ */
+export class KubeClient {
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly extensions: ApiextensionsV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly coordination: CoordinationV1Api;
+  readonly events: EventsV1Api;
+  private objects: KubernetesObjectApi;
+  private readonly counter = new RequestCounter();
+
+  constructor(readonly kubeconfig: KubeConfig) {
+    const cluster = kubeconfig.getCurrentCluster();
+    if (!cluster) throw new Error("the kubeconfig has no current cluster: set current-context");
+    const configuration = createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kubeconfig },
+      middleware: [setHeaderMiddleware("User-Agent", OPERATOR_NAME)],
+      promiseMiddleware: [this.counter],
+    });
+    this.core = new CoreV1Api(configuration);
+    this.apps = new AppsV1Api(configuration);
+    this.extensions = new ApiextensionsV1Api(configuration);
+    this.custom = new CustomObjectsApi(configuration);
+    this.coordination = new CoordinationV1Api(configuration);
+    this.events = new EventsV1Api(configuration);
+    this.objects = this.makeObjectApi();
+  }
+
+  static fromFile(path: string): KubeClient {
+    const kubeconfig = new KubeConfig();
+    kubeconfig.loadFromFile(path);
+    return new KubeClient(kubeconfig);
+  }
+
+  /** HTTP requests made so far through this client. */
+  get requests(): number {
+    return this.counter.count;
+  }
+
+  private makeObjectApi(): KubernetesObjectApi {
+    const objects = KubernetesObjectApi.makeApiClient(this.kubeconfig);
+    return objects;
+  }
+
+  /**
+   * Forgets what API discovery learnt. The generic object client caches which kinds each group serves;
+   * after a chart installs new CRDs, the next apply must see them.
+   */
+  refreshDiscovery(): void {
+    this.objects = this.makeObjectApi();
+  }
+
+  /** Server-side apply with the product's field manager, taking ownership of the fields it sets. */
+  async apply(object: ObjectHeader, options: { readonly fieldManager?: string } = {}): Promise<KubernetesObject> {
+    this.counter.count += 1;
+    const manager = options.fieldManager ?? FIELD_MANAGER;
+    return this.objects.patch(
+      object as KubernetesObject,
+      undefined,
+      undefined,
+      manager,
+      true,
+      PatchStrategy.ServerSideApply,
+    );
+  }
+
+  /** The object as stored, or undefined when it does not exist. */
+  async read(object: ObjectHeader): Promise<KubernetesObject | undefined> {
+    this.counter.count += 1;
+    return orUndefined(this.objects.read(object as KubernetesObject & { metadata: { name: string } }));
+  }
+
+  /** Deletes an object; true when it existed. Dependents are collected in the background. */
+  async delete(object: ObjectHeader): Promise<boolean> {
+    this.counter.count += 1;
+    const status = await orUndefined(
+      this.objects.delete(object as KubernetesObject, undefined, undefined, undefined, undefined, "Background"),
+    );
+    return status !== undefined;
+  }
+}

@@ -1,0 +1,159 @@
+import type { CapabilityEntry } from "../catalog/capability.js";
+import {
+  decodeReleaseSecret,
+  HELM_NAME_LABEL,
+  HELM_OWNER_LABEL,
+  latestRevision,
+  type ReleaseRecord,
+  type ReleaseWorkload,
+} from "../cluster/helm-release-record.js";
+import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
+import { deploymentReady, statefulSetReady } from "./workload-readiness.js";
+
+export interface CrdState {
+  readonly name: string;
+  readonly exists: boolean;
+  readonly established: boolean;
+}
+
+/** A Deployment recognised as the capability's controller by its identity, wherever it runs. */
+export interface ControllerSighting {
+  readonly name: string;
+  readonly namespace: string;
+  /** Which identity matched: `label app.kubernetes.io/name=cloudnative-pg` or `image ghcr.io/...`. */
+  readonly matchedBy: string;
+  readonly ready: boolean;
+}
+
+export interface WorkloadState extends ReleaseWorkload {
+  readonly exists: boolean;
+  readonly ready: boolean;
+}
+
+/** Everything detection and readiness need to know about one capability, read from the cluster. */
+export interface CapabilityObservation {
+  readonly name: string;
+  /** Latest revision of the release under the catalog's fixed name and namespace, if any. */
+  readonly release?: ReleaseRecord;
+  readonly crds: readonly CrdState[];
+  /** Filled only when detection needs it: CRDs present and no release of the expected name. */
+  readonly controllers: readonly ControllerSighting[];
+  /** The Deployments and StatefulSets the release's manifest declares, with their readiness. */
+  readonly releaseWorkloads: readonly WorkloadState[];
+}
+
+const DEPLOYMENT_PAGE = 250;
+
+function labelSelector(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
+}
+
+/** `ghcr.io/org/name:1.2@sha256:…` → `ghcr.io/org/name`; a bare `org/name` is Docker Hub's. */
+export function imageRepository(image: string): string {
+  const withoutDigest = image.split("@")[0] ?? image;
+  const lastSlash = withoutDigest.lastIndexOf("/");
+  const colon = withoutDigest.lastIndexOf(":");
+  const repository = colon > lastSlash ? withoutDigest.slice(0, colon) : withoutDigest;
+  const firstSegment = repository.split("/")[0] ?? "";
+  const hasRegistry =
+    repository.includes("/") &&
+    (firstSegment.includes(".") || firstSegment.includes(":") || firstSegment === "localhost");
+  if (hasRegistry) return repository;
+  return repository.includes("/") ? `docker.io/${repository}` : `docker.io/library/${repository}`;
+}
+
+function normaliseRepository(repository: string): string {
+  return imageRepository(`${repository}:x`);
+}
+
+async function observeCrds(client: KubeClient, names: readonly string[]): Promise<CrdState[]> {
+  return Promise.all(
+    names.map(async (name) => {
+      const crd = await orUndefined(client.extensions.readCustomResourceDefinition({ name }));
+      const established =
+        crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
+      return { name, exists: crd !== undefined, established };
+    }),
+  );
+}
+
+async function observeWorkloads(client: KubeClient, workloads: readonly ReleaseWorkload[]): Promise<WorkloadState[]> {
+  return Promise.all(
+    workloads.map(async (workload) => {
+      const args = { name: workload.name, namespace: workload.namespace };
+      if (workload.kind === "Deployment") {
+        const deployment = await orUndefined(client.apps.readNamespacedDeployment(args));
+        return {
+          ...workload,
+          exists: deployment !== undefined,
+          ready: deployment ? deploymentReady(deployment) : false,
+        };
+      }
+      const statefulSet = await orUndefined(client.apps.readNamespacedStatefulSet(args));
+      return {
+        ...workload,
+        exists: statefulSet !== undefined,
+        ready: statefulSet ? statefulSetReady(statefulSet) : false,
+      };
+    }),
+  );
+}
+
+/**
+ * Finds the capability's controller anywhere in the cluster: first by each of its well-known label sets
+ * (one label-selected list each), then, only if none matched, by the image repository of its containers
+ * (a paged list of Deployments, the one cost that grows with the cluster's Deployments, never with its
+ * Secrets or foreign releases).
+ */
+async function findControllers(client: KubeClient, entry: CapabilityEntry): Promise<ControllerSighting[]> {
+  for (const labels of entry.identity.labels) {
+    const selector = labelSelector(labels);
+    const found = await client.apps.listDeploymentForAllNamespaces({ labelSelector: selector });
+    if (found.items.length > 0) {
+      return found.items.map((d) => ({
+        name: d.metadata?.name ?? "",
+        namespace: d.metadata?.namespace ?? "",
+        matchedBy: `label ${selector}`,
+        ready: deploymentReady(d),
+      }));
+    }
+  }
+  const wanted = new Set(entry.identity.images.map(normaliseRepository));
+  const sightings: ControllerSighting[] = [];
+  let continueToken: string | undefined;
+  do {
+    const page = await client.apps.listDeploymentForAllNamespaces({ limit: DEPLOYMENT_PAGE, _continue: continueToken });
+    for (const deployment of page.items) {
+      const images = (deployment.spec?.template.spec?.containers ?? []).map((c) => imageRepository(c.image ?? ""));
+      const match = images.find((image) => wanted.has(image));
+      if (match) {
+        sightings.push({
+          name: deployment.metadata?.name ?? "",
+          namespace: deployment.metadata?.namespace ?? "",
+          matchedBy: `image ${match}`,
+          ready: deploymentReady(deployment),
+        });
+      }
+    }
+    continueToken = page.metadata?._continue || undefined;
+  } while (continueToken);
+  return sightings;
+}
+
+/** Reads one capability's state with a small number of requests that does not grow with unrelated objects. */
+export async function observeCapability(client: KubeClient, entry: CapabilityEntry): Promise<CapabilityObservation> {
+  const [secrets, crds] = await Promise.all([
+    client.core.listNamespacedSecret({
+      namespace: entry.release.namespace,
+      labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${entry.release.name}`,
+    }),
+    observeCrds(client, entry.crds.names),
+  ]);
+  const release = latestRevision(secrets.items.map(decodeReleaseSecret));
+  const allCrdsExist = crds.every((crd) => crd.exists);
+  const controllers = !release && allCrdsExist ? await findControllers(client, entry) : [];
+  const releaseWorkloads = release ? await observeWorkloads(client, release.workloads) : [];
+  return { name: entry.name, ...(release ? { release } : {}), crds, controllers, releaseWorkloads };
+}

@@ -1,0 +1,134 @@
+import type { V1Secret } from "@kubernetes/client-node";
+import { API_GROUP, API_VERSION } from "../api/group.js";
+import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../api/postgres-cluster.js";
+import { refNamespace } from "../api/refs.js";
+import type { CapabilityInstaller } from "../apply/capability-installer.js";
+import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { CNPG_API_VERSION, CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../plan/cnpg.js";
+import {
+  CNPG_CAPABILITY,
+  type Credentials,
+  type KubeObject,
+  neededCapabilities,
+  objectKey,
+  type PostgresObservation,
+  resourceKey,
+} from "../plan/postgres-cluster.js";
+
+function decode(secret: V1Secret | undefined): Credentials | undefined {
+  if (!secret) return undefined;
+  const read = (key: string) => {
+    const value = secret.data?.[key];
+    return value === undefined ? undefined : Buffer.from(value, "base64").toString("utf8");
+  };
+  const credentials: Record<string, string> = {};
+  for (const key of ["username", "password", "host", "port"]) {
+    const value = read(key);
+    if (value !== undefined) credentials[key] = value;
+  }
+  return credentials;
+}
+
+/** Every PostgresCluster in the cluster, with what each needs now: reference counts come from here, never from memory. */
+export async function observeConsumers(
+  client: KubeClient,
+  withPrerequisites: (name: string) => string[],
+): Promise<{ key: string; needs: string[] }[]> {
+  try {
+    const list = (await client.custom.listClusterCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+    })) as {
+      items?: unknown[];
+    };
+    return (list.items ?? []).flatMap((item) => {
+      const parsed = PostgresCluster.safeParse(item);
+      // An object the schema refuses is reported by its own reconcile; it needs nothing meanwhile.
+      return parsed.success
+        ? [{ key: resourceKey(parsed.data), needs: neededCapabilities(parsed.data, withPrerequisites) }]
+        : [];
+    });
+  } catch (error) {
+    if (statusOf(error) === 404) return [];
+    throw error;
+  }
+}
+
+/** The objects whose current state the plan compares against: what was emitted, plus the managed Cluster. */
+function keysToRead(
+  resource: PostgresCluster,
+): { apiVersion: string; kind: string; name: string; namespace: string }[] {
+  const keys = [...(resource.status?.emitted ?? [])];
+  if (resource.spec.mode === "managed") {
+    keys.push({
+      apiVersion: CNPG_API_VERSION,
+      kind: "Cluster",
+      name: resource.metadata.name,
+      namespace: resource.metadata.namespace,
+    });
+  }
+  return keys;
+}
+
+/** Reads what planning one PostgresCluster needs, with a bounded number of requests. */
+export async function observePostgresCluster(
+  client: KubeClient,
+  installer: CapabilityInstaller,
+  resource: PostgresCluster,
+  withPrerequisites: (name: string) => string[],
+): Promise<PostgresObservation> {
+  const needed = neededCapabilities(resource, withPrerequisites);
+  const [capabilities, consumers] = await Promise.all([
+    needed.length > 0 ? installer.preview(CNPG_CAPABILITY) : Promise.resolve([]),
+    observeConsumers(client, withPrerequisites),
+  ]);
+  const objects = new Map<string, KubeObject>();
+  await Promise.all(
+    keysToRead(resource).map(async (key) => {
+      const current = await client.read({
+        apiVersion: key.apiVersion,
+        kind: key.kind,
+        metadata: { name: key.name, namespace: key.namespace },
+      });
+      if (current) objects.set(objectKey(key), current as unknown as KubeObject);
+    }),
+  ).catch((error: unknown) => {
+    // Before the operator's CRDs exist, its kinds cannot even be discovered: nothing of them exists.
+    if (!(error instanceof Error && /Unrecognized API version and kind/.test(error.message))) throw error;
+  });
+
+  const { namespace } = resource.metadata;
+  const observation: {
+    -readonly [K in keyof PostgresObservation]: PostgresObservation[K];
+  } = { capabilities, consumers, objects };
+  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
+  if (adopt) {
+    const target = await orUndefined(
+      client.custom.getNamespacedCustomObject({
+        group: CNPG_GROUP,
+        version: CNPG_VERSION,
+        plural: CNPG_CLUSTERS,
+        namespace: refNamespace(adopt.clusterRef, namespace),
+        name: adopt.clusterRef.name,
+      }),
+    );
+    if (target) observation.adoptTarget = target as KubeObject;
+    const secret = await orUndefined(
+      client.core.readNamespacedSecret({
+        name: adopt.credentialsSecretRef.name,
+        namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+      }),
+    );
+    const credentials = decode(secret);
+    if (credentials) observation.adoptCredentials = credentials;
+  }
+  const external = resource.spec.mode === "external" ? resource.spec.external : undefined;
+  if (external && refNamespace(external.connectionSecretRef, namespace) === namespace) {
+    const credentials = decode(
+      await orUndefined(client.core.readNamespacedSecret({ name: external.connectionSecretRef.name, namespace })),
+    );
+    if (credentials) observation.externalCredentials = credentials;
+  }
+  return observation;
+}

@@ -1,0 +1,698 @@
+import { type Condition, DATASTORE_READY, OPERATORS_READY, READY } from "../api/conditions.js";
+import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
+import {
+  type CapabilityStatus,
+  type DeletionPolicy,
+  type EmittedObject,
+  POSTGRES_CLUSTER_KIND,
+  type PostgresCluster,
+  type PostgresClusterStatus,
+} from "../api/postgres-cluster.js";
+import { refNamespace } from "../api/refs.js";
+import {
+  CNPG_API_VERSION,
+  CNPG_APP_OWNER,
+  type CnpgClusterStatus,
+  cnpgClusterReady,
+  databaseObjectName,
+  POSTGRES_PORT,
+  readWriteHost,
+} from "./cnpg.js";
+import type { CapabilityDecision } from "./provenance.js";
+
+/** The capability a PostgresCluster of type cnpg in managed mode needs (its prerequisites come with it). */
+export const CNPG_CAPABILITY = "cloudnative-pg";
+
+/** Annotation carried by an emitted CNPG Cluster: the deletion policy in force when it was created. */
+export const DELETION_POLICY_ANNOTATION = "core.navique.com/deletion-policy";
+
+/** A Kubernetes object as the product emits or reads it. */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly unknown[];
+    readonly deletionTimestamp?: unknown;
+  };
+  readonly spec?: unknown;
+  readonly status?: unknown;
+  readonly type?: string;
+  readonly stringData?: Readonly<Record<string, string>>;
+}
+
+/** Credentials read from a Secret (decoded); the plan copies them, never prints them. */
+export interface Credentials {
+  readonly username?: string;
+  readonly password?: string;
+  readonly host?: string;
+  readonly port?: string;
+}
+
+/** What planning one PostgresCluster needs to know about the cluster; gathered by observe/. */
+export interface PostgresObservation {
+  /** Decisions for the needed capability and its prerequisites, prerequisites first; empty when none is needed. */
+  readonly capabilities: readonly CapabilityDecision[];
+  /** For every PostgresCluster in the cluster: `Kind namespace/name` and the capabilities it needs now. */
+  readonly consumers: readonly { readonly key: string; readonly needs: readonly string[] }[];
+  /** Current state of objects the resource emitted before or wants to emit, by `objectKey`. */
+  readonly objects: ReadonlyMap<string, KubeObject>;
+  /** The CNPG Cluster referenced in adopt mode, when it exists. */
+  readonly adoptTarget?: KubeObject;
+  /** The credentials referenced in adopt mode, when the Secret exists. */
+  readonly adoptCredentials?: Credentials;
+  /** The connection Secret referenced in external mode, when it exists. */
+  readonly externalCredentials?: Credentials;
+}
+
+export type PlanStep =
+  | { readonly kind: "ensure-capability"; readonly capability: string; readonly description: string }
+  | { readonly kind: "apply"; readonly object: KubeObject; readonly description: string }
+  | {
+      /** Create a basic-auth Secret with a generated password unless it exists; never overwrite. */
+      readonly kind: "generate-credentials";
+      readonly object: KubeObject;
+      readonly username: string;
+      readonly description: string;
+    }
+  | { readonly kind: "delete"; readonly target: EmittedObject; readonly description: string }
+  | { readonly kind: "retain"; readonly target: EmittedObject; readonly description: string }
+  | {
+      readonly kind: "release-capability";
+      readonly capability: string;
+      readonly consumers: readonly string[];
+      readonly description: string;
+    }
+  | { readonly kind: "remove-finalizer"; readonly description: string };
+
+export interface PlannedEvent {
+  readonly type: "Normal" | "Warning";
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface PostgresPlan {
+  readonly steps: readonly PlanStep[];
+  readonly conditions: readonly Condition[];
+  readonly events: readonly PlannedEvent[];
+  readonly status: PostgresClusterStatus;
+  /** Not Ready yet and nothing failed: look again later. */
+  readonly requeue: boolean;
+}
+
+export function objectKey(object: {
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace: string;
+}): string {
+  return `${object.kind}/${object.namespace}/${object.name}`;
+}
+
+function emittedOf(object: KubeObject): EmittedObject {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.metadata.name,
+    namespace: object.metadata.namespace ?? "",
+  };
+}
+
+export function resourceKey(resource: PostgresCluster): string {
+  return `${POSTGRES_CLUSTER_KIND} ${resource.metadata.namespace}/${resource.metadata.name}`;
+}
+
+/** The owned-by label value: `<kind>.<namespace>.<name>`, lower case (labels allow no `/`). */
+export function ownedByValue(resource: PostgresCluster): string {
+  return `postgrescluster.${resource.metadata.namespace}.${resource.metadata.name}`.slice(0, 63).replace(/[-.]+$/, "");
+}
+
+/** Capabilities a PostgresCluster needs as specified now; none while it is being deleted. */
+export function neededCapabilities(resource: PostgresCluster, withPrerequisites: (name: string) => string[]): string[] {
+  if (resource.metadata.deletionTimestamp) return [];
+  return resource.spec.mode === "managed" && resource.spec.type === "cnpg" ? withPrerequisites(CNPG_CAPABILITY) : [];
+}
+
+function ownerReference(resource: PostgresCluster) {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: POSTGRES_CLUSTER_KIND,
+    name: resource.metadata.name,
+    uid: resource.metadata.uid ?? "",
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+function condition(resource: PostgresCluster, type: string, ok: boolean, reason: string, message: string): Condition {
+  return {
+    type,
+    status: ok ? "True" : "False",
+    reason,
+    message,
+    observedGeneration: resource.metadata.generation ?? 0,
+  };
+}
+
+interface Desired {
+  readonly steps: PlanStep[];
+  readonly objects: KubeObject[];
+  readonly host?: string;
+  readonly port?: number;
+  readonly credentialsSecret?: { name: string; namespace: string };
+  readonly datastore: { ok: boolean; reason: string; message: string };
+  readonly provenance?: PostgresClusterStatus["provenance"];
+}
+
+function labelsFor(resource: PostgresCluster): Record<string, string> {
+  return { [OWNED_BY_LABEL]: ownedByValue(resource), "app.kubernetes.io/managed-by": "navique-ai-core-operator" };
+}
+
+function cnpgDatabase(
+  resource: PostgresCluster,
+  cluster: string,
+  namespace: string,
+  name: string,
+  owner: string,
+): KubeObject {
+  return {
+    apiVersion: CNPG_API_VERSION,
+    kind: "Database",
+    metadata: { name: databaseObjectName(cluster, name), namespace, labels: labelsFor(resource) },
+    spec: { name, owner, cluster: { name: cluster } },
+  };
+}
+
+function desiredManaged(resource: PostgresCluster, observation: PostgresObservation): Desired {
+  const { name, namespace } = resource.metadata;
+  const managed = resource.spec.managed ?? {
+    instances: 1,
+    storage: { size: "10Gi" },
+    deletionPolicy: "Retain" as DeletionPolicy,
+  };
+  const credentialsName = `${name}-credentials`;
+  const owners = [...new Set(resource.spec.databases.map((d) => d.owner ?? CNPG_APP_OWNER))]
+    .filter((o) => o !== CNPG_APP_OWNER)
+    .sort();
+  const credentials: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "kubernetes.io/basic-auth",
+    metadata: {
+      name: credentialsName,
+      namespace,
+      labels: labelsFor(resource),
+      ownerReferences: [ownerReference(resource)],
+    },
+  };
+  const roleSecrets = owners.map<KubeObject>((owner) => ({
+    ...credentials,
+    metadata: { ...credentials.metadata, name: `${name}-${owner.replace(/_/g, "-")}-credentials` },
+  }));
+  const cluster: KubeObject = {
+    apiVersion: CNPG_API_VERSION,
+    kind: "Cluster",
+    metadata: {
+      name,
+      namespace,
+      labels: labelsFor(resource),
+      annotations: { [DELETION_POLICY_ANNOTATION]: managed.deletionPolicy },
+    },
+    spec: {
+      instances: managed.instances,
+      storage: {
+        size: managed.storage.size,
+        ...(managed.storage.storageClass ? { storageClass: managed.storage.storageClass } : {}),
+      },
+      bootstrap: { initdb: { database: CNPG_APP_OWNER, owner: CNPG_APP_OWNER, secret: { name: credentialsName } } },
+      ...(owners.length > 0
+        ? {
+            managed: {
+              roles: owners.map((owner, i) => ({
+                name: owner,
+                ensure: "present",
+                login: true,
+                passwordSecret: { name: roleSecrets[i]?.metadata.name },
+              })),
+            },
+          }
+        : {}),
+    },
+  };
+  const databases = resource.spec.databases.map((d) =>
+    cnpgDatabase(resource, name, namespace, d.name, d.owner ?? CNPG_APP_OWNER),
+  );
+  const steps: PlanStep[] = [
+    {
+      kind: "generate-credentials",
+      object: credentials,
+      username: CNPG_APP_OWNER,
+      description: `create Secret ${namespace}/${credentialsName} with a generated password (kept if it exists)`,
+    },
+    ...roleSecrets.map<PlanStep>((secret, i) => ({
+      kind: "generate-credentials",
+      object: secret,
+      username: owners[i] ?? "",
+      description: `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${owners[i]}`,
+    })),
+    {
+      kind: "apply",
+      object: cluster,
+      description: `apply CNPG Cluster ${namespace}/${name} (${managed.instances} instance(s), ${managed.storage.size})`,
+    },
+    ...databases.map<PlanStep>((d) => ({
+      kind: "apply",
+      object: d,
+      description: `apply CNPG Database ${namespace}/${d.metadata.name}`,
+    })),
+  ];
+  const current = observation.objects.get(objectKey({ kind: "Cluster", name, namespace }));
+  const ready = cnpgClusterReady(current?.status as CnpgClusterStatus | undefined);
+  const phase = (current?.status as CnpgClusterStatus | undefined)?.phase;
+  return {
+    steps,
+    objects: [credentials, ...roleSecrets, cluster, ...databases],
+    host: readWriteHost(name, namespace),
+    port: POSTGRES_PORT,
+    credentialsSecret: { name: credentialsName, namespace },
+    provenance: "owned",
+    datastore: ready
+      ? { ok: true, reason: "ClusterReady", message: `CNPG Cluster ${namespace}/${name} is Ready` }
+      : {
+          ok: false,
+          reason: "Provisioning",
+          message: `waiting for CNPG Cluster ${namespace}/${name} to be Ready${phase ? ` (phase: ${phase})` : ""}`,
+        },
+  };
+}
+
+function desiredAdopted(resource: PostgresCluster, observation: PostgresObservation): Desired {
+  const { name, namespace } = resource.metadata;
+  const adopt = resource.spec.adopt;
+  if (!adopt) throw new Error("unreachable: mode adopt without spec.adopt passed validation");
+  const targetNamespace = refNamespace(adopt.clusterRef, namespace);
+  const target = `${targetNamespace}/${adopt.clusterRef.name}`;
+  const secretRef = `${refNamespace(adopt.credentialsSecretRef, namespace)}/${adopt.credentialsSecretRef.name}`;
+  const missing = (reason: string, message: string): Desired => ({
+    steps: [],
+    objects: [],
+    provenance: "adopted",
+    datastore: { ok: false, reason, message },
+  });
+  if (!observation.adoptTarget) {
+    return missing(
+      "AdoptTargetMissing",
+      `CNPG Cluster ${target} (spec.adopt.clusterRef) does not exist: create it or correct the reference`,
+    );
+  }
+  const credentials = observation.adoptCredentials;
+  if (!credentials?.username || !credentials.password) {
+    return missing(
+      "CredentialsMissing",
+      `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks keys username and password: point the reference at the Secret that holds them`,
+    );
+  }
+  const copy: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "kubernetes.io/basic-auth",
+    metadata: {
+      name: `${name}-adopted-credentials`,
+      namespace,
+      labels: labelsFor(resource),
+      ownerReferences: [ownerReference(resource)],
+    },
+    stringData: { username: credentials.username, password: credentials.password },
+  };
+  // CNPG resolves Database.spec.cluster in the Database's own namespace: they live beside the adopted cluster.
+  const databases = resource.spec.databases.map((d) =>
+    cnpgDatabase(
+      resource,
+      adopt.clusterRef.name,
+      targetNamespace,
+      d.name,
+      d.owner ?? credentials.username ?? CNPG_APP_OWNER,
+    ),
+  );
+  const ready = cnpgClusterReady(observation.adoptTarget.status as CnpgClusterStatus | undefined);
+  return {
+    steps: [
+      {
+        kind: "apply",
+        object: copy,
+        description: `copy the credentials of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
+      },
+      ...databases.map<PlanStep>((d) => ({
+        kind: "apply",
+        object: d,
+        description: `apply CNPG Database ${targetNamespace}/${d.metadata.name} beside the adopted cluster`,
+      })),
+    ],
+    objects: [copy, ...databases],
+    host: readWriteHost(adopt.clusterRef.name, targetNamespace),
+    port: POSTGRES_PORT,
+    credentialsSecret: { name: copy.metadata.name, namespace },
+    provenance: "adopted",
+    datastore: ready
+      ? { ok: true, reason: "AdoptedClusterReady", message: `adopted CNPG Cluster ${target} is Ready` }
+      : {
+          ok: false,
+          reason: "AdoptedClusterNotReady",
+          message: `waiting for the adopted CNPG Cluster ${target} to be Ready`,
+        },
+  };
+}
+
+function desiredExternal(resource: PostgresCluster, observation: PostgresObservation): Desired {
+  const ref = resource.spec.external?.connectionSecretRef;
+  if (!ref) throw new Error("unreachable: mode external without spec.external passed validation");
+  const { namespace } = resource.metadata;
+  const where = `${refNamespace(ref, namespace)}/${ref.name}`;
+  if (refNamespace(ref, namespace) !== namespace) {
+    return {
+      steps: [],
+      objects: [],
+      provenance: "external",
+      datastore: {
+        ok: false,
+        reason: "CrossNamespaceSecret",
+        message: `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
+      },
+    };
+  }
+  const credentials = observation.externalCredentials;
+  const lacking = ["host", "username", "password"].filter((k) => !credentials?.[k as keyof Credentials]);
+  if (!credentials || lacking.length > 0) {
+    return {
+      steps: [],
+      objects: [],
+      provenance: "external",
+      datastore: {
+        ok: false,
+        reason: "ConnectionSecretInvalid",
+        message: credentials
+          ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, username, password)`
+          : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
+      },
+    };
+  }
+  return {
+    steps: [],
+    objects: [],
+    host: credentials.host ?? "",
+    port: Number.parseInt(credentials.port ?? String(POSTGRES_PORT), 10),
+    credentialsSecret: { name: ref.name, namespace },
+    provenance: "external",
+    datastore: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+  };
+}
+
+function desiredState(resource: PostgresCluster, observation: PostgresObservation): Desired {
+  if (resource.metadata.deletionTimestamp) {
+    return { steps: [], objects: [], datastore: { ok: false, reason: "Deleting", message: "deleting" } };
+  }
+  if (resource.spec.type !== "cnpg") {
+    return {
+      steps: [],
+      objects: [],
+      datastore: {
+        ok: false,
+        reason: "NotImplemented",
+        message: `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
+      },
+    };
+  }
+  if (resource.spec.mode === "managed") return desiredManaged(resource, observation);
+  if (resource.spec.mode === "adopt") return desiredAdopted(resource, observation);
+  return desiredExternal(resource, observation);
+}
+
+/** Garbage collection: emitted before, not desired now → delete, or, for a datastore under Retain, release it. */
+function collectOrphans(
+  resource: PostgresCluster,
+  desired: Desired,
+  observation: PostgresObservation,
+  why: string,
+): { steps: PlanStep[]; events: PlannedEvent[] } {
+  const wanted = new Set(
+    desired.objects.map((o) =>
+      objectKey({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? "" }),
+    ),
+  );
+  const steps: PlanStep[] = [];
+  const events: PlannedEvent[] = [];
+  for (const emitted of resource.status?.emitted ?? []) {
+    const key = objectKey(emitted);
+    if (wanted.has(key)) continue;
+    const current = observation.objects.get(key);
+    if (!current) continue;
+    // Only what still carries our owned-by label is ours to remove.
+    if (current.metadata.labels?.[OWNED_BY_LABEL] !== ownedByValue(resource)) continue;
+    const label = `${emitted.kind} ${emitted.namespace}/${emitted.name}`;
+    if (emitted.kind === "Cluster" && emitted.apiVersion === CNPG_API_VERSION) {
+      const policy = current.metadata.annotations?.[DELETION_POLICY_ANNOTATION] ?? "Retain";
+      if (policy !== "Delete") {
+        steps.push({
+          kind: "retain",
+          target: emitted,
+          description: `keep CNPG ${label}, which may hold data (deletionPolicy Retain): released to you, no longer managed`,
+        });
+        events.push({
+          type: "Warning",
+          reason: "DatastoreRetained",
+          message: `CNPG ${label} may hold data and was kept (deletionPolicy Retain) ${why}; it is no longer managed: dump its data and delete it yourself when safe`,
+        });
+        continue;
+      }
+      events.push({
+        type: "Warning",
+        reason: "DatastoreDeleted",
+        message: `deleting CNPG ${label} ${why} (deletionPolicy Delete): its data is lost unless you dumped it`,
+      });
+    } else {
+      events.push({
+        type: "Normal",
+        reason: "GarbageCollected",
+        message: `deleting ${label}, no longer needed ${why}`,
+      });
+    }
+    steps.push({ kind: "delete", target: emitted, description: `delete ${label} ${why}` });
+  }
+  return { steps, events };
+}
+
+function releases(
+  resource: PostgresCluster,
+  observation: PostgresObservation,
+  previouslyNeeded: readonly string[],
+  neededNow: readonly string[],
+): PlanStep[] {
+  const self = resourceKey(resource);
+  const steps: PlanStep[] = [];
+  // Dependants before their prerequisites: cloudnative-pg before cert-manager.
+  for (const capability of [...previouslyNeeded].reverse()) {
+    if (neededNow.includes(capability)) continue;
+    const consumers = observation.consumers
+      .filter((c) => c.key !== self && c.needs.includes(capability))
+      .map((c) => c.key);
+    steps.push({
+      kind: "release-capability",
+      capability,
+      consumers,
+      description:
+        consumers.length > 0
+          ? `keep ${capability}: still needed by ${consumers.join(", ")}`
+          : `release ${capability}: no consumer left (uninstalled only if owned)`,
+    });
+  }
+  return steps;
+}
+
+function capabilityStatuses(
+  decisions: readonly CapabilityDecision[],
+  releaseOf: (name: string) => { name: string; namespace: string },
+): CapabilityStatus[] {
+  return decisions
+    .filter((d) => d.state !== "Absent")
+    .map((d) => ({
+      name: d.capability,
+      provenance: d.state === "Owned" ? "owned" : "adopted",
+      ...(d.chartVersion ? { chartVersion: d.chartVersion } : {}),
+      ...(d.state === "Owned" || d.evidence.startsWith("release") ? { release: releaseOf(d.capability) } : {}),
+      evidence: d.evidence,
+    }));
+}
+
+export interface PlanContext {
+  /** `name` and its prerequisites, prerequisites first (from the catalog). */
+  readonly withPrerequisites: (name: string) => string[];
+  /** The fixed release of a capability (from the catalog). */
+  readonly releaseOf: (name: string) => { name: string; namespace: string };
+}
+
+function operatorsCondition(
+  resource: PostgresCluster,
+  neededNow: readonly string[],
+  decisions: readonly CapabilityDecision[],
+): Condition {
+  if (neededNow.length === 0) {
+    return condition(resource, OPERATORS_READY, true, "NotRequired", "no capability operator is needed in this mode");
+  }
+  const pending = decisions.filter((d) => !d.ready);
+  if (pending.length === 0) {
+    return condition(
+      resource,
+      OPERATORS_READY,
+      true,
+      "Ready",
+      decisions.map((d) => `${d.capability} ${d.state.toLowerCase()}, Ready`).join("; "),
+    );
+  }
+  const installing = pending.some((d) => d.action !== "none");
+  const message = pending
+    .map((d) => `${d.capability}: ${d.action !== "none" ? d.summary : `waiting for ${d.waitingFor.join(", ")}`}`)
+    .join("; ");
+  return condition(resource, OPERATORS_READY, false, installing ? "Installing" : "WaitingForOperators", message);
+}
+
+/** Why orphans are being collected, for Events and step descriptions. */
+function changeReason(
+  resource: PostgresCluster,
+  previousMode: string | undefined,
+  previousType: string | undefined,
+): string {
+  if (resource.metadata.deletionTimestamp)
+    return `(PostgresCluster ${resource.metadata.namespace}/${resource.metadata.name} deleted)`;
+  if (previousMode && (previousMode !== resource.spec.mode || previousType !== resource.spec.type)) {
+    return `(mode/type changed from ${previousMode}/${previousType} to ${resource.spec.mode}/${resource.spec.type})`;
+  }
+  return "(no longer in the spec)";
+}
+
+/** What stays recorded as emitted: the desired objects, plus orphans not removed this pass (retried next pass). */
+function emittedAfter(
+  resource: PostgresCluster,
+  desired: Desired,
+  steps: readonly PlanStep[],
+  observation: PostgresObservation,
+): EmittedObject[] {
+  const removed = new Set(
+    steps.flatMap((s) => (s.kind === "delete" || s.kind === "retain" ? [objectKey(s.target)] : [])),
+  );
+  const leftover = (resource.status?.emitted ?? []).filter(
+    (e) => !removed.has(objectKey(e)) && observation.objects.has(objectKey(e)),
+  );
+  const seen = new Set<string>();
+  return [...desired.objects.map(emittedOf), ...leftover].filter((e) => {
+    const key = objectKey(e);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+function readyCondition(resource: PostgresCluster, operators: Condition, desired: Desired): Condition {
+  if (operators.status !== "True") return condition(resource, READY, false, operators.reason, operators.message);
+  if (!desired.datastore.ok) {
+    return condition(resource, READY, false, desired.datastore.reason, desired.datastore.message);
+  }
+  return condition(resource, READY, true, "Ready", `PostgreSQL reachable at ${desired.host}:${desired.port}`);
+}
+
+function buildStatus(
+  resource: PostgresCluster,
+  observation: PostgresObservation,
+  context: PlanContext,
+  parts: {
+    readonly conditions: Condition[];
+    readonly mode: PostgresCluster["spec"]["mode"];
+    readonly type: PostgresCluster["spec"]["type"];
+    readonly desired: Desired;
+    readonly steps: readonly PlanStep[];
+  },
+): PostgresClusterStatus {
+  const { desired } = parts;
+  return {
+    observedGeneration: resource.metadata.generation ?? 0,
+    conditions: parts.conditions,
+    // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
+    mode: parts.mode,
+    type: parts.type,
+    ...(desired.provenance ? { provenance: desired.provenance } : {}),
+    ...(desired.host ? { host: desired.host } : {}),
+    ...(desired.port ? { port: desired.port } : {}),
+    ...(desired.credentialsSecret ? { credentialsSecret: desired.credentialsSecret } : {}),
+    capabilities: capabilityStatuses(observation.capabilities, context.releaseOf),
+    emitted: emittedAfter(resource, desired, parts.steps, observation),
+  };
+}
+
+/**
+ * The one decision function for a PostgresCluster: from the resource and the observed cluster to the
+ * ordered steps to take, the conditions and Events to report and the status to write. Pure: preview,
+ * synth-time validation and the operator call it with the same inputs and get the same decisions.
+ */
+export function planPostgresCluster(
+  resource: PostgresCluster,
+  observation: PostgresObservation,
+  context: PlanContext,
+): PostgresPlan {
+  const deleting = resource.metadata.deletionTimestamp !== undefined;
+  const neededNow = neededCapabilities(resource, context.withPrerequisites);
+  // A resource deleted before its first status write may still have had its operators installed.
+  const previousMode = resource.status?.mode ?? (deleting ? resource.spec.mode : undefined);
+  const previousType = resource.status?.type ?? (deleting ? resource.spec.type : undefined);
+  const previouslyNeeded =
+    previousMode === "managed" && previousType === "cnpg" ? context.withPrerequisites(CNPG_CAPABILITY) : [];
+
+  const events: PlannedEvent[] = observation.capabilities
+    .filter((d) => d.state === "Adopted")
+    .map((d) => ({ type: "Normal", reason: "CapabilityAdopted", message: `${d.capability}: ${d.summary}` }));
+  const operators = operatorsCondition(resource, neededNow, observation.capabilities);
+  const operatorsOk = operators.status === "True";
+
+  const steps: PlanStep[] = [];
+  let desired: Desired;
+  if (!operatorsOk) {
+    // Phase 2 gates phase 3: nothing of the operator's kinds is applied before its CRDs and controller are Ready.
+    const pending = observation.capabilities.find((d) => !d.ready);
+    if (pending)
+      steps.push({ kind: "ensure-capability", capability: pending.capability, description: pending.summary });
+    desired = {
+      steps: [],
+      objects: [],
+      datastore: { ok: false, reason: "WaitingForOperators", message: "waiting for capability operators" },
+    };
+  } else {
+    desired = desiredState(resource, observation);
+    const collected = collectOrphans(
+      resource,
+      desired,
+      observation,
+      changeReason(resource, previousMode, previousType),
+    );
+    steps.push(...desired.steps, ...collected.steps, ...releases(resource, observation, previouslyNeeded, neededNow));
+    events.push(...collected.events);
+  }
+  if (deleting)
+    steps.push({ kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" });
+
+  const datastore = condition(
+    resource,
+    DATASTORE_READY,
+    desired.datastore.ok,
+    desired.datastore.reason,
+    desired.datastore.message,
+  );
+  const ready = readyCondition(resource, operators, desired);
+  const status = buildStatus(resource, observation, context, {
+    conditions: [ready, operators, datastore],
+    mode: operatorsOk ? resource.spec.mode : (previousMode ?? resource.spec.mode),
+    type: operatorsOk ? resource.spec.type : (previousType ?? resource.spec.type),
+    desired,
+    steps,
+  });
+  return { steps, conditions: status.conditions, events, status, requeue: ready.status !== "True" && !deleting };
+}

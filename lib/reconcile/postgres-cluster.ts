@@ -1,0 +1,246 @@
+import { randomBytes } from "node:crypto";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, FINALIZER, OPERATOR_NAME, OWNED_BY_LABEL } from "../api/group.js";
+import { POSTGRES_CLUSTER_KIND, POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
+import type { CapabilityInstaller } from "../apply/capability-installer.js";
+import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
+import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { type Reporter, silentReporter } from "../local-plane/progress.js";
+import { observePostgresCluster } from "../observe/postgres-cluster.js";
+import {
+  CNPG_CAPABILITY,
+  type PlannedEvent,
+  type PlanStep,
+  type PostgresPlan,
+  planPostgresCluster,
+} from "../plan/postgres-cluster.js";
+
+export interface ReconcileContext {
+  readonly client: KubeClient;
+  readonly installer: CapabilityInstaller;
+  readonly withPrerequisites: (name: string) => string[];
+  readonly releaseOf: (name: string) => { name: string; namespace: string };
+  readonly report?: Reporter;
+  readonly now?: () => Date;
+}
+
+export interface ReconcileOutcome {
+  readonly plan: PostgresPlan;
+  /** Steps performed this pass (a pass stops after ensuring operators: their kinds must be discovered first). */
+  readonly performed: readonly string[];
+  readonly requeue: boolean;
+  /** True once the finalizer was removed and the object may vanish. */
+  readonly finalized: boolean;
+}
+
+const PASSWORD_BYTES = 24;
+
+/** Observe and plan only: what a preview shows, for the same inputs as a reconcile. */
+export async function previewPostgresCluster(
+  context: ReconcileContext,
+  resource: PostgresCluster,
+): Promise<PostgresPlan> {
+  const observation = await observePostgresCluster(
+    context.client,
+    context.installer,
+    resource,
+    context.withPrerequisites,
+  );
+  return planPostgresCluster(resource, observation, context);
+}
+
+async function patchFinalizers(client: KubeClient, resource: PostgresCluster, finalizers: string[]): Promise<void> {
+  await client.custom.patchNamespacedCustomObject(
+    {
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+      namespace: resource.metadata.namespace,
+      name: resource.metadata.name,
+      body: [{ op: "add", path: "/metadata/finalizers", value: finalizers }],
+    },
+    undefined,
+  );
+}
+
+/** Ensures the finalizer, so that deletion always passes through the release rules first. */
+export async function ensureFinalizer(client: KubeClient, resource: PostgresCluster): Promise<void> {
+  const finalizers = resource.metadata.finalizers ?? [];
+  if (resource.metadata.deletionTimestamp || finalizers.includes(FINALIZER)) return;
+  await patchFinalizers(client, resource, [...finalizers, FINALIZER]);
+}
+
+async function generateCredentials(
+  client: KubeClient,
+  step: Extract<PlanStep, { kind: "generate-credentials" }>,
+): Promise<boolean> {
+  const namespace = step.object.metadata.namespace ?? "";
+  const existing = await orUndefined(client.core.readNamespacedSecret({ name: step.object.metadata.name, namespace }));
+  if (existing) return false;
+  try {
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: {
+        ...(step.object as object),
+        stringData: { username: step.username, password: randomBytes(PASSWORD_BYTES).toString("base64url") },
+      },
+    });
+    return true;
+  } catch (error) {
+    // Created meanwhile by another reconcile: the existing password stands.
+    if (statusOf(error) === 409) return false;
+    throw error;
+  }
+}
+
+async function execute(
+  context: ReconcileContext,
+  resource: PostgresCluster,
+  step: PlanStep,
+): Promise<"continue" | "stop"> {
+  const { client } = context;
+  switch (step.kind) {
+    case "ensure-capability":
+      await context.installer.ensure(CNPG_CAPABILITY);
+      return "stop";
+    case "apply":
+      await client.apply(step.object);
+      return "continue";
+    case "generate-credentials":
+      await generateCredentials(client, step);
+      return "continue";
+    case "delete":
+      await client.delete({
+        apiVersion: step.target.apiVersion,
+        kind: step.target.kind,
+        metadata: { name: step.target.name, namespace: step.target.namespace },
+      });
+      return "continue";
+    case "retain":
+      await client.custom.patchNamespacedCustomObject(
+        {
+          group: step.target.apiVersion.split("/")[0] ?? "",
+          version: step.target.apiVersion.split("/")[1] ?? "",
+          plural: `${step.target.kind.toLowerCase()}s`,
+          namespace: step.target.namespace,
+          name: step.target.name,
+          body: [{ op: "remove", path: `/metadata/labels/${OWNED_BY_LABEL.replace("/", "~1")}` }],
+        },
+        undefined,
+      );
+      return "continue";
+    case "release-capability":
+      await context.installer.release(step.capability, step.consumers);
+      return "continue";
+    case "remove-finalizer":
+      await patchFinalizers(
+        client,
+        resource,
+        (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
+      );
+      return "continue";
+  }
+}
+
+/** Records an Event about the PostgresCluster (events.k8s.io/v1), as `kubectl describe` shows them. */
+export async function recordEvent(
+  client: KubeClient,
+  resource: PostgresCluster,
+  event: PlannedEvent,
+  now: Date,
+): Promise<void> {
+  await client.events.createNamespacedEvent({
+    namespace: resource.metadata.namespace,
+    body: {
+      metadata: { generateName: `${resource.metadata.name}.`, namespace: resource.metadata.namespace },
+      eventTime: now,
+      type: event.type,
+      reason: event.reason,
+      note: event.message.slice(0, 1024),
+      action: "Reconcile",
+      reportingController: `${API_GROUP}/${OPERATOR_NAME}`,
+      reportingInstance: HOLDER_IDENTITY.slice(0, 128),
+      regarding: {
+        apiVersion: API_GROUP_VERSION,
+        kind: POSTGRES_CLUSTER_KIND,
+        name: resource.metadata.name,
+        namespace: resource.metadata.namespace,
+        uid: resource.metadata.uid ?? "",
+      },
+    },
+  });
+}
+
+async function writeStatus(
+  client: KubeClient,
+  resource: PostgresCluster,
+  plan: PostgresPlan,
+  now: Date,
+): Promise<void> {
+  const previous = new Map((resource.status?.conditions ?? []).map((c) => [c.type, c]));
+  const conditions = plan.status.conditions.map((c) => {
+    const before = previous.get(c.type);
+    const unchanged = before && before.status === c.status;
+    return {
+      ...c,
+      lastTransitionTime: unchanged && before.lastTransitionTime ? before.lastTransitionTime : now.toISOString(),
+    };
+  });
+  await client.custom
+    .patchNamespacedCustomObjectStatus(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: POSTGRES_CLUSTER_PLURAL,
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name,
+        body: [{ op: "replace", path: "/status", value: { ...plan.status, conditions } }],
+      },
+      undefined,
+    )
+    .catch(async (error: unknown) => {
+      // `replace` needs an existing status; the first write adds it.
+      if (statusOf(error) !== 422) throw error;
+      await client.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: POSTGRES_CLUSTER_PLURAL,
+          namespace: resource.metadata.namespace,
+          name: resource.metadata.name,
+          body: [{ op: "add", path: "/status", value: { ...plan.status, conditions } }],
+        },
+        undefined,
+      );
+    });
+}
+
+/**
+ * One reconcile pass of a PostgresCluster stored in the cluster: observe, plan, perform the steps in
+ * order (stopping after operators are ensured, so that their new kinds are discovered before use), record
+ * Events, write status. Safe to repeat: every step is idempotent and a pass interrupted anywhere leaves a
+ * state the next pass converges from. "Not ready yet" is `requeue`, never an exception.
+ */
+export async function reconcilePostgresCluster(
+  context: ReconcileContext,
+  resource: PostgresCluster,
+): Promise<ReconcileOutcome> {
+  const report = context.report ?? silentReporter;
+  const now = context.now ?? (() => new Date());
+  await ensureFinalizer(context.client, resource);
+  const plan = await previewPostgresCluster(context, resource);
+  const performed: string[] = [];
+  let stoppedEarly = false;
+  for (const step of plan.steps) {
+    report(`[${resource.metadata.namespace}/${resource.metadata.name}] ${step.description}`);
+    const next = await execute(context, resource, step);
+    performed.push(step.description);
+    if (next === "stop") {
+      stoppedEarly = true;
+      break;
+    }
+  }
+  for (const event of plan.events) await recordEvent(context.client, resource, event, now());
+  const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
+  if (!finalized) await writeStatus(context.client, resource, plan, now());
+  return { plan, performed, requeue: plan.requeue || stoppedEarly, finalized };
+}
