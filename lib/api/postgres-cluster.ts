@@ -135,11 +135,6 @@ export const POSTGRES_SPEC_RULES = [
     message: "spec.managed is only allowed when spec.mode is managed: remove spec.managed or set spec.mode: managed",
     path: ["managed"],
   },
-  {
-    rule: "self.databases.all(d, self.databases.exists_one(e, e.name == d.name))",
-    message: "spec.databases names must be unique: rename or remove the duplicate",
-    path: ["databases"],
-  },
 ] as const;
 
 function modeBlockRules(spec: {
@@ -165,6 +160,8 @@ export const PostgresClusterSpec = z
     databases: z
       .array(PostgresDatabase)
       .max(MAX_DATABASES)
+      // The apiserver enforces unique names natively for a list keyed by name.
+      .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
       .default([])
       .describe("Logical databases to provision inside the cluster, one per consumer."),
     managed: PostgresManaged.optional().describe(

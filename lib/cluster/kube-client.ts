@@ -1,3 +1,4 @@
+import { request as httpsRequest, type RequestOptions } from "node:https";
 import {
   ApiException,
   ApiextensionsV1Api,
@@ -11,7 +12,6 @@ import {
   type KubernetesObject,
   KubernetesObjectApi,
   type Middleware,
-  PatchStrategy,
   type RequestContext,
   type ResponseContext,
   ServerConfiguration,
@@ -48,6 +48,32 @@ class RequestCounter implements Middleware {
   }
 }
 
+/** The generic object client, with its discovery-backed path resolution made callable. */
+class ObjectPaths extends KubernetesObjectApi {
+  resolvePath(spec: KubernetesObject, action: "patch" | "read" | "delete"): Promise<string> {
+    return this.specUriPath(spec, action);
+  }
+
+  useDefaultNamespaceOf(kubeconfig: KubeConfig): void {
+    this.setDefaultNamespace(kubeconfig);
+  }
+}
+
+function send(url: URL, options: RequestOptions, body: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpsRequest(url, options, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+      );
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
 /** The HTTP status of a failed API call, or undefined for any other error. */
 export function statusOf(error: unknown): number | undefined {
   return error instanceof ApiException ? error.code : undefined;
@@ -74,7 +100,8 @@ export class KubeClient {
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
   readonly events: EventsV1Api;
-  private objects: KubernetesObjectApi;
+  private objects: ObjectPaths;
+  private readonly server: string;
   private readonly counter = new RequestCounter();
 
   constructor(readonly kubeconfig: KubeConfig) {
@@ -92,6 +119,7 @@ export class KubeClient {
     this.custom = new CustomObjectsApi(configuration);
     this.coordination = new CoordinationV1Api(configuration);
     this.events = new EventsV1Api(configuration);
+    this.server = cluster.server.replace(/\/+$/, "");
     this.objects = this.makeObjectApi();
   }
 
@@ -106,8 +134,9 @@ export class KubeClient {
     return this.counter.count;
   }
 
-  private makeObjectApi(): KubernetesObjectApi {
-    const objects = KubernetesObjectApi.makeApiClient(this.kubeconfig);
+  private makeObjectApi(): ObjectPaths {
+    const objects = this.kubeconfig.makeApiClient(ObjectPaths);
+    objects.useDefaultNamespaceOf(this.kubeconfig);
     return objects;
   }
 
@@ -122,15 +151,22 @@ export class KubeClient {
   /** Server-side apply with the product's field manager, taking ownership of the fields it sets. */
   async apply(object: ObjectHeader, options: { readonly fieldManager?: string } = {}): Promise<KubernetesObject> {
     this.counter.count += 1;
-    const manager = options.fieldManager ?? FIELD_MANAGER;
-    return this.objects.patch(
-      object as KubernetesObject,
-      undefined,
-      undefined,
-      manager,
-      true,
-      PatchStrategy.ServerSideApply,
-    );
+    // client-node's generic patch re-serialises built-in kinds through its typed models, which drops
+    // JSON names it maps differently (`default`, `enum`, `x-kubernetes-validations` in a CRD): the
+    // apply body is therefore sent as written, to the path the generic client resolves.
+    const path = await this.objects.resolvePath(object as KubernetesObject, "patch");
+    const url = new URL(`${this.server}${path}`);
+    url.searchParams.set("fieldManager", options.fieldManager ?? FIELD_MANAGER);
+    url.searchParams.set("force", "true");
+    const requestOptions: RequestOptions = {
+      method: "PATCH",
+      headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" },
+    };
+    await this.kubeconfig.applyToHTTPSOptions(requestOptions);
+    const { status, body } = await send(url, requestOptions, JSON.stringify(object));
+    if (status >= 400)
+      throw new ApiException(status, `server-side apply of ${object.kind} ${object.metadata.name} failed`, body, {});
+    return JSON.parse(body) as KubernetesObject;
   }
 
   /** The object as stored, or undefined when it does not exist. */
