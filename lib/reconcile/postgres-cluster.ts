@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { V1MicroTime } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, FINALIZER, OPERATOR_NAME, OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_KIND, POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
@@ -151,8 +152,9 @@ export async function recordEvent(
   await client.events.createNamespacedEvent({
     namespace: resource.metadata.namespace,
     body: {
-      metadata: { generateName: `${resource.metadata.name}.`, namespace: resource.metadata.namespace },
-      eventTime: now,
+      metadata: { generateName: `${resource.metadata.name}-`, namespace: resource.metadata.namespace },
+      // MicroTime: the apiserver refuses fewer than six fractional digits.
+      eventTime: new V1MicroTime(now.getTime()),
       type: event.type,
       reason: event.reason,
       note: event.message.slice(0, 1024),
@@ -239,7 +241,15 @@ export async function reconcilePostgresCluster(
       break;
     }
   }
-  for (const event of plan.events) await recordEvent(context.client, resource, event, now());
+  for (const event of plan.events) {
+    // Events are best effort, as in every Kubernetes controller: one that cannot be recorded is reported,
+    // never a reason to leave the status unwritten.
+    await recordEvent(context.client, resource, event, now()).catch((error: unknown) => {
+      report(
+        `[${resource.metadata.namespace}/${resource.metadata.name}] could not record Event ${event.reason}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    });
+  }
   const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
   if (!finalized) await writeStatus(context.client, resource, plan, now());
   return { plan, performed, requeue: plan.requeue || stoppedEarly, finalized };

@@ -3,7 +3,7 @@ import { POSTGRES_CLUSTER_PLURAL, PostgresClusterSpec } from "../../lib/api/post
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
-import { testClient } from "../support/capabilities.js";
+import { deleteNamespaceAndWait, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 
 interface Cause {
@@ -54,13 +54,18 @@ const BAD_SPECS: {
 describe("the PostgresCluster CRD on the apiserver", () => {
   const client = testClient();
   let namespace: Awaited<ReturnType<typeof createTestNamespace>>;
+  let unlock: () => Promise<void>;
 
+  // A managed PostgresCluster anywhere counts as a consumer of cloudnative-pg: hold the capabilities
+  // lock so that suites testing reference counts never see this one.
   beforeAll(async () => {
+    unlock = await lockCapabilities();
     await ensureNaviqueCrds(client);
     namespace = await createTestNamespace("pgc-crd");
   });
   afterAll(async () => {
-    await namespace.cleanup();
+    await deleteNamespaceAndWait(client, namespace.name);
+    await unlock();
   });
 
   const create = (name: string, spec: Record<string, unknown>) =>

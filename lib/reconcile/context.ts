@@ -1,0 +1,31 @@
+import { CapabilityInstaller } from "../apply/capability-installer.js";
+import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
+import type { ChartSource } from "../catalog/chart-source.js";
+import type { HelmCli } from "../cluster/helm-cli.js";
+import type { KubeClient } from "../cluster/kube-client.js";
+import type { Reporter } from "../local-plane/progress.js";
+import type { ReconcileContext } from "./postgres-cluster.js";
+
+/** Wires the core for one cluster: client, helm, chart source and the catalog. Every front end starts here. */
+export function createReconcileContext(options: {
+  readonly client: KubeClient;
+  readonly helm: HelmCli;
+  readonly source?: ChartSource;
+  readonly report?: Reporter;
+  readonly now?: () => Date;
+}): ReconcileContext {
+  const installer = new CapabilityInstaller({
+    client: options.client,
+    helm: options.helm,
+    ...(options.source ? { source: options.source } : {}),
+    ...(options.report ? { report: options.report } : {}),
+  });
+  return {
+    client: options.client,
+    installer,
+    withPrerequisites: (name) => withPrerequisites(name, CATALOG),
+    releaseOf: (name) => capability(name, CATALOG).release,
+    ...(options.report ? { report: options.report } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  };
+}
