@@ -93,3 +93,16 @@ export async function resolveChart(entry: CapabilityEntry, source: ChartSource):
       return fromDirectory(entry, source.path);
   }
 }
+
+/**
+ * Reads a chart source from the command line or the environment: `official` (default), `dir:PATH`
+ * (a local mirror) or `oci://HOST/PATH` (a registry mirror).
+ */
+export function parseChartSource(text: string | undefined): ChartSource {
+  if (text === undefined || text === "" || text === "official") return OFFICIAL_REPOSITORIES;
+  if (text.startsWith("dir:") && text.length > 4) return { kind: "directory", path: text.slice(4) };
+  if (text.startsWith("oci://") && text.length > 6) return { kind: "oci", registry: text };
+  throw new ChartSourceError(
+    `chart source "${text}" is not understood: write official, dir:/path/to/mirror (packaged charts) or oci://registry.example/charts`,
+  );
+}

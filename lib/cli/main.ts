@@ -3,12 +3,16 @@ import { parseArgs } from "node:util";
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { resolveClusterTarget } from "../cluster/target.js";
 import { stderrReporter } from "../local-plane/progress.js";
+import { runOperator } from "./operator-command.js";
 
-const USAGE = `usage: navique <command> [--kubeconfig PATH]
+const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
 
 commands:
-  up       prepare the target cluster: without --kubeconfig, $KUBECONFIG or ~/.kube/config, the
-           built-in local control plane is built (first run) and started; then report the cluster`;
+  up        prepare the target cluster: without --kubeconfig, $KUBECONFIG or ~/.kube/config, the
+            built-in local control plane is built (first run) and started; then report the cluster
+  operator  run the operator against the cluster: watch PostgresClusters and reconcile them
+            continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
+            --helm PATH)`;
 
 async function up(kubeconfigFlag: string | undefined): Promise<number> {
   const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
@@ -32,13 +36,31 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { kubeconfig: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      kubeconfig: { type: "string" },
+      "chart-source": { type: "string" },
+      resync: { type: "string" },
+      helm: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   if (positionals[0] === "up") return up(values.kubeconfig);
+  if (positionals[0] === "operator") {
+    const resync = values.resync === undefined ? undefined : Number(values.resync);
+    if (resync !== undefined && !(resync > 0)) {
+      throw new Error(`--resync ${values.resync}: expected a number of seconds greater than 0, e.g. --resync 30`);
+    }
+    return runOperator({
+      kubeconfig: values.kubeconfig,
+      chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
+      resyncSeconds: resync,
+      helm: values.helm,
+    });
+  }
   process.stderr.write(`${positionals[0] ? `unknown command '${positionals[0]}'` : "no command given"}\n${USAGE}\n`);
   return 2;
 }

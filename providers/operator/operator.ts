@@ -1,0 +1,185 @@
+import { type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import { API_GROUP, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
+import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { fieldPath, formatProblem } from "../../lib/api/validation.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import type { ChartSource } from "../../lib/catalog/chart-source.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { type Reporter, stderrReporter } from "../../lib/local-plane/progress.js";
+import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
+import { backoffMs, WorkQueue } from "./work-queue.js";
+
+export interface OperatorOptions {
+  readonly client: KubeClient;
+  readonly helm: HelmCli;
+  readonly source?: ChartSource;
+  /** Every resource is reconciled again this often, whatever the watches saw. @default 30_000 */
+  readonly resyncMs?: number;
+  /** Delay before looking again at a resource that is not Ready yet. @default 2_000 */
+  readonly requeueMs?: number;
+  readonly report?: Reporter;
+}
+
+const POSTGRES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${POSTGRES_CLUSTER_PLURAL}`;
+const CNPG_CLUSTERS_PATH = `/apis/${CNPG_GROUP}/${CNPG_VERSION}/${CNPG_CLUSTERS}`;
+const WATCH_RETRY_MS = 5_000;
+
+type Watch = { start(): Promise<void>; stop(): Promise<void>; on(event: string, cb: (arg: unknown) => void): void };
+
+/** `postgrescluster.<namespace>.<name>` (the owned-by label) → `<namespace>/<name>`. */
+export function ownerKey(ownedBy: string | undefined): string | undefined {
+  const match = /^postgrescluster\.([a-z0-9-]+)\.(.+)$/.exec(ownedBy ?? "");
+  return match ? `${match[1]}/${match[2]}` : undefined;
+}
+
+/**
+ * The in-cluster front end: watches PostgresClusters and the CNPG Clusters they emitted, and runs the
+ * same reconcile as every other front end, one resource at a time, requeueing what is not Ready and
+ * backing off exponentially on real failures. Drift is corrected because every watch event and every
+ * resync re-applies the desired state: a deleted or edited emitted object is restored, a capability
+ * release removed by hand is installed again while still needed.
+ */
+export class NaviqueOperator {
+  private readonly context: ReconcileContext;
+  private readonly queue: WorkQueue;
+  private readonly failures = new Map<string, number>();
+  private readonly watches: Watch[] = [];
+  private resync: NodeJS.Timeout | undefined;
+  private readonly report: Reporter;
+  private stopped = false;
+
+  constructor(private readonly options: OperatorOptions) {
+    this.report = options.report ?? stderrReporter;
+    this.context = createReconcileContext({
+      client: options.client,
+      helm: options.helm,
+      ...(options.source ? { source: options.source } : {}),
+      report: this.report,
+    });
+    this.queue = new WorkQueue((key) => this.reconcile(key));
+  }
+
+  async start(): Promise<void> {
+    await ensureNaviqueCrds(this.options.client);
+    this.watch(
+      POSTGRES_PATH,
+      async () =>
+        this.options.client.custom.listClusterCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: POSTGRES_CLUSTER_PLURAL,
+        }),
+      (object) => {
+        const { namespace, name } = object.metadata ?? {};
+        return namespace && name ? `${namespace}/${name}` : undefined;
+      },
+    );
+    this.watch(
+      CNPG_CLUSTERS_PATH,
+      async () =>
+        this.options.client.custom.listClusterCustomObject({
+          group: CNPG_GROUP,
+          version: CNPG_VERSION,
+          plural: CNPG_CLUSTERS,
+          labelSelector: OWNED_BY_LABEL,
+        }),
+      (object) => ownerKey(object.metadata?.labels?.[OWNED_BY_LABEL]),
+      OWNED_BY_LABEL,
+    );
+    await this.enqueueAll();
+    this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
+    this.report(`[operator] started: watching ${POSTGRES_PATH} and owned ${CNPG_CLUSTERS_PATH}`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.resync) clearInterval(this.resync);
+    this.queue.stop();
+    await Promise.all(this.watches.map((w) => w.stop().catch(() => undefined)));
+  }
+
+  /**
+   * A list-watch whose events enqueue the PostgresCluster concerned. client-node's informer relists
+   * after a 410 but stops on other errors (and on a kind not served yet, such as CNPG's before the
+   * operator is installed): it is restarted here after a pause.
+   */
+  private watch(
+    path: string,
+    list: () => Promise<unknown>,
+    keyOf: (object: KubernetesObject) => string | undefined,
+    labelSelector?: string,
+  ): void {
+    const informer = makeInformer(
+      this.options.client.kubeconfig,
+      path,
+      list as never,
+      labelSelector,
+    ) as unknown as Watch;
+    const enqueue = (object: unknown) => {
+      const key = keyOf(object as KubernetesObject);
+      if (key) this.queue.add(key);
+    };
+    for (const event of ["add", "update", "delete"]) informer.on(event, enqueue);
+    informer.on("error", () => {
+      if (this.stopped) return;
+      setTimeout(() => void informer.start().catch(() => undefined), WATCH_RETRY_MS);
+    });
+    this.watches.push(informer);
+    void informer.start().catch(() => {
+      if (!this.stopped) setTimeout(() => void informer.start().catch(() => undefined), WATCH_RETRY_MS);
+    });
+  }
+
+  private async enqueueAll(): Promise<void> {
+    try {
+      const list = (await this.options.client.custom.listClusterCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: POSTGRES_CLUSTER_PLURAL,
+      })) as {
+        items?: KubernetesObject[];
+      };
+      for (const item of list.items ?? []) this.queue.add(`${item.metadata?.namespace}/${item.metadata?.name}`);
+    } catch (error) {
+      this.report(`[operator] resync failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace = "", name = ""] = key.split("/");
+    try {
+      const raw = await orUndefined(
+        this.options.client.custom.getNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: POSTGRES_CLUSTER_PLURAL,
+          namespace,
+          name,
+        }),
+      );
+      if (!raw) return;
+      const parsed = PostgresCluster.safeParse(raw, { reportInput: true });
+      if (!parsed.success) {
+        const problems = parsed.error.issues.map((issue) =>
+          formatProblem({ path: fieldPath(issue.path), message: issue.message }),
+        );
+        this.report(`[operator] ${key} is invalid and left alone: ${problems.join("; ")}`);
+        return;
+      }
+      const outcome = await reconcilePostgresCluster(this.context, parsed.data);
+      this.failures.delete(key);
+      if (outcome.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
+    } catch (error) {
+      const attempt = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, attempt);
+      const delay = backoffMs(attempt);
+      this.report(
+        `[operator] ${key}: reconcile failed (attempt ${attempt}, retrying in ${Math.round(delay / 1000)}s): ${error instanceof Error ? error.message : String(error)}`,
+      );
+      this.queue.add(key, delay);
+    }
+  }
+}

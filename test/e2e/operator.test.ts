@@ -1,0 +1,165 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { FINALIZER, OWNERSHIP_MARKS } from "../../lib/api/group.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
+import {
+  deleteNamespaceAndWait,
+  FIXTURE_CHARTS,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { createTestNamespace, eventually } from "../support/cluster.js";
+import {
+  createPostgresCluster,
+  deletePostgresCluster,
+  playCnpgClusterReady,
+  readCnpgCluster,
+  readPostgresCluster,
+} from "../support/postgres.js";
+
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+
+async function releaseRecords(client: KubeClient, namespace: string, name: string) {
+  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` })).items;
+}
+
+// The operator as users run it: `navique operator` in its own process against a kubeconfig, with the
+// fixture chart mirror. CloudNativePG cannot run here: the test plays its controller, writing the
+// Cluster status it would write whenever a Cluster exists without one.
+describe("the operator", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: () => Promise<void>;
+  let operator: ChildProcess;
+  let output = "";
+  let playing: NodeJS.Timeout;
+  let ns: string;
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    ns = (await createTestNamespace("operator")).name;
+    operator = spawn(
+      TSX,
+      [
+        CLI,
+        "operator",
+        "--kubeconfig",
+        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+        "--chart-source",
+        `dir:${FIXTURE_CHARTS}`,
+        "--resync",
+        "2",
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    operator.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    operator.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    playing = setInterval(() => {
+      void (async () => {
+        const cluster = (await readCnpgCluster(client, ns, "drift")) as { status?: unknown } | undefined;
+        if (cluster && !cluster.status) await playCnpgClusterReady(client, ns, "drift");
+      })().catch(() => undefined);
+    }, 300);
+  });
+
+  afterAll(async () => {
+    clearInterval(playing);
+    const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
+    operator.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(output).toContain("[operator] stopped");
+    await deleteNamespaceAndWait(client, ns);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await unlock();
+  });
+
+  const cnpgUid = async () => (await readCnpgCluster(client, ns, "drift"))?.metadata as { uid?: string } | undefined;
+
+  it("reconciles a new PostgresCluster to Ready, with its finalizer", async () => {
+    await createPostgresCluster(client, ns, "drift", {
+      databases: [{ name: "app1" }],
+      managed: { deletionPolicy: "Delete" },
+    });
+    const ready = await eventually(
+      "the operator to report the PostgresCluster Ready",
+      async () => {
+        const resource = await readPostgresCluster(client, ns, "drift");
+        return resource?.status?.conditions.find((c) => c.type === "Ready")?.status === "True" ? resource : undefined;
+      },
+      { timeoutMs: 120_000 },
+    );
+    expect(ready.metadata.finalizers).toContain(FINALIZER);
+    expect(ready.status?.capabilities.map((c) => c.name)).toEqual(["cert-manager", "cloudnative-pg"]);
+  });
+
+  it("restores the emitted CNPG Cluster when it is deleted", async () => {
+    const before = (await cnpgUid())?.uid;
+    await client.custom.deleteNamespacedCustomObject({
+      group: CNPG_GROUP,
+      version: CNPG_VERSION,
+      plural: CNPG_CLUSTERS,
+      namespace: ns,
+      name: "drift",
+    });
+    const restored = await eventually("the CNPG Cluster to be recreated", async () => {
+      const uid = (await cnpgUid())?.uid;
+      return uid && uid !== before ? uid : undefined;
+    });
+    expect(restored).not.toBe(before);
+  });
+
+  it("restores the emitted CNPG Cluster when it is edited", async () => {
+    await client.custom.patchNamespacedCustomObject(
+      {
+        group: CNPG_GROUP,
+        version: CNPG_VERSION,
+        plural: CNPG_CLUSTERS,
+        namespace: ns,
+        name: "drift",
+        body: [{ op: "replace", path: "/spec/instances", value: 5 }],
+      },
+      undefined,
+    );
+    const instances = await eventually("spec.instances to be restored to 1", async () => {
+      const value = (await readCnpgCluster(client, ns, "drift"))?.spec?.instances;
+      return value === 1 ? value : undefined;
+    });
+    expect(instances).toBe(1);
+  });
+
+  it("reinstalls its capability release when it is removed by hand while still needed", async () => {
+    await helm.uninstall("cloudnative-pg", "cnpg-system");
+    const records = await eventually("cloudnative-pg to be installed again", async () => {
+      const found = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
+      return found.length > 0 ? found : undefined;
+    });
+    expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
+  });
+
+  it("on deletion, deletes what it owns (deletionPolicy Delete), releases the operators and lets the resource go", async () => {
+    await deletePostgresCluster(client, ns, "drift");
+    await eventually("the PostgresCluster to be finalized and gone", async () =>
+      (await readPostgresCluster(client, ns, "drift")) === undefined ? true : undefined,
+    );
+    expect(await readCnpgCluster(client, ns, "drift")).toBeUndefined();
+    await eventually("cloudnative-pg to be uninstalled", async () =>
+      (await releaseRecords(client, "cnpg-system", "cloudnative-pg")).length === 0 ? true : undefined,
+    );
+  });
+});
