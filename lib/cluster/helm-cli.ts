@@ -56,7 +56,7 @@ export interface HelmReleaseInfo {
 
 /** The one module through which the product runs helm (see docs/adr/0003-helm-cli.md). */
 export class HelmCli {
-  constructor(private readonly options: HelmCliOptions) {}
+  constructor(readonly options: HelmCliOptions) {}
 
   private env(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };

@@ -1,0 +1,2 @@
+export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";
+export { PostgresCluster, type PostgresClusterProps } from "./postgres-cluster.js";

@@ -1,0 +1,44 @@
+import type { PostgresCluster } from "../api/postgres-cluster.js";
+import { observePostgresCluster } from "../observe/postgres-cluster.js";
+import { type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
+import type { CapabilityDecision } from "../plan/provenance.js";
+import type { ReconcileContext } from "./postgres-cluster.js";
+
+/** Every decision a reconcile would make, stated before anything changes. */
+export interface PreviewDecisions {
+  /** Per capability operator: install / upgrade / adopt / keep, with the evidence found. */
+  readonly capabilities: readonly CapabilityDecision[];
+  /**
+   * The datastore steps, as planned once the operators are Ready (a real pass stops at that gate;
+   * a preview shows what comes after it too).
+   */
+  readonly steps: PostgresPlan["steps"];
+  readonly events: PostgresPlan["events"];
+  /** The lines a front end prints: one per decision, capabilities first. */
+  readonly lines: readonly string[];
+}
+
+/** Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator alike. */
+export async function previewDecisions(
+  context: ReconcileContext,
+  resource: PostgresCluster,
+): Promise<PreviewDecisions> {
+  const observation = await observePostgresCluster(
+    context.client,
+    context.installer,
+    resource,
+    context.withPrerequisites,
+  );
+  const assumingOperatorsReady = {
+    ...observation,
+    capabilities: observation.capabilities.map((d) => ({ ...d, action: "none" as const, ready: true, waitingFor: [] })),
+  };
+  const projected = planPostgresCluster(resource, assumingOperatorsReady, context);
+  const steps = projected.steps.filter((s) => s.kind !== "ensure-capability");
+  const where = `${resource.metadata.namespace}/${resource.metadata.name}`;
+  const lines = [
+    ...observation.capabilities.map((d) => `PostgresCluster ${where}: capability ${d.capability}: ${d.summary}`),
+    ...steps.map((s) => `PostgresCluster ${where}: ${s.description}`),
+  ];
+  return { capabilities: observation.capabilities, steps, events: projected.events, lines };
+}

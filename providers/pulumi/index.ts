@@ -1,0 +1,1 @@
+export { DEFAULT_TIMEOUT_SECONDS, PostgresCluster, type PostgresClusterArgs } from "./postgres-cluster.js";

@@ -1,0 +1,188 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import {
+  POSTGRES_CLUSTER_KIND,
+  POSTGRES_CLUSTER_PLURAL,
+  PostgresCluster as PostgresClusterResource,
+  PostgresClusterSpec,
+  type PostgresClusterSpecInput,
+} from "../../lib/api/postgres-cluster.js";
+import { parseInput, ValidationError } from "../../lib/api/validation.js";
+import { parseChartSource } from "../../lib/catalog/chart-source.js";
+import { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { previewDecisions } from "../../lib/reconcile/preview.js";
+import { postgresClusterProvider } from "./postgres-cluster-provider.js";
+import type { PostgresClusterOutputs } from "./runtime.js";
+
+/** Default time `pulumi up` waits for a PostgresCluster to be Ready. */
+export const DEFAULT_TIMEOUT_SECONDS = 600;
+
+export interface PostgresClusterArgs {
+  /** Namespace of the PostgresCluster. */
+  readonly namespace: string;
+  /** Name of the PostgresCluster. @default the component's name */
+  readonly name?: string;
+  /** The desired state; parsed by the same schema as the custom resource. */
+  readonly spec: PostgresClusterSpecInput;
+  /** Kubeconfig of the target cluster. @default $KUBECONFIG, then ~/.kube/config */
+  readonly kubeconfig?: string;
+  /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default official */
+  readonly chartSource?: string;
+  /** The helm v4 binary. @default the one built by this project's toolchain */
+  readonly helm?: string;
+  /** How long `pulumi up` waits for Ready. @default 600 */
+  readonly timeoutSeconds?: number;
+}
+
+class PostgresClusterDynamic extends pulumi.dynamic.Resource {
+  declare readonly host: pulumi.Output<string>;
+  declare readonly port: pulumi.Output<number>;
+  declare readonly credentialsSecret: pulumi.Output<{ name: string; namespace: string }>;
+  declare readonly username: pulumi.Output<string>;
+  declare readonly password: pulumi.Output<string>;
+  declare readonly provenance: pulumi.Output<string>;
+  declare readonly capabilities: pulumi.Output<PostgresClusterOutputs["capabilities"]>;
+
+  constructor(name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
+    const outputs = {
+      host: undefined,
+      port: undefined,
+      credentialsSecret: undefined,
+      username: undefined,
+      password: undefined,
+      provenance: undefined,
+      capabilities: undefined,
+    };
+    super(
+      postgresClusterProvider,
+      name,
+      { ...inputs, ...outputs },
+      { ...opts, additionalSecretOutputs: ["password"] },
+      "navique",
+      "PostgresCluster",
+    );
+  }
+}
+
+function defaultKubeconfig(): string {
+  if (process.env.KUBECONFIG) return process.env.KUBECONFIG;
+  return join(homedir(), ".kube", "config");
+}
+
+/**
+ * A shared PostgreSQL cluster (managed, adopted or external), deployed with provenance-aware capability
+ * operators. `pulumi preview` prints every decision — per capability: install / upgrade / adopt / keep
+ * with its evidence; per datastore: what will be created or deleted — before anything changes.
+ */
+export class PostgresCluster extends pulumi.ComponentResource {
+  static readonly TYPE = "navique:index:PostgresCluster";
+
+  /** Host consumers connect to (the read-write Service, the adopted one, or the external host). */
+  readonly host: pulumi.Output<string>;
+  readonly port: pulumi.Output<number>;
+  /** The Secret, in the PostgresCluster's namespace, that holds username and password. */
+  readonly credentialsSecret: pulumi.Output<{ name: string; namespace: string }>;
+  readonly username: pulumi.Output<string>;
+  /** The password, a secret in the Pulumi state. */
+  readonly password: pulumi.Output<string>;
+  /** owned, adopted or external. */
+  readonly provenance: pulumi.Output<string>;
+  readonly capabilities: pulumi.Output<PostgresClusterOutputs["capabilities"]>;
+
+  constructor(name: string, args: PostgresClusterArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super(PostgresCluster.TYPE, name, {}, opts);
+    const resourceName = args.name ?? name;
+    let spec: PostgresClusterSpecInput;
+    try {
+      spec = parseInput(PostgresClusterSpec, args.spec, `PostgresCluster ${name}`, "spec");
+    } catch (error) {
+      if (error instanceof ValidationError) throw new pulumi.ResourceError(error.message, this);
+      throw error;
+    }
+    const kubeconfig = args.kubeconfig ?? defaultKubeconfig();
+    const helm = pulumi.output(args.helm ?? toolchainPaths().then((paths) => paths.helm));
+    const inputs = {
+      namespace: args.namespace,
+      name: resourceName,
+      spec,
+      kubeconfig,
+      helm,
+      ...(args.chartSource ? { chartSource: args.chartSource } : {}),
+      timeoutSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    };
+    if (pulumi.runtime.isDryRun()) {
+      void helm.apply((binary) => this.reportPreview(resourceName, args, spec, kubeconfig, binary));
+    }
+    const resource = new PostgresClusterDynamic(name, inputs, { parent: this });
+    this.host = resource.host;
+    this.port = resource.port;
+    this.credentialsSecret = resource.credentialsSecret;
+    this.username = resource.username;
+    this.password = resource.password;
+    this.provenance = resource.provenance;
+    this.capabilities = resource.capabilities;
+    this.registerOutputs({
+      host: this.host,
+      port: this.port,
+      credentialsSecret: this.credentialsSecret,
+      provenance: this.provenance,
+    });
+  }
+
+  /**
+   * Observes the cluster and plans exactly as `up` and the operator would, changing nothing, and prints
+   * each decision. A cluster that cannot be reached is said so; the preview itself goes on.
+   */
+  private async reportPreview(
+    name: string,
+    args: PostgresClusterArgs,
+    spec: PostgresClusterSpecInput,
+    kubeconfig: string,
+    helm: string,
+  ): Promise<void> {
+    if (!existsSync(kubeconfig)) {
+      await pulumi.log.warn(`cannot preview decisions: kubeconfig ${kubeconfig} does not exist`, this);
+      return;
+    }
+    try {
+      const client = KubeClient.fromFile(kubeconfig);
+      const context = createReconcileContext({
+        client,
+        helm: new HelmCli({ binary: helm, kubeconfig }),
+        source: parseChartSource(args.chartSource),
+      });
+      const live = await orUndefined(
+        client.custom.getNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: POSTGRES_CLUSTER_PLURAL,
+          namespace: args.namespace,
+          name,
+        }),
+      ).catch(() => undefined);
+      const current = live === undefined ? undefined : PostgresClusterResource.safeParse(live);
+      const resource = PostgresClusterResource.parse({
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: POSTGRES_CLUSTER_KIND,
+        metadata: current?.success ? current.data.metadata : { name, namespace: args.namespace, generation: 1 },
+        spec,
+        ...(current?.success && current.data.status ? { status: current.data.status } : {}),
+      });
+      const decisions = await previewDecisions(context, resource);
+      for (const line of decisions.lines) await pulumi.log.info(line, this);
+      if (decisions.lines.length === 0)
+        await pulumi.log.info(`PostgresCluster ${args.namespace}/${name}: nothing to change`, this);
+    } catch (error) {
+      await pulumi.log.warn(
+        `cannot preview decisions: ${error instanceof Error ? error.message : String(error)}`,
+        this,
+      );
+    }
+  }
+}

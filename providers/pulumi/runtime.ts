@@ -1,0 +1,177 @@
+/**
+ * What the Pulumi dynamic provider runs, inside the provider process. It is imported at call time by
+ * the serialized provider (see postgres-cluster-provider.ts), so that no module is captured into the
+ * Pulumi state: only this file's location is.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import {
+  POSTGRES_CLUSTER_KIND,
+  POSTGRES_CLUSTER_PLURAL,
+  PostgresCluster,
+  PostgresClusterSpec,
+  type PostgresClusterSpecInput,
+} from "../../lib/api/postgres-cluster.js";
+import { fieldPath } from "../../lib/api/validation.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { parseChartSource } from "../../lib/catalog/chart-source.js";
+import { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
+
+/** The dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
+export interface PostgresClusterInputs {
+  readonly namespace: string;
+  readonly name: string;
+  readonly spec: PostgresClusterSpecInput;
+  readonly kubeconfig: string;
+  readonly helm: string;
+  readonly chartSource?: string;
+  readonly timeoutSeconds: number;
+}
+
+/** The dynamic resource's outputs. `password` is made a secret by the component (additionalSecretOutputs). */
+export interface PostgresClusterOutputs extends PostgresClusterInputs {
+  readonly host: string;
+  readonly port: number;
+  readonly credentialsSecret: { readonly name: string; readonly namespace: string };
+  readonly username: string;
+  readonly password: string;
+  readonly provenance: string;
+  readonly capabilities: readonly {
+    readonly name: string;
+    readonly provenance: string;
+    readonly chartVersion?: string;
+  }[];
+}
+
+const PASS_INTERVAL_MS = 1_000;
+
+/** Pulumi's `check`: every schema problem as a `{property, reason}` failure, the property being the field path. */
+export function check(news: PostgresClusterInputs): {
+  inputs: PostgresClusterInputs;
+  failures: { property: string; reason: string }[];
+} {
+  const parsed = PostgresClusterSpec.safeParse(news.spec, { reportInput: true });
+  if (parsed.success) return { inputs: news, failures: [] };
+  return {
+    inputs: news,
+    failures: parsed.error.issues.map((issue) => ({ property: fieldPath(issue.path, "spec"), reason: issue.message })),
+  };
+}
+
+function contextFor(inputs: PostgresClusterInputs): ReconcileContext {
+  const client = KubeClient.fromFile(inputs.kubeconfig);
+  return createReconcileContext({
+    client,
+    helm: new HelmCli({ binary: inputs.helm, kubeconfig: inputs.kubeconfig }),
+    source: parseChartSource(inputs.chartSource),
+  });
+}
+
+async function readResource(client: KubeClient, namespace: string, name: string): Promise<PostgresCluster | undefined> {
+  const raw = await orUndefined(
+    client.custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+      namespace,
+      name,
+    }),
+  );
+  return raw === undefined ? undefined : PostgresCluster.parse(raw);
+}
+
+async function credentials(
+  client: KubeClient,
+  secret: { name: string; namespace: string },
+): Promise<{ username: string; password: string }> {
+  const found = await orUndefined(client.core.readNamespacedSecret(secret));
+  const read = (key: string) => Buffer.from(found?.data?.[key] ?? "", "base64").toString("utf8");
+  return { username: read("username"), password: read("password") };
+}
+
+/**
+ * Create or update: records the desired state as the PostgresCluster custom resource (so kubectl, the
+ * operator and every front end see the same object), then reconciles it pass after pass until Ready.
+ */
+export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; outs: PostgresClusterOutputs }> {
+  const context = contextFor(inputs);
+  const { client } = context;
+  await ensureNaviqueCrds(client);
+  // The namespace is created when missing (never deleted): the PostgresCluster has to live somewhere.
+  await client.core.createNamespace({ body: { metadata: { name: inputs.namespace } } }).catch((error: unknown) => {
+    if (statusOf(error) !== 409) throw error;
+  });
+  await client.apply({
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: POSTGRES_CLUSTER_KIND,
+    metadata: { name: inputs.name, namespace: inputs.namespace },
+    spec: inputs.spec,
+  } as never);
+  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  let last = "";
+  for (;;) {
+    const resource = await readResource(client, inputs.namespace, inputs.name);
+    if (!resource)
+      throw new Error(`PostgresCluster ${inputs.namespace}/${inputs.name} vanished while being reconciled`);
+    const outcome = await reconcilePostgresCluster(context, resource);
+    const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
+    last = ready?.message ?? last;
+    if (!outcome.requeue) {
+      const status = outcome.plan.status;
+      const secret = status.credentialsSecret ?? { name: "", namespace: inputs.namespace };
+      const found = await credentials(client, { name: secret.name, namespace: secret.namespace ?? inputs.namespace });
+      return {
+        id: `${inputs.namespace}/${inputs.name}`,
+        outs: {
+          ...inputs,
+          host: status.host ?? "",
+          port: status.port ?? 5432,
+          credentialsSecret: { name: secret.name, namespace: secret.namespace ?? inputs.namespace },
+          username: found.username,
+          password: found.password,
+          provenance: status.provenance ?? "",
+          capabilities: status.capabilities.map((c) => ({
+            name: c.name,
+            provenance: c.provenance,
+            ...(c.chartVersion ? { chartVersion: c.chartVersion } : {}),
+          })),
+        },
+      };
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `PostgresCluster ${inputs.namespace}/${inputs.name} was not Ready after ${inputs.timeoutSeconds}s: ${last}`,
+      );
+    }
+    await sleep(PASS_INTERVAL_MS);
+  }
+}
+
+/** Delete: deletes the custom resource and runs its finalization (release rules, deletion policy) to the end. */
+export async function destroy(inputs: PostgresClusterInputs): Promise<void> {
+  const context = contextFor(inputs);
+  const { client } = context;
+  await orUndefined(
+    client.custom.deleteNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+      namespace: inputs.namespace,
+      name: inputs.name,
+    }),
+  );
+  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  for (;;) {
+    const resource = await readResource(client, inputs.namespace, inputs.name);
+    if (!resource) return;
+    await reconcilePostgresCluster(context, resource);
+    if (Date.now() > deadline)
+      throw new Error(
+        `PostgresCluster ${inputs.namespace}/${inputs.name} was not finalized after ${inputs.timeoutSeconds}s`,
+      );
+    await sleep(PASS_INTERVAL_MS / 4);
+  }
+}

@@ -1,0 +1,185 @@
+import { readFileSync } from "node:fs";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { run } from "../../lib/local-plane/process.js";
+import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
+import {
+  deleteNamespaceAndWait,
+  FIXTURE_CHARTS,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { playCnpgClusterReady, readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
+
+const EXAMPLE = join(process.cwd(), "examples", "pulumi");
+const NAMESPACES = ["navique-example-platform", "navique-example-apps", "navique-example-data"];
+
+async function releaseRecords(client: KubeClient, namespace: string, name: string) {
+  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` })).items;
+}
+
+// examples/pulumi run as users run it: the real pulumi CLI and engine, the TypeScript program from its
+// project directory through the Node.js language host, the dynamic provider in its own process, a local
+// file backend, charts from the fixture mirror. The test plays the CNPG controller (Cluster status) and
+// the user (the adopted cluster `shared` and its Secret, made beforehand).
+describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: () => Promise<void>;
+  let work: string;
+  let env: NodeJS.ProcessEnv;
+  let playing: NodeJS.Timeout;
+
+  const pulumi = async (...args: string[]) =>
+    (await run("pulumi", [...args, "--non-interactive"], { cwd: EXAMPLE, env })).stdout;
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    for (const namespace of NAMESPACES) await deleteNamespaceAndWait(client, namespace);
+    // The user's existing CNPG Cluster and its credentials, made without the product (kubectl's manager).
+    await client.core.createNamespace({ body: { metadata: { name: "navique-example-data" } } });
+    const crds = (
+      await run(helm.options.binary, [
+        "template",
+        "crds",
+        join(FIXTURE_CHARTS, "cloudnative-pg"),
+        "--show-only",
+        "templates/crds.yaml",
+      ])
+    ).stdout;
+    const { parseAllDocuments } = await import("yaml");
+    for (const document of parseAllDocuments(crds)) {
+      const object = document.toJS() as { apiVersion: string; kind: string; metadata: { name: string } } | null;
+      if (object) await client.apply(object, { fieldManager: "kubectl" });
+    }
+    await ensureNaviqueCrds(client);
+    await client.apply(
+      {
+        apiVersion: CNPG_API_VERSION,
+        kind: "Cluster",
+        metadata: { name: "shared", namespace: "navique-example-data" },
+        spec: { instances: 1 },
+      } as never,
+      { fieldManager: "kubectl" },
+    );
+    await client.core.createNamespacedSecret({
+      namespace: "navique-example-data",
+      body: {
+        metadata: { name: "shared-app" },
+        type: "kubernetes.io/basic-auth",
+        stringData: { username: "chat", password: "user-made-password" },
+      },
+    });
+    playing = setInterval(() => {
+      void (async () => {
+        for (const [namespace, name] of [
+          ["navique-example-platform", "platform-db"],
+          ["navique-example-data", "shared"],
+        ] as const) {
+          const cluster = (await readCnpgCluster(client, namespace, name)) as { status?: unknown } | undefined;
+          if (cluster && !cluster.status) await playCnpgClusterReady(client, namespace, name);
+        }
+      })().catch(() => undefined);
+    }, 300);
+
+    work = await mkdtemp(join(tmpdir(), "navique-pulumi-example-"));
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "example-passphrase" });
+    env = {
+      ...environment.env,
+      KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
+      NAVIQUE_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
+      // The program and the provider process load TypeScript sources.
+      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+    };
+    await pulumi("stack", "init", "example");
+  });
+
+  afterAll(async () => {
+    clearInterval(playing);
+    for (const namespace of NAMESPACES) await deleteNamespaceAndWait(client, namespace);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await rm(work, { recursive: true, force: true });
+    await unlock();
+  });
+
+  it("previews every decision, with its evidence, before anything changes", async () => {
+    const preview = await pulumi("preview");
+    expect(preview).toContain(
+      "PostgresCluster navique-example-platform/platform-db: capability cert-manager: install cert-manager v1.21.1 as release cert-manager/cert-manager (no release cert-manager/cert-manager;",
+    );
+    expect(preview).toContain(
+      "PostgresCluster navique-example-platform/platform-db: capability cloudnative-pg: install cloudnative-pg 0.29.0 as release cnpg-system/cloudnative-pg",
+    );
+    expect(preview).toContain(
+      "PostgresCluster navique-example-platform/platform-db: apply CNPG Cluster navique-example-platform/platform-db (1 instance(s), 10Gi)",
+    );
+    expect(preview).toContain(
+      "PostgresCluster navique-example-apps/chat-db: copy the credentials of navique-example-data/shared-app into Secret navique-example-apps/chat-db-adopted-credentials",
+    );
+    expect(preview).toContain(
+      "PostgresCluster navique-example-apps/chat-db: apply CNPG Database navique-example-data/shared-librechat beside the adopted cluster",
+    );
+    // Nothing happened.
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    expect(await readPostgresCluster(client, "navique-example-platform", "platform-db")).toBeUndefined();
+  });
+
+  it("up: both Ready, operators owned, the password a secret in the state and nowhere in plain text", async () => {
+    const up = await pulumi("up", "--yes", "--skip-preview");
+    expect(up).toContain("navique:PostgresCluster");
+    const outputs = JSON.parse(await pulumi("stack", "output", "--json")) as Record<string, unknown>;
+    expect(outputs).toMatchObject({
+      platformHost: "platform-db-rw.navique-example-platform.svc",
+      platformPassword: "[secret]",
+      chatHost: "shared-rw.navique-example-data.svc",
+      chatProvenance: "adopted",
+      platformCapabilities: [
+        { name: "cert-manager", provenance: "owned", chartVersion: "v1.21.1" },
+        { name: "cloudnative-pg", provenance: "owned", chartVersion: "0.29.0" },
+      ],
+    });
+    const secret = await client.core.readNamespacedSecret({
+      name: "platform-db-credentials",
+      namespace: "navique-example-platform",
+    });
+    const password = Buffer.from(secret.data?.password ?? "", "base64").toString();
+    const revealed = JSON.parse(await pulumi("stack", "output", "--json", "--show-secrets")) as {
+      platformPassword: string;
+    };
+    expect(revealed.platformPassword).toBe(password);
+    const stateDir = join(work, "state", ".pulumi", "stacks", "navique-example");
+    for (const file of await readdir(stateDir)) {
+      const state = readFileSync(join(stateDir, file), "utf8");
+      expect(state).not.toContain(password);
+      expect(state).not.toContain("user-made-password");
+    }
+    expect((await releaseRecords(client, "cnpg-system", "cloudnative-pg"))[0]?.metadata?.labels).toMatchObject(
+      OWNERSHIP_MARKS,
+    );
+    const status = (await readPostgresCluster(client, "navique-example-apps", "chat-db"))?.status;
+    expect(status?.conditions.find((c) => c.type === "Ready")?.status).toBe("True");
+  });
+
+  it("destroy: finalizes both, keeps the managed data (Retain), leaves the adopted cluster, releases the operators", async () => {
+    await pulumi("destroy", "--yes", "--skip-preview");
+    expect(await readPostgresCluster(client, "navique-example-platform", "platform-db")).toBeUndefined();
+    expect(await readPostgresCluster(client, "navique-example-apps", "chat-db")).toBeUndefined();
+    expect(await readCnpgCluster(client, "navique-example-platform", "platform-db")).toBeDefined();
+    expect(await readCnpgCluster(client, "navique-example-data", "shared")).toBeDefined();
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+  });
+});
