@@ -1,6 +1,6 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
-import { API_GROUP, OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
+import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
 import { allCustomResourceDefinitions } from "../lib/api/kinds.js";
 
 /** @default image of the operator, tagged with the package version. */
@@ -37,10 +37,7 @@ export class NaviqueOperator extends Construct {
       apiVersion: "rbac.authorization.k8s.io/v1",
       kind: "ClusterRole",
       metadata: { name: OPERATOR_NAME, labels },
-      rules: [
-        { apiGroups: [API_GROUP], resources: ["*"], verbs: ["*"] },
-        { apiGroups: ["*"], resources: ["*"], verbs: ["*"] },
-      ],
+      rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }],
     });
     new ApiObject(this, "ClusterRoleBinding", {
       apiVersion: "rbac.authorization.k8s.io/v1",

@@ -4,12 +4,15 @@ import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { resolveClusterTarget } from "../cluster/target.js";
 import { stderrReporter } from "../local-plane/progress.js";
 import { runOperator } from "./operator-command.js";
+import { runPlan } from "./plan-command.js";
 
 const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
 
 commands:
   up        prepare the target cluster: without --kubeconfig, $KUBECONFIG or ~/.kube/config, the
             built-in local control plane is built (first run) and started; then report the cluster
+  plan      print the decisions a reconcile would make for every PostgresCluster in a YAML file
+            (-f FILE, e.g. cdk8s synth output) against the cluster, changing nothing
   operator  run the operator against the cluster: watch PostgresClusters and reconcile them
             continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
             --helm PATH)`;
@@ -41,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
       "chart-source": { type: "string" },
       resync: { type: "string" },
       helm: { type: "string" },
+      file: { type: "string", short: "f" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -49,6 +53,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals[0] === "up") return up(values.kubeconfig);
+  if (positionals[0] === "plan") {
+    return runPlan({
+      file: values.file,
+      kubeconfig: values.kubeconfig,
+      chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
+    });
+  }
   if (positionals[0] === "operator") {
     const resync = values.resync === undefined ? undefined : Number(values.resync);
     if (resync !== undefined && !(resync > 0)) {

@@ -10,19 +10,11 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
-import {
-  deleteNamespaceAndWait,
-  FIXTURE_CHARTS,
-  lockCapabilities,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
-import { playCnpgClusterReady, readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
+import { FIXTURE_CHARTS, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
+import { readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
 
 const EXAMPLE = join(process.cwd(), "examples", "pulumi");
-const NAMESPACES = ["navique-example-platform", "navique-example-apps", "navique-example-data"];
 
 async function releaseRecords(client: KubeClient, namespace: string, name: string) {
   return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` })).items;
@@ -38,7 +30,7 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
   let unlock: () => Promise<void>;
   let work: string;
   let env: NodeJS.ProcessEnv;
-  let playing: NodeJS.Timeout;
+  let stopPlaying: (() => void) | undefined;
 
   const pulumi = async (...args: string[]) =>
     (await run("pulumi", [...args, "--non-interactive"], { cwd: EXAMPLE, env })).stdout;
@@ -49,52 +41,8 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     helm = await testHelm();
     await ensureNaviqueCrds(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    for (const namespace of NAMESPACES) await deleteNamespaceAndWait(client, namespace);
-    // The user's existing CNPG Cluster and its credentials, made without the product (kubectl's manager).
-    await client.core.createNamespace({ body: { metadata: { name: "navique-example-data" } } });
-    const crds = (
-      await run(helm.options.binary, [
-        "template",
-        "crds",
-        join(FIXTURE_CHARTS, "cloudnative-pg"),
-        "--show-only",
-        "templates/crds.yaml",
-      ])
-    ).stdout;
-    const { parseAllDocuments } = await import("yaml");
-    for (const document of parseAllDocuments(crds)) {
-      const object = document.toJS() as { apiVersion: string; kind: string; metadata: { name: string } } | null;
-      if (object) await client.apply(object, { fieldManager: "kubectl" });
-    }
-    await ensureNaviqueCrds(client);
-    await client.apply(
-      {
-        apiVersion: CNPG_API_VERSION,
-        kind: "Cluster",
-        metadata: { name: "shared", namespace: "navique-example-data" },
-        spec: { instances: 1 },
-      } as never,
-      { fieldManager: "kubectl" },
-    );
-    await client.core.createNamespacedSecret({
-      namespace: "navique-example-data",
-      body: {
-        metadata: { name: "shared-app" },
-        type: "kubernetes.io/basic-auth",
-        stringData: { username: "chat", password: "user-made-password" },
-      },
-    });
-    playing = setInterval(() => {
-      void (async () => {
-        for (const [namespace, name] of [
-          ["navique-example-platform", "platform-db"],
-          ["navique-example-data", "shared"],
-        ] as const) {
-          const cluster = (await readCnpgCluster(client, namespace, name)) as { status?: unknown } | undefined;
-          if (cluster && !cluster.status) await playCnpgClusterReady(client, namespace, name);
-        }
-      })().catch(() => undefined);
-    }, 300);
+    await prepareExampleCluster(client, helm);
+    stopPlaying = playExampleCnpg(client);
 
     work = await mkdtemp(join(tmpdir(), "navique-pulumi-example-"));
     const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "example-passphrase" });
@@ -109,8 +57,8 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
   });
 
   afterAll(async () => {
-    clearInterval(playing);
-    for (const namespace of NAMESPACES) await deleteNamespaceAndWait(client, namespace);
+    stopPlaying?.();
+    await removeExampleNamespaces(client, helm);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     await rm(work, { recursive: true, force: true });
     await unlock();

@@ -114,3 +114,25 @@ export async function eventsAbout(client: KubeClient, namespace: string, name: s
     .filter((e) => e.regarding?.name === name)
     .map((e) => ({ type: e.type, reason: e.reason, note: e.note ?? "" }));
 }
+
+/**
+ * Deletes every PostgresCluster of a namespace and runs their finalization with the real reconcile, so
+ * that the namespace can go: a PostgresCluster keeps its finalizer until the product has released what
+ * it owns, and a test that failed midway may have left one behind with no operator running.
+ */
+export async function finalizePostgresClusters(context: ReconcileContext, namespace: string): Promise<void> {
+  const list = (await orUndefined(context.client.custom.listNamespacedCustomObject({ ...crd, namespace }))) as
+    | { items: { metadata: { name: string } }[] }
+    | undefined;
+  for (const item of list?.items ?? []) {
+    await orUndefined(
+      context.client.custom.deleteNamespacedCustomObject({ ...crd, namespace, name: item.metadata.name }),
+    );
+    await eventually(`PostgresCluster ${namespace}/${item.metadata.name} to be finalized`, async () => {
+      const resource = await readPostgresCluster(context.client, namespace, item.metadata.name);
+      if (!resource) return true;
+      await reconcilePostgresCluster(context, resource);
+      return undefined;
+    });
+  }
+}

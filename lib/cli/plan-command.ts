@@ -1,0 +1,65 @@
+import { readFile } from "node:fs/promises";
+import { parseAllDocuments } from "yaml";
+import { API_GROUP, API_VERSION } from "../api/group.js";
+import { POSTGRES_CLUSTER_KIND, PostgresCluster } from "../api/postgres-cluster.js";
+import { parseInput } from "../api/validation.js";
+import { parseChartSource } from "../catalog/chart-source.js";
+import { HelmCli } from "../cluster/helm-cli.js";
+import { KubeClient, orUndefined } from "../cluster/kube-client.js";
+import { resolveClusterTarget } from "../cluster/target.js";
+import { stderrReporter } from "../local-plane/progress.js";
+import { toolchainPaths } from "../local-plane/toolchain-paths.js";
+import { createReconcileContext } from "../reconcile/context.js";
+import { previewDecisions } from "../reconcile/preview.js";
+
+/**
+ * `navique plan -f FILE`: for every PostgresCluster in a YAML file (e.g. cdk8s synth output), the
+ * decisions a reconcile would make against the cluster — the same lines `pulumi preview` prints.
+ * Changes nothing.
+ */
+export async function runPlan(options: {
+  readonly file: string | undefined;
+  readonly kubeconfig: string | undefined;
+  readonly chartSource: string | undefined;
+}): Promise<number> {
+  if (!options.file)
+    throw new Error("plan needs -f FILE: a YAML file holding PostgresCluster resources (e.g. cdk8s synth output)");
+  const documents = parseAllDocuments(await readFile(options.file, "utf8")).map(
+    (d) => d.toJS() as { kind?: string } | null,
+  );
+  const resources = documents.flatMap((document, index) =>
+    document?.kind === POSTGRES_CLUSTER_KIND
+      ? [parseInput(PostgresCluster, document, `${options.file} document ${index + 1}`)]
+      : [],
+  );
+  const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
+  const client = KubeClient.fromFile(target.kubeconfig);
+  const context = createReconcileContext({
+    client,
+    helm: new HelmCli({ binary: (await toolchainPaths()).helm, kubeconfig: target.kubeconfig }),
+    source: parseChartSource(options.chartSource),
+  });
+  for (const resource of resources) {
+    // Plan against the live object when it exists: its status says what was emitted before.
+    const live = await orUndefined(
+      client.custom.getNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: "postgresclusters",
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name,
+      }),
+    ).catch(() => undefined);
+    const current = live === undefined ? undefined : PostgresCluster.safeParse(live);
+    const planned = current?.success
+      ? { ...current.data, spec: resource.spec }
+      : { ...resource, metadata: { ...resource.metadata, generation: 1 } };
+    const decisions = await previewDecisions(context, planned);
+    for (const line of decisions.lines) process.stdout.write(`${line}\n`);
+    if (decisions.lines.length === 0)
+      process.stdout.write(
+        `PostgresCluster ${resource.metadata.namespace}/${resource.metadata.name}: nothing to change\n`,
+      );
+  }
+  return 0;
+}

@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { buildApp } from "../../examples/cdk8s/app.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { run } from "../../lib/local-plane/process.js";
+import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { FIXTURE_CHARTS, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import { eventually } from "../support/cluster.js";
+import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
+import { readPostgresCluster } from "../support/postgres.js";
+
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+const DECISION = /^\s*(PostgresCluster \S+: .*)$/;
+
+/** The decision lines of an output: `PostgresCluster <ns>/<name>: …`, trimmed, in order. */
+function decisionLines(output: string): string[] {
+  return output.split("\n").flatMap((line) => {
+    const match = DECISION.exec(line);
+    return match?.[1] ? [match[1].trim()] : [];
+  });
+}
+
+// One cluster state, three front ends: `pulumi preview` of examples/pulumi, `navique plan` on the cdk8s
+// synth of examples/cdk8s (the same two PostgresClusters), and the operator reconciling the synthesized
+// resources. They must report the same decisions, because one function makes them.
+describe("preview, synth-time plan and the operator agree", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: () => Promise<void>;
+  let work: string;
+  let stopPlaying: (() => void) | undefined;
+  let operator: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await prepareExampleCluster(client, helm);
+    stopPlaying = playExampleCnpg(client);
+    work = await mkdtemp(join(tmpdir(), "navique-agree-"));
+  });
+
+  afterAll(async () => {
+    operator?.kill("SIGTERM");
+    stopPlaying?.();
+    await removeExampleNamespaces(client, helm);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await rm(work, { recursive: true, force: true });
+    await unlock();
+  });
+
+  it("reports the same capability and datastore decisions from all three", async () => {
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "agree" });
+    const env = {
+      ...environment.env,
+      KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
+      NAVIQUE_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
+      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+    };
+    const example = join(process.cwd(), "examples", "pulumi");
+    await run("pulumi", ["stack", "init", "agree", "--non-interactive"], { cwd: example, env });
+    const preview = decisionLines(
+      (await run("pulumi", ["preview", "--non-interactive"], { cwd: example, env })).stdout,
+    );
+
+    buildApp(join(work, "synth")).synth();
+    const synthesized = join(work, "synth", "navique-example.yaml");
+    const plan = decisionLines(
+      (
+        await run(TSX, [
+          CLI,
+          "plan",
+          "-f",
+          synthesized,
+          "--kubeconfig",
+          process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+          "--chart-source",
+          `dir:${FIXTURE_CHARTS}`,
+        ])
+      ).stdout,
+    );
+    expect(plan.length).toBeGreaterThanOrEqual(8);
+    expect([...preview].sort()).toEqual([...plan].sort());
+
+    // The operator, given the synthesized resources, decides the same: its first status names the same
+    // capability decisions (it writes them in OperatorsReady before acting on them).
+    operator = spawn(
+      TSX,
+      [
+        CLI,
+        "operator",
+        "--kubeconfig",
+        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+        "--chart-source",
+        `dir:${FIXTURE_CHARTS}`,
+        "--resync",
+        "2",
+      ],
+      {
+        stdio: "ignore",
+      },
+    );
+    for (const document of parseAllDocuments(readFileSync(synthesized, "utf8"))) {
+      const object = document.toJS() as {
+        kind: string;
+        apiVersion: string;
+        metadata: { name: string; namespace?: string };
+      };
+      if (object.kind === "Namespace" || object.kind === "PostgresCluster")
+        await client.apply(object, { fieldManager: "argocd-controller" });
+    }
+    const operatorsReady = await eventually("the operator's first status of platform-db", async () => {
+      const resource = await readPostgresCluster(client, "navique-example-platform", "platform-db");
+      return resource?.status?.conditions.find((c) => c.type === "OperatorsReady");
+    });
+    const capabilityDecisions = plan
+      .filter((line) => line.startsWith("PostgresCluster navique-example-platform/platform-db: capability "))
+      .map((line) => line.replace(/^PostgresCluster \S+: capability ([a-z-]+): /, "$1: "));
+    expect(capabilityDecisions).toHaveLength(2);
+    expect(operatorsReady.message).toBe(capabilityDecisions.join("; "));
+  });
+});
