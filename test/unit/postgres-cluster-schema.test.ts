@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { operatorChartFiles } from "../../constructs/operator-chart.js";
 import { crdFiles } from "../../lib/api/crd-files.js";
 import { allCustomResourceDefinitions } from "../../lib/api/kinds.js";
 import { POSTGRES_SPEC_RULES, PostgresClusterSpec } from "../../lib/api/postgres-cluster.js";
@@ -80,10 +81,17 @@ describe("the generated PostgresCluster CRD", () => {
   const version = crd?.spec.versions[0];
   const spec = version?.schema.openAPIV3Schema.properties.spec as Record<string, unknown>;
 
-  it("matches the file committed in the operator chart (regenerate with npm run generate)", () => {
-    for (const [name, text] of crdFiles()) {
-      const committed = readFileSync(join(process.cwd(), "charts", "navique-ai-core-operator", "crds", name), "utf8");
-      expect(committed).toBe(text);
+  it("matches the operator chart committed in charts/ (regenerate with npm run generate)", () => {
+    const { version } = JSON.parse(readFileSync(join(process.cwd(), "package.json"), "utf8")) as { version: string };
+    const files = operatorChartFiles(version);
+    expect([...files.keys()].sort()).toEqual([
+      "Chart.yaml",
+      `crds/${[...crdFiles().keys()][0]}`,
+      "templates/operator.yaml",
+      "values.yaml",
+    ]);
+    for (const [name, text] of files) {
+      expect(readFileSync(join(process.cwd(), "charts", "navique-ai-core-operator", name), "utf8")).toBe(text);
     }
   });
 

@@ -1,0 +1,177 @@
+import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
+import {
+  DELETION_POLICY_ANNOTATION,
+  type KubeObject,
+  type PlanContext,
+  type PostgresObservation,
+  planPostgresCluster,
+} from "../../lib/plan/postgres-cluster.js";
+import type { CapabilityDecision } from "../../lib/plan/provenance.js";
+
+const context: PlanContext = {
+  withPrerequisites: (name) => (name === "cloudnative-pg" ? ["cert-manager", "cloudnative-pg"] : [name]),
+  releaseOf: (name) => ({ name, namespace: name === "cloudnative-pg" ? "cnpg-system" : name }),
+};
+
+function decision(capability: string, overrides: Partial<CapabilityDecision> = {}): CapabilityDecision {
+  return {
+    capability,
+    state: "Owned",
+    evidence: `release ${capability} carries the ownership marks`,
+    action: "none",
+    summary: `keep ${capability}`,
+    ready: true,
+    waitingFor: [],
+    ...overrides,
+  };
+}
+
+function resource(spec: unknown, status?: unknown, deleting = false): PostgresCluster {
+  return PostgresCluster.parse({
+    apiVersion: "core.navique.com/v1alpha1",
+    kind: "PostgresCluster",
+    metadata: {
+      name: "main",
+      namespace: "team-a",
+      uid: "u-1",
+      generation: 2,
+      ...(deleting ? { deletionTimestamp: "2026-11-30T00:00:00Z" } : {}),
+    },
+    spec,
+    ...(status ? { status } : {}),
+  });
+}
+
+const nothing: PostgresObservation = { capabilities: [], consumers: [], objects: new Map() };
+
+describe("planPostgresCluster", () => {
+  it("gates everything behind the operators: only the first pending capability is ensured", () => {
+    const plan = planPostgresCluster(
+      resource({}),
+      {
+        ...nothing,
+        capabilities: [
+          decision("cert-manager", {
+            state: "Absent",
+            action: "install",
+            summary: "install cert-manager",
+            ready: false,
+          }),
+          decision("cloudnative-pg", {
+            state: "Absent",
+            action: "install",
+            summary: "install cloudnative-pg",
+            ready: false,
+          }),
+        ],
+      },
+      context,
+    );
+    expect(plan.steps).toEqual([
+      { kind: "ensure-capability", capability: "cert-manager", description: "install cert-manager" },
+    ]);
+    expect(plan.conditions.find((c) => c.type === "OperatorsReady")).toMatchObject({
+      status: "False",
+      reason: "Installing",
+      message: "cert-manager: install cert-manager; cloudnative-pg: install cloudnative-pg",
+    });
+    expect(plan.requeue).toBe(true);
+    expect(plan.status.emitted).toEqual([]);
+  });
+
+  it("with the operators Ready, emits credentials, the Cluster and one Database per entry, then waits for CNPG", () => {
+    const plan = planPostgresCluster(
+      resource({ databases: [{ name: "litellm" }] }),
+      { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] },
+      context,
+    );
+    expect(plan.steps.map((s) => s.kind)).toEqual(["generate-credentials", "apply", "apply"]);
+    expect(plan.conditions.find((c) => c.type === "DatastoreReady")).toMatchObject({
+      status: "False",
+      reason: "Provisioning",
+    });
+    expect(plan.status.emitted.map((e) => `${e.kind}/${e.name}`)).toEqual([
+      "Secret/main-credentials",
+      "Cluster/main",
+      "Database/main-litellm",
+    ]);
+  });
+
+  it("is a pure function: the same inputs give the same plan", () => {
+    const observation = { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] };
+    expect(planPostgresCluster(resource({}), observation, context)).toEqual(
+      planPostgresCluster(resource({}), observation, context),
+    );
+  });
+
+  const emittedCluster = { apiVersion: CNPG_API_VERSION, kind: "Cluster", name: "main", namespace: "team-a" };
+  const liveCluster = (policy: string, ownedBy = "postgrescluster.team-a.main"): KubeObject => ({
+    apiVersion: CNPG_API_VERSION,
+    kind: "Cluster",
+    metadata: {
+      name: "main",
+      namespace: "team-a",
+      labels: { "core.navique.com/owned-by": ownedBy },
+      annotations: { [DELETION_POLICY_ANNOTATION]: policy },
+    },
+  });
+  const external = { mode: "external", external: { connectionSecretRef: { name: "pg" } } };
+  const previous = { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted: [emittedCluster] };
+
+  it.each([
+    ["Delete", "delete"],
+    ["Retain", "retain"],
+  ])("leaving managed mode under deletionPolicy %s: %s the Cluster, with a Warning Event", (policy, kind) => {
+    const plan = planPostgresCluster(
+      resource(external, previous),
+      {
+        ...nothing,
+        objects: new Map([["Cluster/team-a/main", liveCluster(policy)]]),
+        externalCredentials: { host: "h", username: "u", password: "p" },
+      },
+      context,
+    );
+    expect(plan.steps.filter((s) => s.kind === kind)).toHaveLength(1);
+    expect(plan.events.map((e) => [e.type, e.reason])).toEqual([
+      ["Warning", kind === "delete" ? "DatastoreDeleted" : "DatastoreRetained"],
+    ]);
+    expect(plan.steps.filter((s) => s.kind === "release-capability").map((s) => s.description)).toEqual([
+      "release cloudnative-pg: no consumer left (uninstalled only if owned)",
+      "release cert-manager: no consumer left (uninstalled only if owned)",
+    ]);
+  });
+
+  it("never removes an object that no longer carries its owned-by label, and keeps operators others need", () => {
+    const plan = planPostgresCluster(
+      resource(external, previous),
+      {
+        ...nothing,
+        objects: new Map([["Cluster/team-a/main", liveCluster("Delete", "someone-else")]]),
+        externalCredentials: { host: "h", username: "u", password: "p" },
+        consumers: [{ key: "PostgresCluster team-b/other", needs: ["cert-manager", "cloudnative-pg"] }],
+      },
+      context,
+    );
+    expect(plan.steps.filter((s) => s.kind === "delete" || s.kind === "retain")).toEqual([]);
+    expect(plan.steps.filter((s) => s.kind === "release-capability").map((s) => s.description)).toEqual([
+      "keep cloudnative-pg: still needed by PostgresCluster team-b/other",
+      "keep cert-manager: still needed by PostgresCluster team-b/other",
+    ]);
+  });
+
+  it("on deletion releases everything and then removes the finalizer, last", () => {
+    const plan = planPostgresCluster(
+      resource({}, { ...previous, mode: "managed" }, true),
+      { ...nothing, objects: new Map([["Cluster/team-a/main", liveCluster("Retain")]]) },
+      context,
+    );
+    expect(plan.steps.map((s) => s.kind)).toEqual([
+      "retain",
+      "release-capability",
+      "release-capability",
+      "remove-finalizer",
+    ]);
+    expect(plan.requeue).toBe(false);
+  });
+});

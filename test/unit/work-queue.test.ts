@@ -1,0 +1,46 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { backoffMs, WorkQueue } from "../../providers/operator/work-queue.js";
+
+describe("backoffMs", () => {
+  it("doubles from one second and caps at five minutes", () => {
+    expect([1, 2, 3, 4, 9, 10, 50].map((attempt) => backoffMs(attempt))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 256_000, 300_000, 300_000,
+    ]);
+  });
+});
+
+describe("WorkQueue", () => {
+  it("handles a key added many times once, and never two keys at the same time", async () => {
+    const handled: string[] = [];
+    let running = 0;
+    let overlapped = false;
+    const queue = new WorkQueue(async (key) => {
+      running += 1;
+      overlapped ||= running > 1;
+      await sleep(20);
+      handled.push(key);
+      running -= 1;
+    });
+    for (let i = 0; i < 5; i++) queue.add("ns/a");
+    queue.add("ns/b");
+    await sleep(150);
+    expect(handled.sort()).toEqual(["ns/a", "ns/b"]);
+    expect(overlapped).toBe(false);
+    queue.stop();
+  });
+
+  it("keeps the earliest schedule of a key and runs delayed keys when due", async () => {
+    const handled: string[] = [];
+    const queue = new WorkQueue(async (key) => {
+      handled.push(key);
+    });
+    queue.add("late", 5_000);
+    queue.add("late", 30);
+    queue.add("later", 10_000);
+    await sleep(120);
+    expect(handled).toEqual(["late"]);
+    expect(queue.size).toBe(1);
+    queue.stop();
+    expect(queue.size).toBe(0);
+  });
+});
