@@ -2,7 +2,9 @@
 import { parseArgs } from "node:util";
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { resolveClusterTarget } from "../cluster/target.js";
+import { LicenseError } from "../licence/token.js";
 import { stderrReporter } from "../local-plane/progress.js";
+import { LICENSE_EXIT_CODES, runLicense } from "./license-command.js";
 import { runOperator } from "./operator-command.js";
 import { runPlan } from "./plan-command.js";
 
@@ -13,9 +15,30 @@ commands:
             built-in local control plane is built (first run) and started; then report the cluster
   plan      print the decisions a reconcile would make for every PostgresCluster in a YAML file
             (-f FILE, e.g. cdk8s synth output) against the cluster, changing nothing
+  license   keygen --out DIR --key-id ID | sign --key FILE --key-id ID --payload FILE |
+            verify (--token T | --file F) [--trust ID=PUBFILE] | inspect (--token T | --file F);
+            --now INSTANT evaluates at another time
   operator  run the operator against the cluster: watch PostgresClusters and reconcile them
             continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
             --helm PATH)`;
+
+const OPTIONS = {
+  kubeconfig: { type: "string" },
+  "chart-source": { type: "string" },
+  resync: { type: "string" },
+  helm: { type: "string" },
+  file: { type: "string", short: "f" },
+  out: { type: "string" },
+  "key-id": { type: "string" },
+  key: { type: "string" },
+  payload: { type: "string" },
+  token: { type: "string" },
+  trust: { type: "string", multiple: true },
+  now: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
 
 async function up(kubeconfigFlag: string | undefined): Promise<number> {
   const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
@@ -35,45 +58,62 @@ async function up(kubeconfigFlag: string | undefined): Promise<number> {
   return ready.length > 0 ? 0 : 1;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      kubeconfig: { type: "string" },
-      "chart-source": { type: "string" },
-      resync: { type: "string" },
-      helm: { type: "string" },
-      file: { type: "string", short: "f" },
-      help: { type: "boolean", short: "h" },
-    },
+async function license(action: string | undefined, values: Values): Promise<number> {
+  try {
+    return await runLicense(action, {
+      out: values.out,
+      keyId: values["key-id"],
+      key: values.key,
+      payload: values.payload,
+      token: values.token,
+      file: values.file,
+      trust: values.trust ?? [],
+      now: values.now,
+    });
+  } catch (error) {
+    if (!(error instanceof LicenseError)) throw error;
+    process.stderr.write(`navique: licence refused (${error.code}): ${error.message}\n`);
+    return LICENSE_EXIT_CODES[error.code];
+  }
+}
+
+function operator(values: Values): Promise<number> {
+  const resync = values.resync === undefined ? undefined : Number(values.resync);
+  if (resync !== undefined && !(resync > 0)) {
+    throw new Error(`--resync ${values.resync}: expected a number of seconds greater than 0, e.g. --resync 30`);
+  }
+  return runOperator({
+    kubeconfig: values.kubeconfig,
+    chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
+    resyncSeconds: resync,
+    helm: values.helm,
   });
+}
+
+const COMMANDS: Record<string, (positionals: string[], values: Values) => Promise<number>> = {
+  up: (_, values) => up(values.kubeconfig),
+  plan: (_, values) =>
+    runPlan({
+      file: values.file,
+      kubeconfig: values.kubeconfig,
+      chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
+    }),
+  license: (positionals, values) => license(positionals[1], values),
+  operator: (_, values) => operator(values),
+};
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (positionals[0] === "up") return up(values.kubeconfig);
-  if (positionals[0] === "plan") {
-    return runPlan({
-      file: values.file,
-      kubeconfig: values.kubeconfig,
-      chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
-    });
+  const command = positionals[0] === undefined ? undefined : COMMANDS[positionals[0]];
+  if (!command) {
+    process.stderr.write(`${positionals[0] ? `unknown command '${positionals[0]}'` : "no command given"}\n${USAGE}\n`);
+    return 2;
   }
-  if (positionals[0] === "operator") {
-    const resync = values.resync === undefined ? undefined : Number(values.resync);
-    if (resync !== undefined && !(resync > 0)) {
-      throw new Error(`--resync ${values.resync}: expected a number of seconds greater than 0, e.g. --resync 30`);
-    }
-    return runOperator({
-      kubeconfig: values.kubeconfig,
-      chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
-      resyncSeconds: resync,
-      helm: values.helm,
-    });
-  }
-  process.stderr.write(`${positionals[0] ? `unknown command '${positionals[0]}'` : "no command given"}\n${USAGE}\n`);
-  return 2;
+  return command(positionals, values);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,0 +1,67 @@
+import { type CappedKind, type Entitlements, type Feature, HOW_TO_LICENSE } from "./entitlements.js";
+
+/** Condition type every licensed decision is reported under. */
+export const LICENSED = "Licensed";
+
+export interface LicenceRefusal {
+  readonly allowed: false;
+  readonly reason: "FeatureNotLicensed" | "InstanceCapExceeded";
+  /** For the condition and the Event alike: what was refused, why, and how to get it. */
+  readonly message: string;
+}
+export type LicenceDecision = { readonly allowed: true } | LicenceRefusal;
+
+/** One instance of a capped kind, as the cluster shows it. */
+export interface Instance {
+  readonly namespace: string;
+  readonly name: string;
+  readonly creationTimestamp: string;
+  /** Admitted earlier (reconciled while allowed): never refused afterwards, whatever the caps become. */
+  readonly admitted: boolean;
+}
+
+function edition(entitlements: Entitlements): string {
+  return entitlements.edition === "Community"
+    ? `the Community edition${entitlements.reason ? ` (${entitlements.reason})` : ""}`
+    : `licence ${entitlements.licenseId}`;
+}
+
+/** A paid feature in use: allowed only when the licence lists it. */
+export function enforceFeature(entitlements: Entitlements, feature: Feature, subject: string): LicenceDecision {
+  if (entitlements.features.has(feature)) return { allowed: true };
+  return {
+    allowed: false,
+    reason: "FeatureNotLicensed",
+    message: `${subject} uses feature "${feature}", which ${edition(entitlements)} does not include; it is skipped. To use it, ${HOW_TO_LICENSE}`,
+  };
+}
+
+/**
+ * An instance cap: instances admitted before keep their place; the others are admitted in a
+ * deterministic order — creation time, then namespace/name — while room is left. Only a NEW instance
+ * is ever refused.
+ */
+export function enforceCap(
+  entitlements: Entitlements,
+  kind: CappedKind,
+  instances: readonly Instance[],
+  subject: Instance,
+): LicenceDecision {
+  if (subject.admitted) return { allowed: true };
+  const cap = entitlements.caps[kind];
+  const admitted = instances.filter((i) => i.admitted).length;
+  const waiting = instances
+    .filter((i) => !i.admitted)
+    .sort(
+      (a, b) =>
+        a.creationTimestamp.localeCompare(b.creationTimestamp) ||
+        `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
+    );
+  const position = waiting.findIndex((i) => i.namespace === subject.namespace && i.name === subject.name);
+  if (admitted + position < cap) return { allowed: true };
+  return {
+    allowed: false,
+    reason: "InstanceCapExceeded",
+    message: `${kind} ${subject.namespace}/${subject.name} is refused: ${edition(entitlements)} allows ${cap} ${kind} instance(s) and ${admitted} already run; nothing was created for it. Delete an unused ${kind}, or ${HOW_TO_LICENSE}`,
+  };
+}

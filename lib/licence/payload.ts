@@ -1,0 +1,28 @@
+import { z } from "zod";
+import { CAPPED_KINDS, CappedKind, Feature } from "./entitlements.js";
+
+const instant = z.iso.datetime({ offset: true }).describe("An RFC 3339 instant, e.g. 2027-01-31T00:00:00Z.");
+
+/** What a licence says, signed: identity, validity window, features and caps. Strict: nothing else. */
+export const LicensePayload = z
+  .object({
+    licenseId: z.string().min(1).max(128),
+    licensee: z.string().min(1).max(256),
+    issuedAt: instant,
+    notBefore: instant,
+    expiresAt: instant,
+    features: z
+      .array(Feature)
+      .max(16)
+      .refine((features) => new Set(features).size === features.length, { message: "features must not repeat" }),
+    caps: z.partialRecord(CappedKind, z.number().int().min(0).max(100_000)),
+  })
+  .strict()
+  .superRefine((payload, ctx) => {
+    if (Date.parse(payload.expiresAt) <= Date.parse(payload.notBefore)) {
+      ctx.addIssue({ code: "custom", message: "expiresAt must be after notBefore", path: ["expiresAt"] });
+    }
+  });
+export type LicensePayload = z.infer<typeof LicensePayload>;
+
+export { CAPPED_KINDS };
