@@ -21,6 +21,8 @@ export interface KindDefinition {
   readonly spec: z.ZodType;
   readonly status: z.ZodType;
   readonly printerColumns: readonly PrinterColumn[];
+  /** CEL rules on the whole object (e.g. a singleton's fixed name). */
+  readonly rootValidations?: readonly { readonly rule: string; readonly message: string }[];
 }
 
 export const READY_COLUMN: PrinterColumn = {
@@ -72,6 +74,9 @@ export function customResourceDefinition(definition: KindDefinition) {
                 status: structuralSchema(definition.status),
               },
               required: ["spec"],
+              ...(definition.rootValidations
+                ? { "x-kubernetes-validations": definition.rootValidations.map((v) => ({ ...v })) }
+                : {}),
             },
           },
         },

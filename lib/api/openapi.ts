@@ -77,7 +77,23 @@ const TRANSLATED: Record<string, KeywordHandler> = {
   },
 };
 
+/**
+ * A record keyed by an enum (zod's partialRecord) becomes an object with one optional property per key:
+ * structural schemas have no `propertyNames`, and the apiserver then prunes any other key.
+ */
+function enumKeyedRecord(schema: JsonObject, path: string): JsonObject | undefined {
+  const names = isObject(schema.propertyNames) ? schema.propertyNames.enum : undefined;
+  if (!Array.isArray(names) || !isObject(schema.additionalProperties)) return undefined;
+  const valueSchema = schema.additionalProperties;
+  const { propertyNames: _names, additionalProperties: _values, ...rest } = schema;
+  const properties: JsonObject = {};
+  for (const name of names) properties[String(name)] = valueSchema;
+  return convert({ ...rest, properties }, path);
+}
+
 function convert(schema: JsonObject, path: string): JsonObject {
+  const record = enumKeyedRecord(schema, path);
+  if (record) return record;
   const out: JsonObject = {};
   const literals = literalUnion(schema);
   if (literals) {

@@ -1,13 +1,16 @@
 import type { V1Secret } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION } from "../api/group.js";
+import { LICENSE_NAME, LICENSE_PLURAL } from "../api/license.js";
 import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { resolveEntitlements } from "../licence/resolve.js";
 import { CNPG_API_VERSION, CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../plan/cnpg.js";
 import {
   CNPG_CAPABILITY,
   type Credentials,
+  instanceOf,
   type KubeObject,
   neededCapabilities,
   objectKey,
@@ -29,28 +32,40 @@ function decode(secret: V1Secret | undefined): Credentials | undefined {
   return credentials;
 }
 
-/** Every PostgresCluster in the cluster, with what each needs now: reference counts come from here, never from memory. */
-export async function observeConsumers(
-  client: KubeClient,
-  withPrerequisites: (name: string) => string[],
-): Promise<{ key: string; needs: string[] }[]> {
+/** Every PostgresCluster in the cluster, parsed: reference counts and caps come from here, never from memory. */
+export async function observePostgresClusters(client: KubeClient): Promise<PostgresCluster[]> {
   try {
     const list = (await client.custom.listClusterCustomObject({
       group: API_GROUP,
       version: API_VERSION,
       plural: POSTGRES_CLUSTER_PLURAL,
-    })) as {
-      items?: unknown[];
-    };
+    })) as { items?: unknown[] };
     return (list.items ?? []).flatMap((item) => {
       const parsed = PostgresCluster.safeParse(item);
       // An object the schema refuses is reported by its own reconcile; it needs nothing meanwhile.
-      return parsed.success
-        ? [{ key: resourceKey(parsed.data), needs: neededCapabilities(parsed.data, withPrerequisites) }]
-        : [];
+      return parsed.success ? [parsed.data] : [];
     });
   } catch (error) {
     if (statusOf(error) === 404) return [];
+    throw error;
+  }
+}
+
+/** The licence token of the cluster's License singleton, if there is one. */
+export async function observeLicenceToken(client: KubeClient): Promise<string | undefined> {
+  try {
+    const license = (await orUndefined(
+      client.custom.getClusterCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: LICENSE_PLURAL,
+        name: LICENSE_NAME,
+      }),
+    )) as { spec?: { token?: string } } | undefined;
+    return license?.spec?.token;
+  } catch (error) {
+    // Before the product's CRDs are installed there is no License kind at all: Community.
+    if (statusOf(error) === 404) return undefined;
     throw error;
   }
 }
@@ -76,13 +91,35 @@ export async function observePostgresCluster(
   client: KubeClient,
   installer: CapabilityInstaller,
   resource: PostgresCluster,
-  withPrerequisites: (name: string) => string[],
+  options: {
+    readonly withPrerequisites: (name: string) => string[];
+    readonly now: Date;
+    readonly trustedKeys?: ReadonlyMap<string, string>;
+  },
 ): Promise<PostgresObservation> {
+  const { withPrerequisites } = options;
   const needed = neededCapabilities(resource, withPrerequisites);
-  const [capabilities, consumers] = await Promise.all([
+  const [capabilities, all, token] = await Promise.all([
     needed.length > 0 ? installer.preview(CNPG_CAPABILITY) : Promise.resolve([]),
-    observeConsumers(client, withPrerequisites),
+    observePostgresClusters(client),
+    observeLicenceToken(client),
   ]);
+  const consumers = all.map((other) => ({
+    key: resourceKey(other),
+    needs: neededCapabilities(other, withPrerequisites),
+  }));
+  const now = options.now.toISOString();
+  const instances = all.map((other) => instanceOf(other, now));
+  // A resource not created yet (a preview) is the newest instance.
+  if (
+    !all.some((o) => o.metadata.namespace === resource.metadata.namespace && o.metadata.name === resource.metadata.name)
+  ) {
+    instances.push(instanceOf(resource, now));
+  }
+  const entitlements = resolveEntitlements(token, {
+    now: options.now,
+    ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
+  });
   const objects = new Map<string, KubeObject>();
   await Promise.all(
     keysToRead(resource).map(async (key) => {
@@ -101,7 +138,7 @@ export async function observePostgresCluster(
   const { namespace } = resource.metadata;
   const observation: {
     -readonly [K in keyof PostgresObservation]: PostgresObservation[K];
-  } = { capabilities, consumers, objects };
+  } = { capabilities, consumers, objects, licence: { entitlements, instances } };
   const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
   if (adopt) {
     const target = await orUndefined(

@@ -9,6 +9,8 @@ import {
   type PostgresClusterStatus,
 } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
+import { enforceCap, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
+import type { Entitlements } from "../licence/entitlements.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
@@ -66,6 +68,8 @@ export interface PostgresObservation {
   readonly adoptCredentials?: Credentials;
   /** The connection Secret referenced in external mode, when it exists. */
   readonly externalCredentials?: Credentials;
+  /** The entitlements in force, and every PostgresCluster as the cap sees it (this one included). */
+  readonly licence: { readonly entitlements: Entitlements; readonly instances: readonly Instance[] };
 }
 
 export type PlanStep =
@@ -95,6 +99,8 @@ export interface PlannedEvent {
 }
 
 export interface PostgresPlan {
+  /** Set when the licence refuses this resource: nothing else is planned. */
+  readonly refusal?: LicenceRefusal;
   readonly steps: readonly PlanStep[];
   readonly conditions: readonly Condition[];
   readonly events: readonly PlannedEvent[];
@@ -629,6 +635,40 @@ function buildStatus(
   };
 }
 
+const ALLOWED = { allowed: true } as const;
+
+/** The instance this resource is, for the cap: admitted once a pass ran with its Licensed condition True. */
+export function instanceOf(resource: PostgresCluster, now: string): Instance {
+  return {
+    namespace: resource.metadata.namespace,
+    name: resource.metadata.name,
+    creationTimestamp: resource.metadata.creationTimestamp ?? now,
+    admitted: resource.status?.conditions.some((c) => c.type === LICENSED && c.status === "True") ?? false,
+  };
+}
+
+/** A new PostgresCluster beyond the licence's cap: nothing is done for it, and it says so. */
+function refusedPlan(resource: PostgresCluster, refusal: LicenceRefusal): PostgresPlan {
+  const conditions = [
+    condition(resource, READY, false, refusal.reason, refusal.message),
+    condition(resource, LICENSED, false, refusal.reason, refusal.message),
+  ];
+  const status: PostgresClusterStatus = {
+    observedGeneration: resource.metadata.generation ?? 0,
+    conditions,
+    capabilities: [],
+    emitted: resource.status?.emitted ?? [],
+  };
+  return {
+    steps: [],
+    conditions,
+    events: [{ type: "Warning", reason: refusal.reason, message: refusal.message }],
+    status,
+    requeue: true,
+    refusal,
+  };
+}
+
 /**
  * The one decision function for a PostgresCluster: from the resource and the observed cluster to the
  * ordered steps to take, the conditions and Events to report and the status to write. Pure: preview,
@@ -640,6 +680,15 @@ export function planPostgresCluster(
   context: PlanContext,
 ): PostgresPlan {
   const deleting = resource.metadata.deletionTimestamp !== undefined;
+  // The licence first: a new instance beyond the cap gets nothing, not even its operators.
+  const self = observation.licence.instances.find(
+    (i) => i.namespace === resource.metadata.namespace && i.name === resource.metadata.name,
+  );
+  const licence =
+    deleting || !self
+      ? ALLOWED
+      : enforceCap(observation.licence.entitlements, "PostgresCluster", observation.licence.instances, self);
+  if (!licence.allowed) return refusedPlan(resource, licence);
   const neededNow = neededCapabilities(resource, context.withPrerequisites);
   // A resource deleted before its first status write may still have had its operators installed.
   const previousMode = resource.status?.mode ?? (deleting ? resource.spec.mode : undefined);
@@ -687,8 +736,13 @@ export function planPostgresCluster(
     desired.datastore.message,
   );
   const ready = readyCondition(resource, operators, desired);
+  const edition =
+    observation.licence.entitlements.edition === "Licensed"
+      ? `licence ${observation.licence.entitlements.licenseId}`
+      : "the Community edition";
+  const licensed = condition(resource, LICENSED, true, "Admitted", `admitted under ${edition}`);
   const status = buildStatus(resource, observation, context, {
-    conditions: [ready, operators, datastore],
+    conditions: [ready, operators, datastore, licensed],
     mode: operatorsOk ? resource.spec.mode : (previousMode ?? resource.spec.mode),
     type: operatorsOk ? resource.spec.type : (previousType ?? resource.spec.type),
     desired,

@@ -13,6 +13,7 @@ export function createReconcileContext(options: {
   readonly source?: ChartSource;
   readonly report?: Reporter;
   readonly now?: () => Date;
+  readonly trustedKeys?: ReadonlyMap<string, string>;
 }): ReconcileContext {
   const installer = new CapabilityInstaller({
     client: options.client,
@@ -27,5 +28,6 @@ export function createReconcileContext(options: {
     releaseOf: (name) => capability(name, CATALOG).release,
     ...(options.report ? { report: options.report } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
   };
 }

@@ -22,6 +22,17 @@ export interface ReconcileContext {
   readonly releaseOf: (name: string) => { name: string; namespace: string };
   readonly report?: Reporter;
   readonly now?: () => Date;
+  /** Public keys licences are verified with. @default the product's TRUSTED_KEYS */
+  readonly trustedKeys?: ReadonlyMap<string, string>;
+}
+
+/** What observing needs from a context: the catalog, the clock and the licence keys. */
+export function observeOptions(context: ReconcileContext) {
+  return {
+    withPrerequisites: context.withPrerequisites,
+    now: (context.now ?? (() => new Date()))(),
+    ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
+  };
 }
 
 export interface ReconcileOutcome {
@@ -44,7 +55,7 @@ export async function previewPostgresCluster(
     context.client,
     context.installer,
     resource,
-    context.withPrerequisites,
+    observeOptions(context),
   );
   return planPostgresCluster(resource, observation, context);
 }

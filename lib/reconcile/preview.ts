@@ -2,7 +2,7 @@ import type { PostgresCluster } from "../api/postgres-cluster.js";
 import { observePostgresCluster } from "../observe/postgres-cluster.js";
 import { type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
-import type { ReconcileContext } from "./postgres-cluster.js";
+import { observeOptions, type ReconcileContext } from "./postgres-cluster.js";
 
 /** Every decision a reconcile would make, stated before anything changes. */
 export interface PreviewDecisions {
@@ -16,6 +16,8 @@ export interface PreviewDecisions {
   readonly events: PostgresPlan["events"];
   /** The lines a front end prints: one per decision, capabilities first. */
   readonly lines: readonly string[];
+  /** Set when the licence refuses the resource: then nothing else would happen. */
+  readonly refusal?: PostgresPlan["refusal"];
 }
 
 /** Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator alike. */
@@ -27,7 +29,7 @@ export async function previewDecisions(
     context.client,
     context.installer,
     resource,
-    context.withPrerequisites,
+    observeOptions(context),
   );
   const assumingOperatorsReady = {
     ...observation,
@@ -36,6 +38,10 @@ export async function previewDecisions(
   const projected = planPostgresCluster(resource, assumingOperatorsReady, context);
   const steps = projected.steps.filter((s) => s.kind !== "ensure-capability");
   const where = `${resource.metadata.namespace}/${resource.metadata.name}`;
+  if (projected.refusal) {
+    const lines = [`PostgresCluster ${where}: refused by the licence: ${projected.refusal.message}`];
+    return { capabilities: [], steps: [], events: projected.events, lines, refusal: projected.refusal };
+  }
   const lines = [
     ...observation.capabilities.map((d) => `PostgresCluster ${where}: capability ${d.capability}: ${d.summary}`),
     ...steps.map((s) => `PostgresCluster ${where}: ${s.description}`),

@@ -1,5 +1,6 @@
 import { type KubernetesObject, makeInformer } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
+import { LICENSE_PLURAL } from "../../lib/api/license.js";
 import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { fieldPath, formatProblem } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
@@ -9,6 +10,7 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { type Reporter, stderrReporter } from "../../lib/local-plane/progress.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { reconcileLicense } from "../../lib/reconcile/license.js";
 import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
@@ -21,9 +23,17 @@ export interface OperatorOptions {
   /** Delay before looking again at a resource that is not Ready yet. @default 2_000 */
   readonly requeueMs?: number;
   readonly report?: Reporter;
+  /** The clock licences are judged by. @default the system clock */
+  readonly now?: () => Date;
+  /** Public keys licences are verified with. @default the product's TRUSTED_KEYS */
+  readonly trustedKeys?: ReadonlyMap<string, string>;
 }
 
+/** The work-queue key of the License singleton (a PostgresCluster key is always `namespace/name`). */
+const LICENSE_KEY = "License:navique";
+
 const POSTGRES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${POSTGRES_CLUSTER_PLURAL}`;
+const LICENSES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${LICENSE_PLURAL}`;
 const CNPG_CLUSTERS_PATH = `/apis/${CNPG_GROUP}/${CNPG_VERSION}/${CNPG_CLUSTERS}`;
 const WATCH_RETRY_MS = 5_000;
 
@@ -58,6 +68,8 @@ export class NaviqueOperator {
       helm: options.helm,
       ...(options.source ? { source: options.source } : {}),
       report: this.report,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
     });
     this.queue = new WorkQueue((key) => this.reconcile(key));
   }
@@ -88,6 +100,16 @@ export class NaviqueOperator {
         }),
       (object) => ownerKey(object.metadata?.labels?.[OWNED_BY_LABEL]),
       OWNED_BY_LABEL,
+    );
+    this.watch(
+      LICENSES_PATH,
+      async () =>
+        this.options.client.custom.listClusterCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: LICENSE_PLURAL,
+        }),
+      () => LICENSE_KEY,
     );
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
@@ -134,6 +156,7 @@ export class NaviqueOperator {
   }
 
   private async enqueueAll(): Promise<void> {
+    this.queue.add(LICENSE_KEY);
     try {
       const list = (await this.options.client.custom.listClusterCustomObject({
         group: API_GROUP,
@@ -148,7 +171,24 @@ export class NaviqueOperator {
     }
   }
 
+  private async reconcileLicense(): Promise<void> {
+    try {
+      const outcome = await reconcileLicense(this.options.client, {
+        now: (this.options.now ?? (() => new Date()))(),
+        ...(this.options.trustedKeys ? { trustedKeys: this.options.trustedKeys } : {}),
+      });
+      if (outcome?.downgraded) this.report(`[operator] ${outcome.downgraded}`);
+      this.failures.delete(LICENSE_KEY);
+    } catch (error) {
+      const attempt = (this.failures.get(LICENSE_KEY) ?? 0) + 1;
+      this.failures.set(LICENSE_KEY, attempt);
+      this.report(`[operator] License: ${error instanceof Error ? error.message : String(error)}`);
+      this.queue.add(LICENSE_KEY, backoffMs(attempt));
+    }
+  }
+
   private async reconcile(key: string): Promise<void> {
+    if (key === LICENSE_KEY) return this.reconcileLicense();
     const [namespace = "", name = ""] = key.split("/");
     try {
       const raw = await orUndefined(

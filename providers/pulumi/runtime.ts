@@ -117,6 +117,11 @@ export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; o
     if (!resource)
       throw new Error(`PostgresCluster ${inputs.namespace}/${inputs.name} vanished while being reconciled`);
     const outcome = await reconcilePostgresCluster(context, resource);
+    if (outcome.plan.refusal) {
+      throw new Error(
+        `PostgresCluster ${inputs.namespace}/${inputs.name} refused by the licence: ${outcome.plan.refusal.message}`,
+      );
+    }
     const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
     last = ready?.message ?? last;
     if (!outcome.requeue) {

@@ -16,6 +16,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { createTestNamespace, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -80,7 +81,9 @@ describe("PostgresCluster modes and garbage collection", () => {
     helm = await testHelm();
     await ensureNaviqueCrds(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+    // More PostgresClusters run at once here than the Community edition allows: a test licence.
+    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   });
   afterAll(async () => {
     for (const name of namespaces) {
@@ -100,6 +103,7 @@ describe("PostgresCluster modes and garbage collection", () => {
       await deleteNamespaceAndWait(client, name);
     }
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await removeLicence(client);
     await unlock();
   });
 

@@ -6,7 +6,10 @@ import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { acquireDirectoryLock } from "../../lib/local-plane/lock.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { observePostgresClusters } from "../../lib/observe/postgres-cluster.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { eventually } from "./cluster.js";
+import { finalizePostgresClusters } from "./postgres.js";
 
 /** Fixture charts reproducing the identity facts of the real capability charts. */
 export const FIXTURE_CHARTS = join(import.meta.dirname, "..", "fixtures", "charts");
@@ -57,6 +60,10 @@ export async function resetCapabilities(
   entries: readonly CapabilityEntry[],
   options: { readonly crds: boolean },
 ): Promise<void> {
+  // PostgresClusters left by a run that died count as consumers and against caps: finalize them first.
+  const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+  for (const resource of await observePostgresClusters(client))
+    await finalizePostgresClusters(context, resource.metadata.namespace);
   for (const entry of entries) {
     await helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
     await client.core.deleteNamespace({ name: entry.release.namespace }).catch((error: unknown) => {

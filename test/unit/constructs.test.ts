@@ -56,6 +56,7 @@ describe("the NaviqueOperator construct", () => {
       spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } };
     }[];
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      "CustomResourceDefinition/licenses.core.navique.com",
       "CustomResourceDefinition/postgresclusters.core.navique.com",
       "Namespace/navique-system",
       "ServiceAccount/navique-ai-core-operator",
@@ -63,7 +64,7 @@ describe("the NaviqueOperator construct", () => {
       "ClusterRoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
     ]);
-    const deployment = objects[5];
+    const deployment = objects[6];
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
       "operator",
       "--resync",

@@ -1,4 +1,5 @@
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { communityEntitlements } from "../../lib/licence/entitlements.js";
 import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
 import {
   DELETION_POLICY_ANNOTATION,
@@ -43,7 +44,14 @@ function resource(spec: unknown, status?: unknown, deleting = false): PostgresCl
   });
 }
 
-const nothing: PostgresObservation = { capabilities: [], consumers: [], objects: new Map() };
+const community = communityEntitlements();
+const admittedMain = { namespace: "team-a", name: "main", creationTimestamp: "2027-01-01T00:00:00Z", admitted: true };
+const nothing: PostgresObservation = {
+  capabilities: [],
+  consumers: [],
+  objects: new Map(),
+  licence: { entitlements: community, instances: [admittedMain] },
+};
 
 describe("planPostgresCluster", () => {
   it("gates everything behind the operators: only the first pending capability is ensured", () => {
@@ -173,5 +181,48 @@ describe("planPostgresCluster", () => {
       "remove-finalizer",
     ]);
     expect(plan.requeue).toBe(false);
+  });
+
+  it("refuses a new instance beyond the licence's cap: no step, a condition and an Event that say why and what to do", () => {
+    const others = [
+      { namespace: "team-b", name: "one", creationTimestamp: "2027-01-01T00:00:00Z", admitted: true },
+      { namespace: "team-c", name: "two", creationTimestamp: "2027-01-02T00:00:00Z", admitted: true },
+    ];
+    const fresh = { namespace: "team-a", name: "main", creationTimestamp: "2027-01-03T00:00:00Z", admitted: false };
+    const plan = planPostgresCluster(
+      resource({}),
+      { ...nothing, licence: { entitlements: community, instances: [...others, fresh] } },
+      context,
+    );
+    expect(plan.steps).toEqual([]);
+    expect(plan.refusal?.reason).toBe("InstanceCapExceeded");
+    expect(plan.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ["Ready", "False", "InstanceCapExceeded"],
+      ["Licensed", "False", "InstanceCapExceeded"],
+    ]);
+    expect(plan.events).toEqual([
+      {
+        type: "Warning",
+        reason: "InstanceCapExceeded",
+        message: expect.stringContaining(
+          "PostgresCluster team-a/main is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 already run",
+        ),
+      },
+    ]);
+    // The same resource, admitted before the caps shrank, keeps running.
+    const admitted = planPostgresCluster(
+      resource({}),
+      {
+        ...nothing,
+        capabilities: [decision("cert-manager"), decision("cloudnative-pg")],
+        licence: { entitlements: community, instances: [...others, { ...fresh, admitted: true }] },
+      },
+      context,
+    );
+    expect(admitted.refusal).toBeUndefined();
+    expect(admitted.conditions.find((c) => c.type === "Licensed")).toMatchObject({
+      status: "True",
+      reason: "Admitted",
+    });
   });
 });

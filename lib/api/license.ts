@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { CappedKind, Feature } from "../licence/entitlements.js";
+import { Condition } from "./conditions.js";
+import { AGE_COLUMN, type KindDefinition } from "./crd.js";
+
+export const LICENSE_KIND = "License";
+export const LICENSE_PLURAL = "licenses";
+/** The one License the product reads: a cluster-scoped singleton of this name. */
+export const LICENSE_NAME = "navique";
+
+export const LicenseSpec = z
+  .object({
+    token: z
+      .string()
+      .min(1)
+      .max(8192)
+      .describe("The signed licence token (nvq1.<key id>.<payload>.<signature>), verified offline by the product."),
+  })
+  .strict()
+  .describe("The signed offline licence.");
+export type LicenseSpec = z.infer<typeof LicenseSpec>;
+
+export const LicenseStatus = z
+  .object({
+    edition: z.enum(["Community", "Licensed"]).optional().describe("The edition in force."),
+    licenseId: z.string().optional(),
+    licensee: z.string().optional(),
+    expiresAt: z.string().optional().describe("When the licence expires; Community applies from then on."),
+    features: z.array(Feature).default([]).describe("Paid features in force."),
+    caps: z.partialRecord(CappedKind, z.number().int().min(0)).optional().describe("Instance caps in force, per kind."),
+    conditions: z.array(Condition).default([]).describe("Valid: whether the token verified, and if not why."),
+  })
+  .strict();
+export type LicenseStatus = z.infer<typeof LicenseStatus>;
+
+export const LICENSE_DEFINITION: KindDefinition = {
+  kind: LICENSE_KIND,
+  plural: LICENSE_PLURAL,
+  singular: "license",
+  shortNames: [],
+  scope: "Cluster",
+  description: `The signed offline licence: a cluster-scoped singleton named ${LICENSE_NAME}. Without a valid one, the Community defaults apply.`,
+  spec: LicenseSpec,
+  status: LicenseStatus,
+  printerColumns: [
+    { name: "Edition", type: "string", jsonPath: ".status.edition", description: "Edition in force" },
+    { name: "Licence", type: "string", jsonPath: ".status.licenseId", description: "Licence id" },
+    { name: "Expires", type: "string", jsonPath: ".status.expiresAt", description: "Expiry" },
+    AGE_COLUMN,
+  ],
+  rootValidations: [
+    {
+      rule: `self.metadata.name == '${LICENSE_NAME}'`,
+      message: `the License must be named ${LICENSE_NAME}: there is one per cluster`,
+    },
+  ],
+};

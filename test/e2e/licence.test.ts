@@ -1,0 +1,191 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { run } from "../../lib/local-plane/process.js";
+import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { NaviqueOperator } from "../../providers/operator/operator.js";
+import { FIXTURE_SOURCE, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import { createTestNamespace, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import {
+  createPostgresCluster,
+  deletePostgresCluster,
+  eventsAbout,
+  readPostgresCluster,
+  reconcileUntil,
+} from "../support/postgres.js";
+
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+const PROGRAM = join(process.cwd(), "test", "fixtures", "pulumi", "capped-program");
+const EXTERNAL = { mode: "external" as const, external: { connectionSecretRef: { name: "pg" } } };
+
+const condition = (resource: Awaited<ReturnType<typeof readPostgresCluster>>, type: string) =>
+  resource?.status?.conditions.find((c) => c.type === type);
+
+// The licence seen by every front end. Part one runs on the built-in Community defaults (no License):
+// two PostgresClusters are admitted, a third is refused by preview, plan and operator alike. Part two
+// licenses more with a key this test trusts, then lets the licence expire under an injected clock.
+describe("licence enforcement across the front ends", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: () => Promise<void>;
+  let work: string;
+  let ns: string;
+  let operator: NaviqueOperator | undefined;
+  let clock = new Date("2027-01-10T00:00:00Z");
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await removeLicence(client);
+    ns = (await createTestNamespace("licence")).name;
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
+    });
+    work = await mkdtemp(join(tmpdir(), "navique-licence-"));
+  });
+
+  afterAll(async () => {
+    await operator?.stop();
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await client.core.deleteNamespace({ name: ns });
+    await removeLicence(client);
+    await rm(work, { recursive: true, force: true });
+    await unlock();
+  });
+
+  it("Community caps: a third PostgresCluster is refused by pulumi preview, navique plan and the operator, the first two untouched", async () => {
+    const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+    for (const name of ["one", "two"]) {
+      await createPostgresCluster(client, ns, name, EXTERNAL);
+      await reconcileUntil(context, ns, name, (o) => !o.requeue);
+    }
+    const refusal = `PostgresCluster ${ns}/three: refused by the licence: PostgresCluster ${ns}/three is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 already run; nothing was created for it. Delete an unused PostgresCluster, or ask your navique account contact for a licence that includes it, then apply it as the License named \`navique\``;
+
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "licence" });
+    const env = {
+      ...environment.env,
+      KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
+      NAVIQUE_TEST_NAMESPACE: ns,
+      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+    };
+    await run("pulumi", ["stack", "init", "capped", "--non-interactive"], { cwd: PROGRAM, env });
+    const preview = (await run("pulumi", ["preview", "--non-interactive"], { cwd: PROGRAM, env })).stdout;
+    expect(preview).toContain(refusal);
+    expect(await readPostgresCluster(client, ns, "three")).toBeUndefined();
+
+    const file = join(work, "three.yaml");
+    await writeFile(
+      file,
+      stringify({
+        apiVersion: "core.navique.com/v1alpha1",
+        kind: "PostgresCluster",
+        metadata: { name: "three", namespace: ns },
+        spec: EXTERNAL,
+      }),
+    );
+    const plan = await run(TSX, [CLI, "plan", "-f", file, "--kubeconfig", process.env.NAVIQUE_TEST_KUBECONFIG ?? ""]);
+    expect(plan.stdout.trim()).toBe(refusal);
+
+    operator = new NaviqueOperator({
+      client,
+      helm,
+      source: FIXTURE_SOURCE,
+      resyncMs: 500,
+      requeueMs: 300,
+      report: () => {},
+      now: () => clock,
+      trustedKeys: TEST_TRUSTED_KEYS,
+    });
+    await operator.start();
+    await createPostgresCluster(client, ns, "three", EXTERNAL);
+    const refused = await eventually("the operator to refuse three", async () => {
+      const resource = await readPostgresCluster(client, ns, "three");
+      return condition(resource, "Licensed")?.status === "False" ? resource : undefined;
+    });
+    expect(condition(refused, "Licensed")?.reason).toBe("InstanceCapExceeded");
+    expect(refused?.status?.emitted).toEqual([]);
+    expect(await eventsAbout(client, ns, "three")).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: "Warning",
+          reason: "InstanceCapExceeded",
+          note: expect.stringContaining("the Community edition allows 2"),
+        }),
+      ]),
+    );
+    for (const name of ["one", "two"])
+      expect(condition(await readPostgresCluster(client, ns, name), "Ready")?.status).toBe("True");
+  });
+
+  it("a licence raises the cap; at expiry the operator downgrades with an Event, keeps what runs and refuses only new instances", async () => {
+    await applyLicence(
+      client,
+      testLicenceToken({
+        caps: { PostgresCluster: 3 },
+        notBefore: "2027-01-01T00:00:00Z",
+        expiresAt: "2027-01-11T00:00:00Z",
+      }),
+    );
+    const admitted = await eventually("three to be admitted under the licence", async () => {
+      const resource = await readPostgresCluster(client, ns, "three");
+      return condition(resource, "Ready")?.status === "True" ? resource : undefined;
+    });
+    expect(condition(admitted, "Licensed")).toMatchObject({
+      status: "True",
+      message: "admitted under licence lic-test",
+    });
+
+    clock = new Date("2027-01-12T00:00:00Z");
+    const license = await eventually("the License to show the Community edition", async () => {
+      const current = (await client.custom.getClusterCustomObject({
+        group: "core.navique.com",
+        version: "v1alpha1",
+        plural: "licenses",
+        name: "navique",
+      })) as {
+        status?: { edition?: string; conditions?: { reason: string }[] };
+      };
+      return current.status?.edition === "Community" ? current : undefined;
+    });
+    expect(license.status?.conditions?.[0]?.reason).toBe("expired");
+    const events = await client.events.listNamespacedEvent({ namespace: "default" });
+    const downgrade = events.items.find((e) => e.reason === "LicenseDowngraded" && e.regarding?.name === "navique");
+    expect(downgrade?.note).toContain("downgraded to the Community edition. Nothing running was deleted or changed");
+
+    // Everything admitted keeps running; a new instance is refused under the Community caps.
+    await eventually("a resync under Community", async () =>
+      (await readPostgresCluster(client, ns, "three"))?.status?.observedGeneration !== undefined ? true : undefined,
+    );
+    for (const name of ["one", "two", "three"]) {
+      const resource = await readPostgresCluster(client, ns, name);
+      expect(condition(resource, "Ready")?.status).toBe("True");
+      expect(condition(resource, "Licensed")?.status).toBe("True");
+    }
+    await createPostgresCluster(client, ns, "four", EXTERNAL);
+    const four = await eventually("four to be refused", async () => {
+      const resource = await readPostgresCluster(client, ns, "four");
+      return condition(resource, "Licensed")?.status === "False" ? resource : undefined;
+    });
+    expect(condition(four, "Licensed")?.message).toContain(
+      "the Community edition (expired: licence lic-test expired at 2027-01-11T00:00:00Z",
+    );
+
+    // Room freed (two admitted instances deleted, one left under a cap of 2): the waiting one gets in.
+    await deletePostgresCluster(client, ns, "one");
+    await deletePostgresCluster(client, ns, "two");
+    await eventually("four to be admitted once one and two are gone", async () =>
+      condition(await readPostgresCluster(client, ns, "four"), "Licensed")?.status === "True" ? true : undefined,
+    );
+  });
+});
