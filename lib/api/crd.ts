@@ -52,7 +52,8 @@ export function customResourceDefinition(definition: KindDefinition) {
         listKind: `${definition.kind}List`,
         plural: definition.plural,
         singular: definition.singular,
-        shortNames: [...definition.shortNames],
+        // An empty list is left out: helm drops it, and server-side apply would see a changed field.
+        ...(definition.shortNames.length > 0 ? { shortNames: [...definition.shortNames] } : {}),
         categories: ["navique"],
       },
       versions: [

@@ -1,6 +1,10 @@
 #!/usr/bin/env node
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { buildApp } from "../../examples/cdk8s/app.js";
 import { resolveClusterTarget } from "../cluster/target.js";
 import { LicenseError } from "../licence/token.js";
 import { stderrReporter } from "../local-plane/progress.js";
@@ -11,8 +15,9 @@ import { runPlan } from "./plan-command.js";
 const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
 
 commands:
-  up        prepare the target cluster: without --kubeconfig, $KUBECONFIG or ~/.kube/config, the
-            built-in local control plane is built (first run) and started; then report the cluster
+  up        prepare the target cluster (without --kubeconfig, $KUBECONFIG or ~/.kube/config: the
+            built-in local control plane, built on first run and started), report it, and print the
+            decisions the example platform (examples/cdk8s) would get there, changing nothing
   plan      print the decisions a reconcile would make for every PostgresCluster in a YAML file
             (-f FILE, e.g. cdk8s synth output) against the cluster, changing nothing
   license   keygen --out DIR --key-id ID | sign --key FILE --key-id ID --payload FILE |
@@ -55,7 +60,25 @@ async function up(kubeconfigFlag: string | undefined): Promise<number> {
       "",
     ].join("\n"),
   );
-  return ready.length > 0 ? 0 : 1;
+  if (ready.length === 0) return 1;
+  await printExampleDecisions(target.kubeconfig);
+  return 0;
+}
+
+/** What deploying the example platform here would do: the same decision lines as `pulumi preview`. */
+async function printExampleDecisions(kubeconfig: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "navique-up-"));
+  try {
+    buildApp(dir).synth();
+    process.stdout.write("\nexample platform (examples/cdk8s), decisions against this cluster:\n");
+    await runPlan({
+      file: join(dir, "navique-example.yaml"),
+      kubeconfig,
+      chartSource: process.env.NAVIQUE_CHART_SOURCE,
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 async function license(action: string | undefined, values: Values): Promise<number> {

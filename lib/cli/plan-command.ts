@@ -56,10 +56,6 @@ export async function runPlan(options: {
       : { ...resource, metadata: { ...resource.metadata, generation: 1 } };
     const decisions = await previewDecisions(context, planned);
     for (const line of decisions.lines) process.stdout.write(`${line}\n`);
-    if (decisions.lines.length === 0)
-      process.stdout.write(
-        `PostgresCluster ${resource.metadata.namespace}/${resource.metadata.name}: nothing to change\n`,
-      );
   }
   return 0;
 }

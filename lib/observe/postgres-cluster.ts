@@ -1,6 +1,5 @@
 import type { V1Secret } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION } from "../api/group.js";
-import { LICENSE_NAME, LICENSE_PLURAL } from "../api/license.js";
 import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
@@ -17,6 +16,7 @@ import {
   type PostgresObservation,
   resourceKey,
 } from "../plan/postgres-cluster.js";
+import { readLicense } from "./license.js";
 
 function decode(secret: V1Secret | undefined): Credentials | undefined {
   if (!secret) return undefined;
@@ -47,25 +47,6 @@ export async function observePostgresClusters(client: KubeClient): Promise<Postg
     });
   } catch (error) {
     if (statusOf(error) === 404) return [];
-    throw error;
-  }
-}
-
-/** The licence token of the cluster's License singleton, if there is one. */
-export async function observeLicenceToken(client: KubeClient): Promise<string | undefined> {
-  try {
-    const license = (await orUndefined(
-      client.custom.getClusterCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: LICENSE_PLURAL,
-        name: LICENSE_NAME,
-      }),
-    )) as { spec?: { token?: string } } | undefined;
-    return license?.spec?.token;
-  } catch (error) {
-    // Before the product's CRDs are installed there is no License kind at all: Community.
-    if (statusOf(error) === 404) return undefined;
     throw error;
   }
 }
@@ -102,7 +83,7 @@ export async function observePostgresCluster(
   const [capabilities, all, token] = await Promise.all([
     needed.length > 0 ? installer.preview(CNPG_CAPABILITY) : Promise.resolve([]),
     observePostgresClusters(client),
-    observeLicenceToken(client),
+    readLicense(client).then((license) => license?.spec?.token),
   ]);
   const consumers = all.map((other) => ({
     key: resourceKey(other),

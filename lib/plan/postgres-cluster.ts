@@ -172,6 +172,11 @@ interface Desired {
   readonly provenance?: PostgresClusterStatus["provenance"];
 }
 
+/** A datastore that cannot be wired yet: nothing to apply, and the reason said. */
+function notReady(provenance: PostgresClusterStatus["provenance"], reason: string, message: string): Desired {
+  return { steps: [], objects: [], ...(provenance ? { provenance } : {}), datastore: { ok: false, reason, message } };
+}
+
 function labelsFor(resource: PostgresCluster): Record<string, string> {
   return { [OWNED_BY_LABEL]: ownedByValue(resource), "app.kubernetes.io/managed-by": "navique-ai-core-operator" };
 }
@@ -301,12 +306,7 @@ function desiredAdopted(resource: PostgresCluster, observation: PostgresObservat
   const targetNamespace = refNamespace(adopt.clusterRef, namespace);
   const target = `${targetNamespace}/${adopt.clusterRef.name}`;
   const secretRef = `${refNamespace(adopt.credentialsSecretRef, namespace)}/${adopt.credentialsSecretRef.name}`;
-  const missing = (reason: string, message: string): Desired => ({
-    steps: [],
-    objects: [],
-    provenance: "adopted",
-    datastore: { ok: false, reason, message },
-  });
+  const missing = (reason: string, message: string): Desired => notReady("adopted", reason, message);
   if (!observation.adoptTarget) {
     return missing(
       "AdoptTargetMissing",
@@ -377,32 +377,22 @@ function desiredExternal(resource: PostgresCluster, observation: PostgresObserva
   const { namespace } = resource.metadata;
   const where = `${refNamespace(ref, namespace)}/${ref.name}`;
   if (refNamespace(ref, namespace) !== namespace) {
-    return {
-      steps: [],
-      objects: [],
-      provenance: "external",
-      datastore: {
-        ok: false,
-        reason: "CrossNamespaceSecret",
-        message: `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
-      },
-    };
+    return notReady(
+      "external",
+      "CrossNamespaceSecret",
+      `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
+    );
   }
   const credentials = observation.externalCredentials;
   const lacking = ["host", "username", "password"].filter((k) => !credentials?.[k as keyof Credentials]);
   if (!credentials || lacking.length > 0) {
-    return {
-      steps: [],
-      objects: [],
-      provenance: "external",
-      datastore: {
-        ok: false,
-        reason: "ConnectionSecretInvalid",
-        message: credentials
-          ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, username, password)`
-          : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
-      },
-    };
+    return notReady(
+      "external",
+      "ConnectionSecretInvalid",
+      credentials
+        ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, username, password)`
+        : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
+    );
   }
   return {
     steps: [],
@@ -416,19 +406,13 @@ function desiredExternal(resource: PostgresCluster, observation: PostgresObserva
 }
 
 function desiredState(resource: PostgresCluster, observation: PostgresObservation): Desired {
-  if (resource.metadata.deletionTimestamp) {
-    return { steps: [], objects: [], datastore: { ok: false, reason: "Deleting", message: "deleting" } };
-  }
+  if (resource.metadata.deletionTimestamp) return notReady(undefined, "Deleting", "deleting");
   if (resource.spec.type !== "cnpg") {
-    return {
-      steps: [],
-      objects: [],
-      datastore: {
-        ok: false,
-        reason: "NotImplemented",
-        message: `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
-      },
-    };
+    return notReady(
+      undefined,
+      "NotImplemented",
+      `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
+    );
   }
   if (resource.spec.mode === "managed") return desiredManaged(resource, observation);
   if (resource.spec.mode === "adopt") return desiredAdopted(resource, observation);

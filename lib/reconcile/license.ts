@@ -2,18 +2,13 @@ import { V1MicroTime } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OPERATOR_NAME } from "../api/group.js";
 import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "../api/license.js";
 import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
-import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
+import type { KubeClient } from "../cluster/kube-client.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { resolveEntitlements } from "../licence/resolve.js";
+import { readLicense } from "../observe/license.js";
 
 /** Events about the cluster-scoped License are recorded in this namespace, as Kubernetes does for Nodes. */
 const EVENT_NAMESPACE = "default";
-
-interface LicenseObject {
-  readonly metadata: { readonly uid?: string };
-  readonly spec?: { readonly token?: string };
-  readonly status?: LicenseStatus;
-}
 
 export interface LicenseOutcome {
   readonly entitlements: Entitlements;
@@ -52,14 +47,7 @@ export async function reconcileLicense(
   client: KubeClient,
   options: { readonly now: Date; readonly trustedKeys?: ReadonlyMap<string, string> },
 ): Promise<LicenseOutcome | undefined> {
-  const license = (await orUndefined(
-    client.custom.getClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: LICENSE_PLURAL,
-      name: LICENSE_NAME,
-    }),
-  )) as LicenseObject | undefined;
+  const license = await readLicense(client);
   if (!license) return undefined;
   const entitlements = resolveEntitlements(license.spec?.token, {
     now: options.now,

@@ -46,5 +46,12 @@ export async function previewDecisions(
     ...observation.capabilities.map((d) => `PostgresCluster ${where}: capability ${d.capability}: ${d.summary}`),
     ...steps.map((s) => `PostgresCluster ${where}: ${s.description}`),
   ];
+  if (steps.length === 0) {
+    // Nothing to do: either all is in place, or something outside the product is missing — say which.
+    const ready = projected.conditions.find((c) => c.type === "Ready");
+    lines.push(
+      `PostgresCluster ${where}: ${ready?.status === "True" ? "nothing to change" : `nothing to do until: ${ready?.message ?? "unknown"}`}`,
+    );
+  }
   return { capabilities: observation.capabilities, steps, events: projected.events, lines };
 }

@@ -176,8 +176,6 @@ export class PostgresCluster extends pulumi.ComponentResource {
       });
       const decisions = await previewDecisions(context, resource);
       for (const line of decisions.lines) await pulumi.log.info(line, this);
-      if (decisions.lines.length === 0)
-        await pulumi.log.info(`PostgresCluster ${args.namespace}/${name}: nothing to change`, this);
     } catch (error) {
       await pulumi.log.warn(
         `cannot preview decisions: ${error instanceof Error ? error.message : String(error)}`,

@@ -11,6 +11,7 @@ import {
   deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
+  releaseRecords,
   resetCapabilities,
   testClient,
   testHelm,
@@ -38,10 +39,6 @@ const condition = (holder: Conditioned | { status?: Conditioned } | undefined, t
     holder && "conditions" in holder ? holder : (holder as { status?: Conditioned } | undefined)?.status;
   return status?.conditions?.find((c) => c.type === type);
 };
-
-async function releaseRecords(client: KubeClient, namespace: string, name: string) {
-  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` })).items;
-}
 
 /** Reconciles a deleted PostgresCluster until its finalizer is gone and the object with it. */
 async function reconcileDeletion(context: ReconcileContext, namespace: string, name: string) {

@@ -16,6 +16,7 @@ import {
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
+  releaseRecords,
   resetCapabilities,
   testClient,
   testHelm,
@@ -35,10 +36,6 @@ async function ensureReady(installer: CapabilityInstaller, name: string): Promis
     return last?.capability === name && last.ready ? true : undefined;
   });
   return passes;
-}
-
-async function releaseSecrets(client: KubeClient, namespace: string, release: string) {
-  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` })).items;
 }
 
 /**
@@ -115,7 +112,7 @@ describe("capability provenance on the local control plane", () => {
       if (pass.some((d) => d.capability === "cloudnative-pg")) expect(certManager?.ready).toBe(true);
     }
 
-    const records = await releaseSecrets(client, "cnpg-system", "cloudnative-pg");
+    const records = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
     expect(records).toHaveLength(1);
     expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
     const after = await installer.observe("cloudnative-pg");
@@ -140,7 +137,7 @@ describe("capability provenance on the local control plane", () => {
     await ensureReady(installer, "cloudnative-pg");
     const after = (await installer.observe("cloudnative-pg")).decision;
     expect(after).toMatchObject({ state: "Owned", action: "none", chartVersion: "0.29.0" });
-    const records = await releaseSecrets(client, "cnpg-system", "cloudnative-pg");
+    const records = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
     expect(records.map((r) => r.metadata?.labels?.version).sort()).toEqual(["1", "2"]);
     expect(records.find((r) => r.metadata?.labels?.version === "2")?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
   });
@@ -159,7 +156,7 @@ describe("capability provenance on the local control plane", () => {
       "release cnpg-system/cloudnative-pg (revision 1, chart 0.29.0) exists without the ownership marks",
     );
     await ensureReady(installer, "cloudnative-pg");
-    expect(await releaseSecrets(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
   });
 
   it("installed by the user under another release name in another namespace: Adopted, nothing installed", async () => {
@@ -178,7 +175,7 @@ describe("capability provenance on the local control plane", () => {
       `no release cnpg-system/cloudnative-pg; CRDs present and controller Deployment ${namespace}/my-cnpg-cloudnative-pg matched by label app.kubernetes.io/name=cloudnative-pg`,
     );
     await ensureReady(installer, "cloudnative-pg");
-    expect(await releaseSecrets(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
     await helm.uninstall("my-cnpg", namespace);
   });
 
@@ -269,7 +266,7 @@ describe("capability provenance on the local control plane", () => {
     // cloudnative-pg waits for its prerequisite and is not installed meanwhile.
     const pass = await installer.ensure("cloudnative-pg");
     expect(pass.map((d) => d.capability)).toEqual(["cert-manager"]);
-    expect(await releaseSecrets(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
   });
 
   it("releases only at zero consumers and only what it owns; CRDs are never deleted", async () => {
@@ -279,13 +276,13 @@ describe("capability provenance on the local control plane", () => {
       uninstalled: false,
       reason: "cloudnative-pg still needed by PostgresCluster team-a/main",
     });
-    expect(await releaseSecrets(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
 
     expect(await installer.release("cloudnative-pg", [])).toEqual({
       uninstalled: true,
       reason: "cloudnative-pg is owned and no longer needed",
     });
-    expect(await releaseSecrets(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
     for (const name of CLOUDNATIVE_PG.crds.names) {
       expect(
         (await client.extensions.readCustomResourceDefinition({ name })).metadata?.deletionTimestamp,
@@ -297,7 +294,7 @@ describe("capability provenance on the local control plane", () => {
     const adopted = await installer.release("cloudnative-pg", []);
     expect(adopted.uninstalled).toBe(false);
     expect(adopted.reason).toContain("cloudnative-pg is adopted, never uninstalled by the product");
-    expect(await releaseSecrets(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
   });
 
   it("two processes ensuring the same capability at once install it once", async () => {
@@ -313,7 +310,7 @@ describe("capability provenance on the local control plane", () => {
       (r) => JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as { installedBy: string[]; state: string },
     );
     expect(outcomes.map((o) => o.state)).toEqual(["Owned", "Owned"]);
-    const records = await releaseSecrets(client, "cnpg-system", "cloudnative-pg");
+    const records = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
     expect(records.map((r) => r.metadata?.labels?.version)).toEqual(["1"]);
     // Exactly one of the two reported performing the install; the other found it done under the lock.
     expect(outcomes.flatMap((o) => o.installedBy)).toHaveLength(1);

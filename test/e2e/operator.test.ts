@@ -11,6 +11,7 @@ import {
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   lockCapabilities,
+  releaseRecords,
   resetCapabilities,
   testClient,
   testHelm,
@@ -26,10 +27,6 @@ import {
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
-
-async function releaseRecords(client: KubeClient, namespace: string, name: string) {
-  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` })).items;
-}
 
 // The operator as users run it: `navique operator` in its own process against a kubeconfig, with the
 // fixture chart mirror. CloudNativePG cannot run here: the test plays its controller, writing the

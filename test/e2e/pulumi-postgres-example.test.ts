@@ -10,15 +10,18 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
-import { FIXTURE_CHARTS, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import {
+  FIXTURE_CHARTS,
+  lockCapabilities,
+  releaseRecords,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
 import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
 import { readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
 
 const EXAMPLE = join(process.cwd(), "examples", "pulumi");
-
-async function releaseRecords(client: KubeClient, namespace: string, name: string) {
-  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` })).items;
-}
 
 // examples/pulumi run as users run it: the real pulumi CLI and engine, the TypeScript program from its
 // project directory through the Node.js language host, the dynamic provider in its own process, a local

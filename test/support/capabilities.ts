@@ -40,6 +40,11 @@ async function gone(what: string, read: () => Promise<unknown>): Promise<void> {
   });
 }
 
+/** The revisions of a Helm release, as helm records them (Secrets labelled owner=helm,name=<release>). */
+export async function releaseRecords(client: KubeClient, namespace: string, release: string) {
+  return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` })).items;
+}
+
 /** Deletes a namespace and waits until it is gone, so that nothing in it is seen by the next test. */
 export async function deleteNamespaceAndWait(client: KubeClient, name: string): Promise<void> {
   await client.core.deleteNamespace({ name }).catch((error: unknown) => {
