@@ -8,6 +8,8 @@ import {
 } from "../lib/api/postgres-cluster.js";
 import { namespaceName, objectName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
+import { enforceCap } from "../lib/licence/enforce.js";
+import { NaviqueLicense } from "./navique-license.js";
 
 export interface PostgresClusterProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
@@ -26,6 +28,7 @@ export interface PostgresClusterProps {
 export class PostgresCluster extends Construct {
   readonly apiObject: ApiObject;
   readonly name: string;
+  readonly namespace: string | undefined;
 
   constructor(scope: Construct, id: string, props: PostgresClusterProps) {
     super(scope, id);
@@ -45,5 +48,24 @@ export class PostgresCluster extends Construct {
       // The parsed spec: the schema's defaults are written out, so the YAML says exactly what runs.
       spec,
     });
+    this.namespace = namespace;
+    // Synth-time licence check: the app's own PostgresClusters against its licence (or Community), in
+    // declaration order. The operator still decides in the cluster, where older instances may exist.
+    this.node.addValidation({ validate: () => this.licenceProblems() });
+  }
+
+  private licenceProblems(): string[] {
+    const all = this.node.root.node.findAll().filter((c): c is PostgresCluster => c instanceof PostgresCluster);
+    // Declaration order stands in for creation order: the first declared is the first admitted.
+    const instances = all.map((c, index) => ({
+      namespace: c.namespace ?? "default",
+      name: c.name,
+      creationTimestamp: String(index).padStart(6, "0"),
+      admitted: false,
+    }));
+    const self = instances[all.indexOf(this)];
+    if (!self) return [];
+    const decision = enforceCap(NaviqueLicense.entitlementsOf(this), "PostgresCluster", instances, self);
+    return decision.allowed ? [] : [`PostgresCluster at ${this.node.path}: ${decision.message}`];
   }
 }

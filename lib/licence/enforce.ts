@@ -58,10 +58,12 @@ export function enforceCap(
         `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
     );
   const position = waiting.findIndex((i) => i.namespace === subject.namespace && i.name === subject.name);
-  if (admitted + position < cap) return { allowed: true };
+  // Both the admitted instances and those created earlier come before this one.
+  const ahead = admitted + position;
+  if (ahead < cap) return { allowed: true };
   return {
     allowed: false,
     reason: "InstanceCapExceeded",
-    message: `${kind} ${subject.namespace}/${subject.name} is refused: ${edition(entitlements)} allows ${cap} ${kind} instance(s) and ${admitted} already run; nothing was created for it. Delete an unused ${kind}, or ${HOW_TO_LICENSE}`,
+    message: `${kind} ${subject.namespace}/${subject.name} is refused: ${edition(entitlements)} allows ${cap} ${kind} instance(s) and ${ahead} come before it (admitted earlier or created first); nothing was created for it. Delete an unused ${kind}, or ${HOW_TO_LICENSE}`,
   };
 }

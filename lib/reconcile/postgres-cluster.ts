@@ -198,33 +198,18 @@ async function writeStatus(
       lastTransitionTime: unchanged && before.lastTransitionTime ? before.lastTransitionTime : now.toISOString(),
     };
   });
-  await client.custom
-    .patchNamespacedCustomObjectStatus(
-      {
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: POSTGRES_CLUSTER_PLURAL,
-        namespace: resource.metadata.namespace,
-        name: resource.metadata.name,
-        body: [{ op: "replace", path: "/status", value: { ...plan.status, conditions } }],
-      },
-      undefined,
-    )
-    .catch(async (error: unknown) => {
-      // `replace` needs an existing status; the first write adds it.
-      if (statusOf(error) !== 422) throw error;
-      await client.custom.patchNamespacedCustomObjectStatus(
-        {
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: POSTGRES_CLUSTER_PLURAL,
-          namespace: resource.metadata.namespace,
-          name: resource.metadata.name,
-          body: [{ op: "add", path: "/status", value: { ...plan.status, conditions } }],
-        },
-        undefined,
-      );
-    });
+  // JSON patch `add` creates the status on the first write and replaces it after.
+  await client.custom.patchNamespacedCustomObjectStatus(
+    {
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+      namespace: resource.metadata.namespace,
+      name: resource.metadata.name,
+      body: [{ op: "add", path: "/status", value: { ...plan.status, conditions } }],
+    },
+    undefined,
+  );
 }
 
 /**

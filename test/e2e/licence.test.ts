@@ -70,7 +70,7 @@ describe("licence enforcement across the front ends", () => {
       await createPostgresCluster(client, ns, name, EXTERNAL);
       await reconcileUntil(context, ns, name, (o) => !o.requeue);
     }
-    const refusal = `PostgresCluster ${ns}/three: refused by the licence: PostgresCluster ${ns}/three is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 already run; nothing was created for it. Delete an unused PostgresCluster, or ask your navique account contact for a licence that includes it, then apply it as the License named \`navique\``;
+    const refusal = `PostgresCluster ${ns}/three: refused by the licence: PostgresCluster ${ns}/three is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 come before it (admitted earlier or created first); nothing was created for it. Delete an unused PostgresCluster, or ask your navique account contact for a licence that includes it, then apply it as the License named \`navique\``;
 
     const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "licence" });
     const env = {

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Testing } from "cdk8s";
-import { NaviqueOperator, PostgresCluster } from "../../constructs/index.js";
+import { Chart, Testing } from "cdk8s";
+import { NaviqueLicense, NaviqueOperator, PostgresCluster } from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
 
@@ -94,5 +94,32 @@ describe("the cdk8s example", () => {
     } finally {
       await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
     }
+  });
+});
+
+describe("synth-time licence checks", () => {
+  it("refuses, at synth, the PostgresClusters beyond the Community cap, in declaration order", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "platform");
+    for (const name of ["a", "b", "c"]) new PostgresCluster(chart, name, { namespace: "team", spec: {} });
+    expect(() => app.synth()).toThrow(
+      "PostgresCluster at platform/c: PostgresCluster team/c is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 come before it (admitted earlier or created first); nothing was created for it.",
+    );
+  });
+
+  it("judges by the app's licence, and reports a bad one with its reason", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "platform");
+    const license = new NaviqueLicense(chart, "licence", { token: "nvq1.unknown.e30.AAAA" });
+    expect(license.entitlements).toMatchObject({
+      edition: "Community",
+      reason: expect.stringContaining("unknown-key"),
+    });
+    for (const name of ["a", "b"]) new PostgresCluster(chart, name, { namespace: "team", spec: {} });
+    expect(Testing.synth(chart).map((o: { kind: string }) => o.kind)).toEqual([
+      "License",
+      "PostgresCluster",
+      "PostgresCluster",
+    ]);
   });
 });

@@ -205,7 +205,7 @@ describe("planPostgresCluster", () => {
         type: "Warning",
         reason: "InstanceCapExceeded",
         message: expect.stringContaining(
-          "PostgresCluster team-a/main is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 already run",
+          "PostgresCluster team-a/main is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 come before it (admitted earlier or created first)",
         ),
       },
     ]);

@@ -1,0 +1,38 @@
+import { ApiObject } from "cdk8s";
+import { Construct, type IConstruct } from "constructs";
+import { API_GROUP_VERSION } from "../lib/api/group.js";
+import { LICENSE_KIND, LICENSE_NAME } from "../lib/api/license.js";
+import type { Entitlements } from "../lib/licence/entitlements.js";
+import { resolveEntitlements } from "../lib/licence/resolve.js";
+
+export interface NaviqueLicenseProps {
+  /** The signed licence token. */
+  readonly token: string;
+  /** The instant the licence is judged at during synth. @default now */
+  readonly now?: Date;
+}
+
+/**
+ * The License singleton for GitOps. Synth also verifies the token offline, so that a broken or expired
+ * licence, and the PostgresClusters it would refuse, are reported before anything is committed.
+ */
+export class NaviqueLicense extends Construct {
+  readonly entitlements: Entitlements;
+
+  constructor(scope: Construct, id: string, props: NaviqueLicenseProps) {
+    super(scope, id);
+    this.entitlements = resolveEntitlements(props.token, { now: props.now ?? new Date() });
+    new ApiObject(this, "Resource", {
+      apiVersion: API_GROUP_VERSION,
+      kind: LICENSE_KIND,
+      metadata: { name: LICENSE_NAME },
+      spec: { token: props.token },
+    });
+  }
+
+  /** The entitlements a synth judges an app by: its NaviqueLicense's, else the Community defaults. */
+  static entitlementsOf(scope: IConstruct): Entitlements {
+    const found = scope.node.root.node.findAll().find((c): c is NaviqueLicense => c instanceof NaviqueLicense);
+    return found?.entitlements ?? resolveEntitlements(undefined, { now: new Date() });
+  }
+}
