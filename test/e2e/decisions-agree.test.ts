@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +14,7 @@ import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { FIXTURE_CHARTS, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
 import { eventually } from "../support/cluster.js";
 import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
+import { startOperatorProcess } from "../support/operator-process.js";
 import { readPostgresCluster } from "../support/postgres.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
@@ -93,22 +94,7 @@ describe("preview, synth-time plan and the operator agree", () => {
 
     // The operator, given the synthesized resources, decides the same: its first status names the same
     // capability decisions (it writes them in OperatorsReady before acting on them).
-    operator = spawn(
-      TSX,
-      [
-        CLI,
-        "operator",
-        "--kubeconfig",
-        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-        "--chart-source",
-        `dir:${FIXTURE_CHARTS}`,
-        "--resync",
-        "2",
-      ],
-      {
-        stdio: "ignore",
-      },
-    );
+    operator = startOperatorProcess().process;
     for (const document of parseAllDocuments(readFileSync(synthesized, "utf8"))) {
       const object = document.toJS() as {
         kind: string;

@@ -1,5 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { FINALIZER, OWNERSHIP_MARKS } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
@@ -9,7 +8,6 @@ import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
 import {
   deleteNamespaceAndWait,
-  FIXTURE_CHARTS,
   lockCapabilities,
   releaseRecords,
   resetCapabilities,
@@ -17,6 +15,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { createTestNamespace, eventually } from "../support/cluster.js";
+import { startOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -24,9 +23,6 @@ import {
   readCnpgCluster,
   readPostgresCluster,
 } from "../support/postgres.js";
-
-const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
-const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 // The operator as users run it: `navique operator` in its own process against a kubeconfig, with the
 // fixture chart mirror. CloudNativePG cannot run here: the test plays its controller, writing the
@@ -36,7 +32,7 @@ describe("the operator", () => {
   let helm: HelmCli;
   let unlock: () => Promise<void>;
   let operator: ChildProcess;
-  let output = "";
+  let output: () => string = () => "";
   let playing: NodeJS.Timeout;
   let ns: string;
 
@@ -47,26 +43,9 @@ describe("the operator", () => {
     await ensureNaviqueCrds(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     ns = (await createTestNamespace("operator")).name;
-    operator = spawn(
-      TSX,
-      [
-        CLI,
-        "operator",
-        "--kubeconfig",
-        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-        "--chart-source",
-        `dir:${FIXTURE_CHARTS}`,
-        "--resync",
-        "2",
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    operator.stdout?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    operator.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-    });
+    const started = startOperatorProcess();
+    operator = started.process;
+    output = started.output;
     playing = setInterval(() => {
       void (async () => {
         const cluster = (await readCnpgCluster(client, ns, "drift")) as { status?: unknown } | undefined;
@@ -80,7 +59,7 @@ describe("the operator", () => {
     const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
     operator.kill("SIGTERM");
     expect(await exited).toBe(0);
-    expect(output).toContain("[operator] stopped");
+    expect(output()).toContain("[operator] stopped");
     await deleteNamespaceAndWait(client, ns);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     await unlock();
