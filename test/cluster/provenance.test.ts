@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -314,5 +315,47 @@ describe("capability provenance on the local control plane", () => {
     expect(records.map((r) => r.metadata?.labels?.version)).toEqual(["1"]);
     // Exactly one of the two reported performing the install; the other found it done under the lock.
     expect(outcomes.flatMap((o) => o.installedBy)).toHaveLength(1);
+  });
+
+  it("a release of ours left pending by an install that died is reinstalled under the lock", async () => {
+    await ensureReady(installer, "cert-manager");
+    // An install that dies midway: helm waits for a controller that can never be scheduled, and is killed.
+    const dying = spawn(
+      (await toolchainPaths()).helm,
+      [
+        "install",
+        "cloudnative-pg",
+        CNPG_CHART,
+        "--namespace",
+        "cnpg-system",
+        "--create-namespace",
+        "--kubeconfig",
+        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+        "--labels",
+        Object.entries(OWNERSHIP_MARKS)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(","),
+        "--set-string",
+        "nodeSelector.navique\\.test/no-such-node=true",
+        "--wait",
+        "--timeout",
+        "5m",
+      ],
+      { stdio: "ignore" },
+    );
+    await eventually("the release to be pending-install", async () =>
+      (await releaseRecords(client, "cnpg-system", "cloudnative-pg"))[0]?.metadata?.labels?.status === "pending-install"
+        ? true
+        : undefined,
+    );
+    dying.kill("SIGKILL");
+
+    const stuck = (await installer.observe("cloudnative-pg")).decision;
+    expect(stuck).toMatchObject({ state: "Owned", action: "upgrade" });
+    expect(stuck.summary).toContain("to repair revision status pending-install");
+    await ensureReady(installer, "cloudnative-pg");
+    const records = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
+    expect(records.map((r) => r.metadata?.labels?.status)).toEqual(["deployed"]);
+    expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
   });
 });
