@@ -1,16 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments } from "yaml";
-import { API_GROUP, API_VERSION } from "../api/group.js";
 import { POSTGRES_CLUSTER_KIND, PostgresCluster } from "../api/postgres-cluster.js";
 import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
-import { KubeClient, orUndefined } from "../cluster/kube-client.js";
+import { KubeClient } from "../cluster/kube-client.js";
 import { resolveClusterTarget } from "../cluster/target.js";
 import { stderrReporter } from "../local-plane/progress.js";
 import { toolchainPaths } from "../local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../reconcile/context.js";
-import { previewDecisions } from "../reconcile/preview.js";
+import { previewDesired } from "../reconcile/preview.js";
 
 /**
  * `navique plan -f FILE`: for every PostgresCluster in a YAML file (e.g. cdk8s synth output), the
@@ -40,22 +39,9 @@ export async function runPlan(options: {
     source: parseChartSource(options.chartSource),
   });
   for (const resource of resources) {
-    // Plan against the live object when it exists: its status says what was emitted before.
-    const live = await orUndefined(
-      client.custom.getNamespacedCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: "postgresclusters",
-        namespace: resource.metadata.namespace,
-        name: resource.metadata.name,
-      }),
-    ).catch(() => undefined);
-    const current = live === undefined ? undefined : PostgresCluster.safeParse(live);
-    const planned = current?.success
-      ? { ...current.data, spec: resource.spec }
-      : { ...resource, metadata: { ...resource.metadata, generation: 1 } };
-    const decisions = await previewDecisions(context, planned);
+    const decisions = await previewDesired(context, resource);
     for (const line of decisions.lines) process.stdout.write(`${line}\n`);
   }
+
   return 0;
 }

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { processAlive } from "./lock.js";
 
@@ -61,7 +61,6 @@ export async function terminate(pid: number, graceMs = 10_000): Promise<void> {
 
 /** The pids of processes whose command line mentions `marker` (to find leftovers of a plane whose state was lost). */
 export async function processesMentioning(marker: string): Promise<number[]> {
-  const { readdir } = await import("node:fs/promises");
   const pids: number[] = [];
   for (const entry of await readdir("/proc")) {
     if (!/^\d+$/.test(entry)) continue;

@@ -51,6 +51,24 @@ export async function observePostgresClusters(client: KubeClient): Promise<Postg
   }
 }
 
+/** One PostgresCluster as stored, parsed by the schema (which throws on an invalid one); undefined when absent. */
+export async function readPostgresCluster(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<PostgresCluster | undefined> {
+  const raw = await orUndefined(
+    client.custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+      namespace,
+      name,
+    }),
+  );
+  return raw === undefined ? undefined : PostgresCluster.parse(raw);
+}
+
 /** The objects whose current state the plan compares against: what was emitted, plus the managed Cluster. */
 function keysToRead(
   resource: PostgresCluster,

@@ -16,7 +16,7 @@ export interface LicenseOutcome {
   readonly downgraded?: string;
 }
 
-function statusOf(entitlements: Entitlements, now: Date): LicenseStatus {
+function licenseStatus(entitlements: Entitlements, now: Date): LicenseStatus {
   const valid = entitlements.edition === "Licensed";
   return {
     edition: entitlements.edition,
@@ -53,7 +53,7 @@ export async function reconcileLicense(
     now: options.now,
     ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
   });
-  const status = statusOf(entitlements, options.now);
+  const status = licenseStatus(entitlements, options.now);
   const was = license.status?.edition;
   await client.custom.patchClusterCustomObjectStatus(
     // JSON patch `add` replaces the member when it exists.

@@ -1,5 +1,5 @@
 import type { PostgresCluster } from "../api/postgres-cluster.js";
-import { observePostgresCluster } from "../observe/postgres-cluster.js";
+import { observePostgresCluster, readPostgresCluster } from "../observe/postgres-cluster.js";
 import { type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
 import { observeOptions, type ReconcileContext } from "./postgres-cluster.js";
@@ -54,4 +54,17 @@ export async function previewDecisions(
     );
   }
   return { capabilities: observation.capabilities, steps, events: projected.events, lines };
+}
+
+/**
+ * The decisions for a desired PostgresCluster that may or may not exist yet: planned against the live
+ * object when there is a valid one (its status says what was emitted before), otherwise as a new one.
+ */
+export async function previewDesired(context: ReconcileContext, desired: PostgresCluster): Promise<PreviewDecisions> {
+  const { namespace, name } = desired.metadata;
+  const live = await readPostgresCluster(context.client, namespace, name).catch(() => undefined);
+  const planned = live
+    ? { ...live, spec: desired.spec }
+    : { ...desired, metadata: { ...desired.metadata, generation: 1 } };
+  return previewDecisions(context, planned);
 }

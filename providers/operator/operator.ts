@@ -11,7 +11,11 @@ import { type Reporter, stderrReporter } from "../../lib/local-plane/progress.js
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { reconcileLicense } from "../../lib/reconcile/license.js";
-import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
+import {
+  observeOptions,
+  type ReconcileContext,
+  reconcilePostgresCluster,
+} from "../../lib/reconcile/postgres-cluster.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -173,18 +177,25 @@ export class NaviqueOperator {
 
   private async reconcileLicense(): Promise<void> {
     try {
-      const outcome = await reconcileLicense(this.options.client, {
-        now: (this.options.now ?? (() => new Date()))(),
-        ...(this.options.trustedKeys ? { trustedKeys: this.options.trustedKeys } : {}),
-      });
+      // The same clock and keys as the PostgresCluster reconciles.
+      const { now, trustedKeys } = observeOptions(this.context);
+      const outcome = await reconcileLicense(this.options.client, { now, ...(trustedKeys ? { trustedKeys } : {}) });
       if (outcome?.downgraded) this.report(`[operator] ${outcome.downgraded}`);
       this.failures.delete(LICENSE_KEY);
     } catch (error) {
-      const attempt = (this.failures.get(LICENSE_KEY) ?? 0) + 1;
-      this.failures.set(LICENSE_KEY, attempt);
-      this.report(`[operator] License: ${error instanceof Error ? error.message : String(error)}`);
-      this.queue.add(LICENSE_KEY, backoffMs(attempt));
+      this.retryLater(LICENSE_KEY, error);
     }
+  }
+
+  /** A real failure: the key is tried again after a capped exponential backoff, counted per key. */
+  private retryLater(key: string, error: unknown): void {
+    const attempt = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, attempt);
+    const delay = backoffMs(attempt);
+    this.report(
+      `[operator] ${key}: reconcile failed (attempt ${attempt}, retrying in ${Math.round(delay / 1000)}s): ${error instanceof Error ? error.message : String(error)}`,
+    );
+    this.queue.add(key, delay);
   }
 
   private async reconcile(key: string): Promise<void> {
@@ -213,13 +224,7 @@ export class NaviqueOperator {
       this.failures.delete(key);
       if (outcome.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
     } catch (error) {
-      const attempt = (this.failures.get(key) ?? 0) + 1;
-      this.failures.set(key, attempt);
-      const delay = backoffMs(attempt);
-      this.report(
-        `[operator] ${key}: reconcile failed (attempt ${attempt}, retrying in ${Math.round(delay / 1000)}s): ${error instanceof Error ? error.message : String(error)}`,
-      );
-      this.queue.add(key, delay);
+      this.retryLater(key, error);
     }
   }
 }

@@ -5,7 +5,6 @@ import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import {
   POSTGRES_CLUSTER_KIND,
-  POSTGRES_CLUSTER_PLURAL,
   PostgresCluster as PostgresClusterResource,
   PostgresClusterSpec,
   type PostgresClusterSpecInput,
@@ -13,10 +12,10 @@ import {
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { KubeClient } from "../../lib/cluster/kube-client.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { previewDecisions } from "../../lib/reconcile/preview.js";
+import { previewDesired } from "../../lib/reconcile/preview.js";
 import { postgresClusterProvider } from "./postgres-cluster-provider.js";
 import type { PostgresClusterOutputs } from "./runtime.js";
 
@@ -157,24 +156,13 @@ export class PostgresCluster extends pulumi.ComponentResource {
         helm: new HelmCli({ binary: helm, kubeconfig }),
         source: parseChartSource(args.chartSource),
       });
-      const live = await orUndefined(
-        client.custom.getNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: POSTGRES_CLUSTER_PLURAL,
-          namespace: args.namespace,
-          name,
-        }),
-      ).catch(() => undefined);
-      const current = live === undefined ? undefined : PostgresClusterResource.safeParse(live);
-      const resource = PostgresClusterResource.parse({
+      const desired = PostgresClusterResource.parse({
         apiVersion: `${API_GROUP}/${API_VERSION}`,
         kind: POSTGRES_CLUSTER_KIND,
-        metadata: current?.success ? current.data.metadata : { name, namespace: args.namespace, generation: 1 },
+        metadata: { name, namespace: args.namespace },
         spec,
-        ...(current?.success && current.data.status ? { status: current.data.status } : {}),
       });
-      const decisions = await previewDecisions(context, resource);
+      const decisions = await previewDesired(context, desired);
       for (const line of decisions.lines) await pulumi.log.info(line, this);
     } catch (error) {
       await pulumi.log.warn(

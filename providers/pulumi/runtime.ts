@@ -8,7 +8,6 @@ import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import {
   POSTGRES_CLUSTER_KIND,
   POSTGRES_CLUSTER_PLURAL,
-  PostgresCluster,
   PostgresClusterSpec,
   type PostgresClusterSpecInput,
 } from "../../lib/api/postgres-cluster.js";
@@ -17,6 +16,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
+import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 
@@ -70,19 +70,6 @@ function contextFor(inputs: PostgresClusterInputs): ReconcileContext {
   });
 }
 
-async function readResource(client: KubeClient, namespace: string, name: string): Promise<PostgresCluster | undefined> {
-  const raw = await orUndefined(
-    client.custom.getNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
-      namespace,
-      name,
-    }),
-  );
-  return raw === undefined ? undefined : PostgresCluster.parse(raw);
-}
-
 async function credentials(
   client: KubeClient,
   secret: { name: string; namespace: string },
@@ -113,7 +100,7 @@ export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; o
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let last = "";
   for (;;) {
-    const resource = await readResource(client, inputs.namespace, inputs.name);
+    const resource = await readPostgresCluster(client, inputs.namespace, inputs.name);
     if (!resource)
       throw new Error(`PostgresCluster ${inputs.namespace}/${inputs.name} vanished while being reconciled`);
     const outcome = await reconcilePostgresCluster(context, resource);
@@ -170,7 +157,7 @@ export async function destroy(inputs: PostgresClusterInputs): Promise<void> {
   );
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   for (;;) {
-    const resource = await readResource(client, inputs.namespace, inputs.name);
+    const resource = await readPostgresCluster(client, inputs.namespace, inputs.name);
     if (!resource) return;
     await reconcilePostgresCluster(context, resource);
     if (Date.now() > deadline)
