@@ -1,3 +1,4 @@
 export { NaviqueLicense, type NaviqueLicenseProps } from "./navique-license.js";
 export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";
 export { PostgresCluster, type PostgresClusterProps } from "./postgres-cluster.js";
+export { Stack, type StackProps } from "./stack.js";

@@ -14,7 +14,7 @@ export interface NaviqueLicenseProps {
 
 /**
  * The License singleton for GitOps. Synth also verifies the token offline, so that a broken or expired
- * licence, and the PostgresClusters it would refuse, are reported before anything is committed.
+ * licence, and the resources it would refuse or skip, are reported before anything is committed.
  */
 export class NaviqueLicense extends Construct {
   readonly entitlements: Entitlements;

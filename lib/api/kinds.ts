@@ -1,9 +1,10 @@
 import { customResourceDefinition, type KindDefinition } from "./crd.js";
 import { LICENSE_DEFINITION } from "./license.js";
 import { POSTGRES_CLUSTER_DEFINITION } from "./postgres-cluster.js";
+import { STACK_DEFINITION } from "./stack.js";
 
 /** Every kind of the core.navique.com API the product serves so far. */
-export const KINDS: readonly KindDefinition[] = [LICENSE_DEFINITION, POSTGRES_CLUSTER_DEFINITION];
+export const KINDS: readonly KindDefinition[] = [LICENSE_DEFINITION, POSTGRES_CLUSTER_DEFINITION, STACK_DEFINITION];
 
 /** The CRDs of every kind, in a stable order. */
 export function allCustomResourceDefinitions() {

@@ -18,12 +18,12 @@ commands:
   up        prepare the target cluster (without --kubeconfig, $KUBECONFIG or ~/.kube/config: the
             built-in local control plane, built on first run and started), report it, and print the
             decisions the example platform (examples/cdk8s) would get there, changing nothing
-  plan      print the decisions a reconcile would make for every PostgresCluster in a YAML file
+  plan      print the decisions a reconcile would make for every PostgresCluster and Stack in a YAML file
             (-f FILE, e.g. cdk8s synth output) against the cluster, changing nothing
   license   keygen --out DIR --key-id ID | sign --key FILE --key-id ID --payload FILE |
             verify (--token T | --file F) [--trust ID=PUBFILE] | inspect (--token T | --file F);
             --now INSTANT evaluates at another time
-  operator  run the operator against the cluster: watch PostgresClusters and reconcile them
+  operator  run the operator against the cluster: watch PostgresClusters and Stacks and reconcile them
             continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
             --helm PATH)`;
 

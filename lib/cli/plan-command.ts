@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments } from "yaml";
 import { POSTGRES_CLUSTER_KIND, PostgresCluster } from "../api/postgres-cluster.js";
+import { STACK_KIND, Stack } from "../api/stack.js";
 import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
@@ -9,10 +10,10 @@ import { resolveClusterTarget } from "../cluster/target.js";
 import { stderrReporter } from "../local-plane/progress.js";
 import { toolchainPaths } from "../local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../reconcile/context.js";
-import { previewDesired } from "../reconcile/preview.js";
+import { previewDesired, previewDesiredStack } from "../reconcile/preview.js";
 
 /**
- * `navique plan -f FILE`: for every PostgresCluster in a YAML file (e.g. cdk8s synth output), the
+ * `navique plan -f FILE`: for every PostgresCluster and Stack in a YAML file (e.g. cdk8s synth output), the
  * decisions a reconcile would make against the cluster — the same lines `pulumi preview` prints.
  * Changes nothing.
  */
@@ -22,15 +23,19 @@ export async function runPlan(options: {
   readonly chartSource: string | undefined;
 }): Promise<number> {
   if (!options.file)
-    throw new Error("plan needs -f FILE: a YAML file holding PostgresCluster resources (e.g. cdk8s synth output)");
+    throw new Error(
+      "plan needs -f FILE: a YAML file holding PostgresCluster and Stack resources (e.g. cdk8s synth output)",
+    );
   const documents = parseAllDocuments(await readFile(options.file, "utf8")).map(
     (d) => d.toJS() as { kind?: string } | null,
   );
-  const resources = documents.flatMap((document, index) =>
-    document?.kind === POSTGRES_CLUSTER_KIND
-      ? [parseInput(PostgresCluster, document, `${options.file} document ${index + 1}`)]
-      : [],
-  );
+  // Parsed before the cluster is touched: a bad document is reported with its field paths, nothing planned.
+  const resources = documents.flatMap((document, index): (PostgresCluster | Stack)[] => {
+    const where = `${options.file} document ${index + 1}`;
+    if (document?.kind === POSTGRES_CLUSTER_KIND) return [parseInput(PostgresCluster, document, where)];
+    if (document?.kind === STACK_KIND) return [parseInput(Stack, document, where)];
+    return [];
+  });
   const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
   const client = KubeClient.fromFile(target.kubeconfig);
   const context = createReconcileContext({
@@ -39,7 +44,10 @@ export async function runPlan(options: {
     source: parseChartSource(options.chartSource),
   });
   for (const resource of resources) {
-    const decisions = await previewDesired(context, resource);
+    const decisions =
+      resource.kind === STACK_KIND
+        ? await previewDesiredStack(context, resource)
+        : await previewDesired(context, resource);
     for (const line of decisions.lines) process.stdout.write(`${line}\n`);
   }
 

@@ -9,7 +9,7 @@ import {
   type PostgresClusterStatus,
 } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
-import { enforceCap, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
+import { enforceCap, type Instance, isNewRefusal, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import {
   CNPG_API_VERSION,
@@ -646,9 +646,12 @@ function refusedPlan(resource: PostgresCluster, refusal: LicenceRefusal): Postgr
   return {
     steps: [],
     conditions,
-    events: [{ type: "Warning", reason: refusal.reason, message: refusal.message }],
+    events: isNewRefusal(resource.status?.conditions, refusal)
+      ? [{ type: "Warning", reason: refusal.reason, message: refusal.message }]
+      : [],
     status,
-    requeue: true,
+    // Room for it is looked for again at the next resync, or when the licence changes.
+    requeue: false,
     refusal,
   };
 }

@@ -1,19 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { V1MicroTime } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, FINALIZER, OPERATOR_NAME, OWNED_BY_LABEL } from "../api/group.js";
-import { POSTGRES_CLUSTER_KIND, POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
+import { API_GROUP, API_VERSION, FINALIZER, OWNED_BY_LABEL } from "../api/group.js";
+import { POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
-import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { observePostgresCluster } from "../observe/postgres-cluster.js";
-import {
-  CNPG_CAPABILITY,
-  type PlannedEvent,
-  type PlanStep,
-  type PostgresPlan,
-  planPostgresCluster,
-} from "../plan/postgres-cluster.js";
+import { CNPG_CAPABILITY, type PlanStep, type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
+import { recordEvents, writeStatus } from "./report.js";
 
 export interface ReconcileContext {
   readonly client: KubeClient;
@@ -153,65 +146,6 @@ async function execute(
   }
 }
 
-/** Records an Event about the PostgresCluster (events.k8s.io/v1), as `kubectl describe` shows them. */
-export async function recordEvent(
-  client: KubeClient,
-  resource: PostgresCluster,
-  event: PlannedEvent,
-  now: Date,
-): Promise<void> {
-  await client.events.createNamespacedEvent({
-    namespace: resource.metadata.namespace,
-    body: {
-      metadata: { generateName: `${resource.metadata.name}-`, namespace: resource.metadata.namespace },
-      // MicroTime: the apiserver refuses fewer than six fractional digits.
-      eventTime: new V1MicroTime(now.getTime()),
-      type: event.type,
-      reason: event.reason,
-      note: event.message.slice(0, 1024),
-      action: "Reconcile",
-      reportingController: `${API_GROUP}/${OPERATOR_NAME}`,
-      reportingInstance: HOLDER_IDENTITY.slice(0, 128),
-      regarding: {
-        apiVersion: API_GROUP_VERSION,
-        kind: POSTGRES_CLUSTER_KIND,
-        name: resource.metadata.name,
-        namespace: resource.metadata.namespace,
-        uid: resource.metadata.uid ?? "",
-      },
-    },
-  });
-}
-
-async function writeStatus(
-  client: KubeClient,
-  resource: PostgresCluster,
-  plan: PostgresPlan,
-  now: Date,
-): Promise<void> {
-  const previous = new Map((resource.status?.conditions ?? []).map((c) => [c.type, c]));
-  const conditions = plan.status.conditions.map((c) => {
-    const before = previous.get(c.type);
-    const unchanged = before && before.status === c.status;
-    return {
-      ...c,
-      lastTransitionTime: unchanged && before.lastTransitionTime ? before.lastTransitionTime : now.toISOString(),
-    };
-  });
-  // JSON patch `add` creates the status on the first write and replaces it after.
-  await client.custom.patchNamespacedCustomObjectStatus(
-    {
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
-      namespace: resource.metadata.namespace,
-      name: resource.metadata.name,
-      body: [{ op: "add", path: "/status", value: { ...plan.status, conditions } }],
-    },
-    undefined,
-  );
-}
-
 /**
  * One reconcile pass of a PostgresCluster stored in the cluster: observe, plan, perform the steps in
  * order (stopping after operators are ensured, so that their new kinds are discovered before use), record
@@ -237,16 +171,8 @@ export async function reconcilePostgresCluster(
       break;
     }
   }
-  for (const event of plan.events) {
-    // Events are best effort, as in every Kubernetes controller: one that cannot be recorded is reported,
-    // never a reason to leave the status unwritten.
-    await recordEvent(context.client, resource, event, now()).catch((error: unknown) => {
-      report(
-        `[${resource.metadata.namespace}/${resource.metadata.name}] could not record Event ${event.reason}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    });
-  }
+  await recordEvents(context.client, resource, plan.events, now(), report);
   const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
-  if (!finalized) await writeStatus(context.client, resource, plan, now());
+  if (!finalized) await writeStatus(context.client, POSTGRES_CLUSTER_PLURAL, resource, plan.status, now());
   return { plan, performed, requeue: plan.requeue || stoppedEarly, finalized };
 }

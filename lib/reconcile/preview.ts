@@ -1,8 +1,12 @@
-import type { PostgresCluster } from "../api/postgres-cluster.js";
+import { PostgresCluster } from "../api/postgres-cluster.js";
+import type { Stack } from "../api/stack.js";
+import type { LicenceRefusal } from "../licence/enforce.js";
 import { observePostgresCluster, readPostgresCluster } from "../observe/postgres-cluster.js";
+import { readStack } from "../observe/stack.js";
 import { type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
 import { observeOptions, type ReconcileContext } from "./postgres-cluster.js";
+import { previewStack } from "./stack.js";
 
 /** Every decision a reconcile would make, stated before anything changes. */
 export interface PreviewDecisions {
@@ -67,4 +71,39 @@ export async function previewDesired(context: ReconcileContext, desired: Postgre
     ? { ...live, spec: desired.spec }
     : { ...desired, metadata: { ...desired.metadata, generation: 1 } };
   return previewDecisions(context, planned);
+}
+
+/** The decisions for a desired Stack: the licence's word, then each member's own decisions. */
+export interface StackPreview {
+  readonly lines: readonly string[];
+  /** Set when the licence skips (feature) or refuses (cap) the Stack: then nothing else would happen. */
+  readonly refusal?: LicenceRefusal;
+}
+
+/**
+ * Previews a desired Stack, created or not: planned against the live object when there is one. Each
+ * member is then previewed as the PostgresCluster it becomes, so that its capability decisions show too.
+ */
+export async function previewDesiredStack(context: ReconcileContext, desired: Stack): Promise<StackPreview> {
+  const { namespace, name } = desired.metadata;
+  const live = await readStack(context.client, namespace, name).catch(() => undefined);
+  const planned = live
+    ? { ...live, spec: desired.spec }
+    : { ...desired, metadata: { ...desired.metadata, generation: 1 } };
+  const plan = await previewStack(context, planned);
+  const where = `Stack ${namespace}/${name}`;
+  if (plan.refusal) {
+    const verb = plan.refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
+    const ready = plan.conditions.find((c) => c.type === "Ready");
+    return {
+      lines: [`${where}: ${verb} by the licence: ${ready?.message ?? plan.refusal.message}`],
+      refusal: plan.refusal,
+    };
+  }
+  const lines = plan.steps.map((s) => `${where}: ${s.description}`);
+  for (const member of plan.members) {
+    const decisions = await previewDesired(context, PostgresCluster.parse(member));
+    lines.push(...decisions.lines);
+  }
+  return { lines };
 }

@@ -1,7 +1,9 @@
 import { type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import type { z } from "zod";
 import { API_GROUP, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { LICENSE_PLURAL } from "../../lib/api/license.js";
 import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { STACK_PLURAL, Stack } from "../../lib/api/stack.js";
 import { fieldPath, formatProblem } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
@@ -9,6 +11,7 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { type Reporter, stderrReporter } from "../../lib/local-plane/progress.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
+import { stackOfMember } from "../../lib/plan/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { reconcileLicense } from "../../lib/reconcile/license.js";
 import {
@@ -16,6 +19,7 @@ import {
   type ReconcileContext,
   reconcilePostgresCluster,
 } from "../../lib/reconcile/postgres-cluster.js";
+import { reconcileStack } from "../../lib/reconcile/stack.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -35,9 +39,12 @@ export interface OperatorOptions {
 
 /** The work-queue key of the License singleton (a PostgresCluster key is always `namespace/name`). */
 const LICENSE_KEY = "License:navique";
+/** Work-queue keys of Stacks: `Stack:namespace/name`. */
+const STACK_PREFIX = "Stack:";
 
 const POSTGRES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${POSTGRES_CLUSTER_PLURAL}`;
 const LICENSES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${LICENSE_PLURAL}`;
+const STACKS_PATH = `/apis/${API_GROUP}/${API_VERSION}/${STACK_PLURAL}`;
 const CNPG_CLUSTERS_PATH = `/apis/${CNPG_GROUP}/${CNPG_VERSION}/${CNPG_CLUSTERS}`;
 const WATCH_RETRY_MS = 5_000;
 
@@ -89,8 +96,23 @@ export class NaviqueOperator {
           plural: POSTGRES_CLUSTER_PLURAL,
         }),
       (object) => {
+        const { namespace, name, labels } = object.metadata ?? {};
+        // A Stack's member: its Stack looks again too (its MembersReady follows the member's Ready).
+        const stack = stackOfMember(labels?.[OWNED_BY_LABEL]);
+        return [...(namespace && name ? [`${namespace}/${name}`] : []), ...(stack ? [`${STACK_PREFIX}${stack}`] : [])];
+      },
+    );
+    this.watch(
+      STACKS_PATH,
+      async () =>
+        this.options.client.custom.listClusterCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: STACK_PLURAL,
+        }),
+      (object) => {
         const { namespace, name } = object.metadata ?? {};
-        return namespace && name ? `${namespace}/${name}` : undefined;
+        return namespace && name ? [`${STACK_PREFIX}${namespace}/${name}`] : [];
       },
     );
     this.watch(
@@ -102,7 +124,10 @@ export class NaviqueOperator {
           plural: CNPG_CLUSTERS,
           labelSelector: OWNED_BY_LABEL,
         }),
-      (object) => ownerKey(object.metadata?.labels?.[OWNED_BY_LABEL]),
+      (object) => {
+        const owner = ownerKey(object.metadata?.labels?.[OWNED_BY_LABEL]);
+        return owner ? [owner] : [];
+      },
       OWNED_BY_LABEL,
     );
     this.watch(
@@ -113,11 +138,13 @@ export class NaviqueOperator {
           version: API_VERSION,
           plural: LICENSE_PLURAL,
         }),
-      () => LICENSE_KEY,
+      () => [LICENSE_KEY],
     );
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
-    this.report(`[operator] started: watching ${POSTGRES_PATH} and owned ${CNPG_CLUSTERS_PATH}`);
+    this.report(
+      `[operator] started: watching ${POSTGRES_PATH}, ${STACKS_PATH}, ${LICENSES_PATH} and owned ${CNPG_CLUSTERS_PATH}`,
+    );
   }
 
   async stop(): Promise<void> {
@@ -128,14 +155,14 @@ export class NaviqueOperator {
   }
 
   /**
-   * A list-watch whose events enqueue the PostgresCluster concerned. client-node's informer relists
+   * A list-watch whose events enqueue the resources concerned. client-node's informer relists
    * after a 410 but stops on other errors (and on a kind not served yet, such as CNPG's before the
    * operator is installed): it is restarted here after a pause.
    */
   private watch(
     path: string,
     list: () => Promise<unknown>,
-    keyOf: (object: KubernetesObject) => string | undefined,
+    keysOf: (object: KubernetesObject) => readonly string[],
     labelSelector?: string,
   ): void {
     const informer = makeInformer(
@@ -145,8 +172,7 @@ export class NaviqueOperator {
       labelSelector,
     ) as unknown as Watch;
     const enqueue = (object: unknown) => {
-      const key = keyOf(object as KubernetesObject);
-      if (key) this.queue.add(key);
+      for (const key of keysOf(object as KubernetesObject)) this.queue.add(key);
     };
     for (const event of ["add", "update", "delete"]) informer.on(event, enqueue);
     informer.on("error", () => {
@@ -162,14 +188,19 @@ export class NaviqueOperator {
   private async enqueueAll(): Promise<void> {
     this.queue.add(LICENSE_KEY);
     try {
-      const list = (await this.options.client.custom.listClusterCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: POSTGRES_CLUSTER_PLURAL,
-      })) as {
-        items?: KubernetesObject[];
-      };
-      for (const item of list.items ?? []) this.queue.add(`${item.metadata?.namespace}/${item.metadata?.name}`);
+      const list = async (plural: string) =>
+        (
+          (await this.options.client.custom.listClusterCustomObject({
+            group: API_GROUP,
+            version: API_VERSION,
+            plural,
+          })) as {
+            items?: KubernetesObject[];
+          }
+        ).items ?? [];
+      const key = (item: KubernetesObject) => `${item.metadata?.namespace}/${item.metadata?.name}`;
+      for (const item of await list(POSTGRES_CLUSTER_PLURAL)) this.queue.add(key(item));
+      for (const item of await list(STACK_PLURAL)) this.queue.add(`${STACK_PREFIX}${key(item)}`);
     } catch (error) {
       this.report(`[operator] resync failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -198,31 +229,48 @@ export class NaviqueOperator {
     this.queue.add(key, delay);
   }
 
+  /**
+   * Reads and parses one resource; an invalid one is reported with its field paths and left alone (its
+   * reconcile cannot decide anything for it), never retried in a loop.
+   */
+  private async read<T>(
+    key: string,
+    plural: string,
+    schema: { safeParse(value: unknown, params: { reportInput: boolean }): z.ZodSafeParseResult<T> },
+  ): Promise<T | undefined> {
+    const [namespace = "", name = ""] = key.replace(STACK_PREFIX, "").split("/");
+    const raw = await orUndefined(
+      this.options.client.custom.getNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural,
+        namespace,
+        name,
+      }),
+    );
+    if (!raw) return undefined;
+    const parsed = schema.safeParse(raw, { reportInput: true });
+    if (parsed.success) return parsed.data;
+    const problems = parsed.error.issues.map((issue) =>
+      formatProblem({ path: fieldPath(issue.path), message: issue.message }),
+    );
+    this.report(`[operator] ${key} is invalid and left alone: ${problems.join("; ")}`);
+    return undefined;
+  }
+
   private async reconcile(key: string): Promise<void> {
     if (key === LICENSE_KEY) return this.reconcileLicense();
-    const [namespace = "", name = ""] = key.split("/");
     try {
-      const raw = await orUndefined(
-        this.options.client.custom.getNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: POSTGRES_CLUSTER_PLURAL,
-          namespace,
-          name,
-        }),
-      );
-      if (!raw) return;
-      const parsed = PostgresCluster.safeParse(raw, { reportInput: true });
-      if (!parsed.success) {
-        const problems = parsed.error.issues.map((issue) =>
-          formatProblem({ path: fieldPath(issue.path), message: issue.message }),
-        );
-        this.report(`[operator] ${key} is invalid and left alone: ${problems.join("; ")}`);
-        return;
+      let requeue = false;
+      if (key.startsWith(STACK_PREFIX)) {
+        const stack = await this.read(key, STACK_PLURAL, Stack);
+        if (stack) requeue = (await reconcileStack(this.context, stack)).requeue;
+      } else {
+        const resource = await this.read(key, POSTGRES_CLUSTER_PLURAL, PostgresCluster);
+        if (resource) requeue = (await reconcilePostgresCluster(this.context, resource)).requeue;
       }
-      const outcome = await reconcilePostgresCluster(this.context, parsed.data);
       this.failures.delete(key);
-      if (outcome.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
+      if (requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
     } catch (error) {
       this.retryLater(key, error);
     }

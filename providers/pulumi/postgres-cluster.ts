@@ -1,6 +1,3 @@
-import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import {
@@ -10,13 +7,10 @@ import {
   type PostgresClusterSpecInput,
 } from "../../lib/api/postgres-cluster.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
-import { parseChartSource } from "../../lib/catalog/chart-source.js";
-import { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { KubeClient } from "../../lib/cluster/kube-client.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { previewDesired } from "../../lib/reconcile/preview.js";
 import { postgresClusterProvider } from "./postgres-cluster-provider.js";
+import { defaultKubeconfig, logPreview } from "./preview-log.js";
 import type { PostgresClusterOutputs } from "./runtime.js";
 
 /** Default time `pulumi up` waits for a PostgresCluster to be Ready. */
@@ -69,11 +63,6 @@ class PostgresClusterDynamic extends pulumi.dynamic.Resource {
   }
 }
 
-function defaultKubeconfig(): string {
-  if (process.env.KUBECONFIG) return process.env.KUBECONFIG;
-  return join(homedir(), ".kube", "config");
-}
-
 /**
  * A shared PostgreSQL cluster (managed, adopted or external), deployed with provenance-aware capability
  * operators. `pulumi preview` prints every decision — per capability: install / upgrade / adopt / keep
@@ -116,7 +105,17 @@ export class PostgresCluster extends pulumi.ComponentResource {
       timeoutSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
     };
     if (pulumi.runtime.isDryRun()) {
-      void helm.apply((binary) => this.reportPreview(resourceName, args, spec, kubeconfig, binary));
+      const desired = {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: POSTGRES_CLUSTER_KIND,
+        metadata: { name: resourceName, namespace: args.namespace },
+        spec,
+      };
+      void helm.apply((binary) =>
+        logPreview(this, { kubeconfig, helm: binary, chartSource: args.chartSource }, (context) =>
+          previewDesired(context, PostgresClusterResource.parse(desired)),
+        ),
+      );
     }
     const resource = new PostgresClusterDynamic(name, inputs, { parent: this });
     this.host = resource.host;
@@ -132,43 +131,5 @@ export class PostgresCluster extends pulumi.ComponentResource {
       credentialsSecret: this.credentialsSecret,
       provenance: this.provenance,
     });
-  }
-
-  /**
-   * Observes the cluster and plans exactly as `up` and the operator would, changing nothing, and prints
-   * each decision. A cluster that cannot be reached is said so; the preview itself goes on.
-   */
-  private async reportPreview(
-    name: string,
-    args: PostgresClusterArgs,
-    spec: PostgresClusterSpecInput,
-    kubeconfig: string,
-    helm: string,
-  ): Promise<void> {
-    if (!existsSync(kubeconfig)) {
-      await pulumi.log.warn(`cannot preview decisions: kubeconfig ${kubeconfig} does not exist`, this);
-      return;
-    }
-    try {
-      const client = KubeClient.fromFile(kubeconfig);
-      const context = createReconcileContext({
-        client,
-        helm: new HelmCli({ binary: helm, kubeconfig }),
-        source: parseChartSource(args.chartSource),
-      });
-      const desired = PostgresClusterResource.parse({
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: POSTGRES_CLUSTER_KIND,
-        metadata: { name, namespace: args.namespace },
-        spec,
-      });
-      const decisions = await previewDesired(context, desired);
-      for (const line of decisions.lines) await pulumi.log.info(line, this);
-    } catch (error) {
-      await pulumi.log.warn(
-        `cannot preview decisions: ${error instanceof Error ? error.message : String(error)}`,
-        this,
-      );
-    }
   }
 }

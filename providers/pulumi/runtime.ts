@@ -18,16 +18,17 @@ import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
+import {
+  type ReconcileContext,
+  type ReconcileOutcome,
+  reconcilePostgresCluster,
+} from "../../lib/reconcile/postgres-cluster.js";
 
 /** The dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
-export interface PostgresClusterInputs {
+export interface PostgresClusterInputs extends ClusterInputs {
   readonly namespace: string;
   readonly name: string;
   readonly spec: PostgresClusterSpecInput;
-  readonly kubeconfig: string;
-  readonly helm: string;
-  readonly chartSource?: string;
   readonly timeoutSeconds: number;
 }
 
@@ -61,13 +62,51 @@ export function check(news: PostgresClusterInputs): {
   };
 }
 
-function contextFor(inputs: PostgresClusterInputs): ReconcileContext {
+/** What every dynamic resource of the product is told about its cluster. */
+export interface ClusterInputs {
+  readonly kubeconfig: string;
+  readonly helm: string;
+  readonly chartSource?: string;
+}
+
+/**
+ * The core wired for the provider process. `trustedKeys` is for tests that call the runtime in-process;
+ * a Pulumi program cannot set it, so licences are verified with the product's own keys.
+ */
+export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<string, string>): ReconcileContext {
   const client = KubeClient.fromFile(inputs.kubeconfig);
   return createReconcileContext({
     client,
     helm: new HelmCli({ binary: inputs.helm, kubeconfig: inputs.kubeconfig }),
     source: parseChartSource(inputs.chartSource),
+    ...(trustedKeys ? { trustedKeys } : {}),
   });
+}
+
+/** The product's CRDs, and the namespace (created when missing, never deleted): a resource has to live somewhere. */
+export async function prepareNamespace(client: KubeClient, namespace: string): Promise<void> {
+  await ensureNaviqueCrds(client);
+  await client.core.createNamespace({ body: { metadata: { name: namespace } } }).catch((error: unknown) => {
+    if (statusOf(error) !== 409) throw error;
+  });
+}
+
+/**
+ * Reconciles one PostgresCluster once, as `up` does at each pass; a licence refusal is an error, since
+ * Pulumi cannot deliver what was declared.
+ */
+export async function reconcileOnce(
+  context: ReconcileContext,
+  namespace: string,
+  name: string,
+): Promise<ReconcileOutcome> {
+  const resource = await readPostgresCluster(context.client, namespace, name);
+  if (!resource) throw new Error(`PostgresCluster ${namespace}/${name} vanished while being reconciled`);
+  const outcome = await reconcilePostgresCluster(context, resource);
+  if (outcome.plan.refusal) {
+    throw new Error(`PostgresCluster ${namespace}/${name} refused by the licence: ${outcome.plan.refusal.message}`);
+  }
+  return outcome;
 }
 
 async function credentials(
@@ -86,11 +125,7 @@ async function credentials(
 export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; outs: PostgresClusterOutputs }> {
   const context = contextFor(inputs);
   const { client } = context;
-  await ensureNaviqueCrds(client);
-  // The namespace is created when missing (never deleted): the PostgresCluster has to live somewhere.
-  await client.core.createNamespace({ body: { metadata: { name: inputs.namespace } } }).catch((error: unknown) => {
-    if (statusOf(error) !== 409) throw error;
-  });
+  await prepareNamespace(client, inputs.namespace);
   await client.apply({
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: POSTGRES_CLUSTER_KIND,
@@ -100,15 +135,7 @@ export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; o
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let last = "";
   for (;;) {
-    const resource = await readPostgresCluster(client, inputs.namespace, inputs.name);
-    if (!resource)
-      throw new Error(`PostgresCluster ${inputs.namespace}/${inputs.name} vanished while being reconciled`);
-    const outcome = await reconcilePostgresCluster(context, resource);
-    if (outcome.plan.refusal) {
-      throw new Error(
-        `PostgresCluster ${inputs.namespace}/${inputs.name} refused by the licence: ${outcome.plan.refusal.message}`,
-      );
-    }
+    const outcome = await reconcileOnce(context, inputs.namespace, inputs.name);
     const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
     last = ready?.message ?? last;
     if (!outcome.requeue) {

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Chart, Testing } from "cdk8s";
-import { NaviqueLicense, NaviqueOperator, PostgresCluster } from "../../constructs/index.js";
+import { NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
 
@@ -58,13 +58,14 @@ describe("the NaviqueOperator construct", () => {
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
       "CustomResourceDefinition/licenses.core.navique.com",
       "CustomResourceDefinition/postgresclusters.core.navique.com",
+      "CustomResourceDefinition/stacks.core.navique.com",
       "Namespace/navique-system",
       "ServiceAccount/navique-ai-core-operator",
       "ClusterRole/navique-ai-core-operator",
       "ClusterRoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
     ]);
-    const deployment = objects[6];
+    const deployment = objects[7];
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
       "operator",
       "--resync",
@@ -121,5 +122,46 @@ describe("synth-time licence checks", () => {
       "PostgresCluster",
       "PostgresCluster",
     ]);
+  });
+
+  it("refuses, at synth, a Stack the licence does not cover, naming the feature and how to get it", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "platform");
+    new Stack(chart, "team", { namespace: "ai" });
+    expect(() => app.synth()).toThrow(
+      'Stack at platform/team: Stack ai/team uses feature "stack", which the Community edition does not include; it is skipped. To use it, ask your navique account contact for a licence that includes it, then apply it as the License named `navique`',
+    );
+  });
+});
+
+describe("the Stack construct", () => {
+  it("renders the Stack custom resource with the curated defaults written out", () => {
+    const chart = Testing.chart();
+    const stack = new Stack(chart, "team", {
+      namespace: "ai",
+      spec: { postgres: { databases: [{ name: "litellm" }] } },
+    });
+    // The object itself: synthesizing the chart would (rightly) fail without a licence that has `stack`.
+    expect(stack.apiObject.toJson()).toEqual({
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "Stack",
+      metadata: { name: "team", namespace: "ai" },
+      spec: {
+        postgres: {
+          managed: { instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" },
+          databases: [{ name: "litellm" }],
+        },
+      },
+    });
+  });
+
+  it("refuses bad props with the construct path and the field", () => {
+    const chart = Testing.chart();
+    expect(() => new Stack(chart, "team", { spec: { postgres: { managed: { instances: 12 } } } })).toThrow(
+      /Stack at test\/team is invalid:\n {2}- spec\.postgres\.managed\.instances: must be <= 9 \(received 12\)/,
+    );
+    expect(() => new Stack(chart, "a-very-long-stack-name-that-leaves-no-room")).toThrow(
+      /Stack at test\/a-very-long-stack-name-that-leaves-no-room is invalid:\n {2}- name: length must be <= 40 \(received "a-very-long-stack-name-that-leaves-no-room"\)/,
+    );
   });
 });

@@ -1,0 +1,71 @@
+import { ApiObject } from "cdk8s";
+import { Construct } from "constructs";
+import { API_GROUP_VERSION } from "../lib/api/group.js";
+import { namespaceName, objectName } from "../lib/api/refs.js";
+import { MAX_STACK_NAME, STACK_FEATURE, STACK_KIND, StackSpec, type StackSpecInput } from "../lib/api/stack.js";
+import { parseInput } from "../lib/api/validation.js";
+import { enforceCap, enforceFeature } from "../lib/licence/enforce.js";
+import { NaviqueLicense } from "./navique-license.js";
+
+export interface StackProps {
+  /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
+  readonly spec?: StackSpecInput;
+  /** Name of the Stack (at most 40 characters). @default the construct's id */
+  readonly name?: string;
+  /** Namespace of the Stack. @default none (kubectl's) */
+  readonly namespace?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A Stack custom resource for GitOps: a curated bundle (licensed feature `stack`) whose members the
+ * operator creates and keeps in step in the cluster. Synth checks the licence the app declares (a
+ * NaviqueLicense, else the Community defaults): a Stack it would skip or refuse fails synth with the
+ * message the operator would report, before anything is committed.
+ */
+export class Stack extends Construct {
+  readonly apiObject: ApiObject;
+  readonly name: string;
+  readonly namespace: string | undefined;
+
+  constructor(scope: Construct, id: string, props: StackProps = {}) {
+    super(scope, id);
+    const where = `Stack at ${this.node.path}`;
+    this.name = parseInput(objectName.max(MAX_STACK_NAME), props.name ?? id, where, "name");
+    this.namespace =
+      props.namespace === undefined ? undefined : parseInput(namespaceName, props.namespace, where, "namespace");
+    const spec = parseInput(StackSpec, props.spec ?? {}, where, "spec");
+    this.apiObject = new ApiObject(this, "Resource", {
+      apiVersion: API_GROUP_VERSION,
+      kind: STACK_KIND,
+      metadata: {
+        name: this.name,
+        ...(this.namespace ? { namespace: this.namespace } : {}),
+        ...(props.labels ? { labels: { ...props.labels } } : {}),
+      },
+      // The parsed spec: the curated defaults are written out, so the YAML says exactly what runs.
+      spec,
+    });
+    this.node.addValidation({ validate: () => this.licenceProblems() });
+  }
+
+  /** The same two checks as the operator, in the same order: the feature, then the cap on Stacks. */
+  private licenceProblems(): string[] {
+    const entitlements = NaviqueLicense.entitlementsOf(this);
+    const subject = `${STACK_KIND} ${this.namespace ?? "default"}/${this.name}`;
+    const feature = enforceFeature(entitlements, STACK_FEATURE, subject);
+    if (!feature.allowed) return [`Stack at ${this.node.path}: ${feature.message}`];
+    const all = this.node.root.node.findAll().filter((c): c is Stack => c instanceof Stack);
+    // Declaration order stands in for creation order: the first declared is the first admitted.
+    const instances = all.map((c, index) => ({
+      namespace: c.namespace ?? "default",
+      name: c.name,
+      creationTimestamp: String(index).padStart(6, "0"),
+      admitted: false,
+    }));
+    const self = instances[all.indexOf(this)];
+    if (!self) return [];
+    const cap = enforceCap(entitlements, STACK_KIND, instances, self);
+    return cap.allowed ? [] : [`Stack at ${this.node.path}: ${cap.message}`];
+  }
+}

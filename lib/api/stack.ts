@@ -1,0 +1,123 @@
+import { z } from "zod";
+import { Condition } from "./conditions.js";
+import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
+import { MAX_DATABASES, PostgresDatabase, PostgresManaged } from "./postgres-cluster.js";
+import { namespaceName, objectName } from "./refs.js";
+
+export const STACK_KIND = "Stack";
+export const STACK_PLURAL = "stacks";
+/** Licensed feature every Stack uses. */
+export const STACK_FEATURE = "stack";
+/**
+ * Longest Stack name: members are named `<stack>-<member>`, and the datastores they become name
+ * Services after themselves (`<name>-rw`), which must stay DNS labels of at most 63 characters.
+ */
+export const MAX_STACK_NAME = 40;
+
+/** The databases the curated bundle provisions for the gateway and the observability it is built around. */
+export const DEFAULT_STACK_DATABASES: readonly PostgresDatabase[] = [{ name: "litellm" }, { name: "langfuse" }];
+
+export const StackPostgres = z
+  .object({
+    managed: PostgresManaged.default({ instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" }).describe(
+      "Settings of the Stack's managed PostgreSQL cluster; the curated defaults apply when omitted.",
+    ),
+    databases: z
+      .array(PostgresDatabase)
+      .max(MAX_DATABASES)
+      .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
+      .default([...DEFAULT_STACK_DATABASES])
+      .describe("Databases inside it. Default: litellm and langfuse, for the gateway and the observability."),
+  })
+  .strict();
+export type StackPostgres = z.infer<typeof StackPostgres>;
+
+export const StackSpec = z
+  .object({
+    postgres: StackPostgres.default({
+      managed: { instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" },
+      databases: [...DEFAULT_STACK_DATABASES],
+    }).describe("The shared PostgreSQL member: a managed PostgresCluster named <stack>-postgres."),
+  })
+  .strict()
+  .describe(
+    "A curated bundle of the platform's parts, created and kept in step as members owned by the Stack. Needs the licensed feature stack.",
+  );
+export type StackSpec = z.infer<typeof StackSpec>;
+export type StackSpecInput = z.input<typeof StackSpec>;
+
+export const StackMember = z
+  .object({
+    kind: z.string(),
+    name: objectName,
+    namespace: namespaceName,
+    ready: z.boolean().describe("Whether the member reports Ready."),
+  })
+  .strict();
+export type StackMember = z.infer<typeof StackMember>;
+
+export const StackStatus = z
+  .object({
+    observedGeneration: z.number().int().min(0).optional(),
+    conditions: z.array(Condition).default([]).describe("Ready, Licensed and MembersReady."),
+    admitted: z
+      .boolean()
+      .optional()
+      .describe(
+        "Counted against the Stack cap since a pass admitted it; an admitted Stack is never refused by the cap afterwards.",
+      ),
+    members: z.array(StackMember).default([]).describe("The resources the Stack created and keeps in step."),
+  })
+  .strict();
+export type StackStatus = z.infer<typeof StackStatus>;
+
+/** A Stack as stored in the cluster. */
+export const Stack = z
+  .object({
+    apiVersion: z.literal("core.navique.com/v1alpha1"),
+    kind: z.literal(STACK_KIND),
+    metadata: z
+      .object({
+        name: objectName.max(MAX_STACK_NAME),
+        namespace: namespaceName,
+        uid: z.string().optional(),
+        generation: z.number().int().optional(),
+        resourceVersion: z.string().optional(),
+        creationTimestamp: z.string().optional(),
+        deletionTimestamp: z.string().optional(),
+        labels: z.record(z.string(), z.string()).optional(),
+      })
+      .loose(),
+    spec: StackSpec,
+    status: StackStatus.optional(),
+  })
+  .loose();
+export type Stack = z.infer<typeof Stack>;
+
+export const STACK_DEFINITION: KindDefinition = {
+  kind: STACK_KIND,
+  plural: STACK_PLURAL,
+  singular: "stack",
+  shortNames: [],
+  scope: "Namespaced",
+  description:
+    "A curated bundle of the platform's parts (licensed feature stack): the Stack creates its members, owns them and keeps them in step; deleting it deletes them, each through its own deletion rules.",
+  spec: StackSpec,
+  status: StackStatus,
+  printerColumns: [
+    READY_COLUMN,
+    {
+      name: "Licensed",
+      type: "string",
+      jsonPath: '.status.conditions[?(@.type=="Licensed")].reason',
+      description: "Admitted, or why the licence skips it",
+    },
+    AGE_COLUMN,
+  ],
+  rootValidations: [
+    {
+      rule: `size(self.metadata.name) <= ${MAX_STACK_NAME}`,
+      message: `a Stack name has at most ${MAX_STACK_NAME} characters: its members are named <stack>-<member>`,
+    },
+  ],
+};

@@ -1,0 +1,71 @@
+import { API_GROUP, API_VERSION } from "../api/group.js";
+import type { PostgresCluster } from "../api/postgres-cluster.js";
+import { STACK_PLURAL, Stack } from "../api/stack.js";
+import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { resolveEntitlements } from "../licence/resolve.js";
+import { type StackObservation, stackInstance, stackMembers } from "../plan/stack.js";
+import { readLicense } from "./license.js";
+import { readPostgresCluster } from "./postgres-cluster.js";
+
+/** Every Stack in the cluster, parsed: the cap counts from here, never from memory. */
+export async function observeStacks(client: KubeClient): Promise<Stack[]> {
+  try {
+    const list = (await client.custom.listClusterCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: STACK_PLURAL,
+    })) as { items?: unknown[] };
+    return (list.items ?? []).flatMap((item) => {
+      const parsed = Stack.safeParse(item);
+      return parsed.success ? [parsed.data] : [];
+    });
+  } catch (error) {
+    if (statusOf(error) === 404) return [];
+    throw error;
+  }
+}
+
+/** One Stack as stored, parsed by the schema (which throws on an invalid one); undefined when absent. */
+export async function readStack(client: KubeClient, namespace: string, name: string): Promise<Stack | undefined> {
+  const raw = await orUndefined(
+    client.custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: STACK_PLURAL,
+      namespace,
+      name,
+    }),
+  );
+  return raw === undefined ? undefined : Stack.parse(raw);
+}
+
+/** Reads what planning one Stack needs: the licence, every Stack (for the cap), and its members by name. */
+export async function observeStack(
+  client: KubeClient,
+  stack: Stack,
+  options: { readonly now: Date; readonly trustedKeys?: ReadonlyMap<string, string> },
+): Promise<StackObservation> {
+  const [all, token, members] = await Promise.all([
+    observeStacks(client),
+    readLicense(client).then((license) => license?.spec?.token),
+    Promise.all(
+      stackMembers(stack).map((member) =>
+        // A member the schema refuses (edited by hand) is re-applied by the Stack; it counts as not Ready.
+        readPostgresCluster(client, stack.metadata.namespace, member.metadata.name).catch(() => undefined),
+      ),
+    ),
+  ]);
+  const now = options.now.toISOString();
+  const instances = all.map((other) => stackInstance(other, now));
+  // A Stack not created yet (a preview) is the newest instance.
+  if (!all.some((o) => o.metadata.namespace === stack.metadata.namespace && o.metadata.name === stack.metadata.name)) {
+    instances.push(stackInstance(stack, now));
+  }
+  const entitlements = resolveEntitlements(token, {
+    now: options.now,
+    ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
+  });
+  const found = new Map<string, PostgresCluster>();
+  for (const member of members) if (member) found.set(member.metadata.name, member);
+  return { licence: { entitlements, instances }, members: found };
+}

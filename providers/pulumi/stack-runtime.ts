@@ -1,0 +1,127 @@
+/**
+ * What the Stack's dynamic provider runs, inside the provider process; imported at call time by the
+ * serialized provider (see stack-provider.ts), like runtime.ts.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import { STACK_KIND, STACK_PLURAL, StackSpec, type StackSpecInput } from "../../lib/api/stack.js";
+import { fieldPath } from "../../lib/api/validation.js";
+import { orUndefined } from "../../lib/cluster/kube-client.js";
+import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
+import { readStack } from "../../lib/observe/stack.js";
+import { stackMembers } from "../../lib/plan/stack.js";
+import { reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
+import { reconcileStack } from "../../lib/reconcile/stack.js";
+import { type ClusterInputs, contextFor, prepareNamespace, reconcileOnce } from "./runtime.js";
+
+/** The Stack dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
+export interface StackInputs extends ClusterInputs {
+  readonly namespace: string;
+  readonly name: string;
+  readonly spec: StackSpecInput;
+  readonly timeoutSeconds: number;
+}
+
+export interface StackOutputs extends StackInputs {
+  /** The resources the Stack created and keeps in step. */
+  readonly members: readonly { readonly kind: string; readonly namespace: string; readonly name: string }[];
+}
+
+const PASS_INTERVAL_MS = 1_000;
+
+/** Pulumi's `check`: every schema problem as a `{property, reason}` failure, the property being the field path. */
+export function check(news: StackInputs): {
+  inputs: StackInputs;
+  failures: { property: string; reason: string }[];
+} {
+  const parsed = StackSpec.safeParse(news.spec, { reportInput: true });
+  if (parsed.success) return { inputs: news, failures: [] };
+  return {
+    inputs: news,
+    failures: parsed.error.issues.map((issue) => ({ property: fieldPath(issue.path, "spec"), reason: issue.message })),
+  };
+}
+
+/**
+ * Create or update: records the Stack custom resource, then reconciles it and its members pass after
+ * pass until every member is Ready. Pulumi runs no operator, so the members are reconciled here — by the
+ * same core functions the operator calls. A Stack the licence skips or refuses is an error naming the
+ * feature or cap and how to get it; the custom resource stays, with that condition and Event.
+ */
+export async function up(
+  inputs: StackInputs,
+  trustedKeys?: ReadonlyMap<string, string>,
+): Promise<{ id: string; outs: StackOutputs }> {
+  const context = contextFor(inputs, trustedKeys);
+  const { client } = context;
+  const where = `Stack ${inputs.namespace}/${inputs.name}`;
+  await prepareNamespace(client, inputs.namespace);
+  await client.apply({
+    apiVersion: `${API_GROUP}/${API_VERSION}`,
+    kind: STACK_KIND,
+    metadata: { name: inputs.name, namespace: inputs.namespace },
+    spec: inputs.spec,
+  } as never);
+  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  for (;;) {
+    const stack = await readStack(client, inputs.namespace, inputs.name);
+    if (!stack) throw new Error(`${where} vanished while being reconciled`);
+    const outcome = await reconcileStack(context, stack);
+    const { refusal } = outcome.plan;
+    if (refusal) {
+      const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
+      throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
+    }
+    for (const member of outcome.plan.members) {
+      await reconcileOnce(context, inputs.namespace, member.metadata.name);
+    }
+    if (!outcome.requeue) {
+      return {
+        id: `${inputs.namespace}/${inputs.name}`,
+        outs: {
+          ...inputs,
+          members: outcome.plan.status.members.map(({ kind, namespace, name }) => ({ kind, namespace, name })),
+        },
+      };
+    }
+    if (Date.now() > deadline) {
+      const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
+      throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
+    }
+    await sleep(PASS_INTERVAL_MS);
+  }
+}
+
+/**
+ * Delete: deletes the Stack in the foreground, so that the garbage collector deletes its members first,
+ * and finalizes each member (its release rules and deletion policy) until the Stack is gone.
+ */
+export async function destroy(inputs: StackInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
+  const context = contextFor(inputs, trustedKeys);
+  const { client } = context;
+  const stack = await readStack(client, inputs.namespace, inputs.name);
+  if (!stack) return;
+  await orUndefined(
+    client.custom.deleteNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: STACK_PLURAL,
+      namespace: inputs.namespace,
+      name: inputs.name,
+      propagationPolicy: "Foreground",
+    }),
+  );
+  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  for (;;) {
+    if (!(await readStack(client, inputs.namespace, inputs.name))) return;
+    for (const member of stackMembers(stack)) {
+      const resource = await readPostgresCluster(client, inputs.namespace, member.metadata.name);
+      // The garbage collector marks each member deleted; its finalization is this provider's to run.
+      if (resource?.metadata.deletionTimestamp) await reconcilePostgresCluster(context, resource);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`Stack ${inputs.namespace}/${inputs.name} was not deleted after ${inputs.timeoutSeconds}s`);
+    }
+    await sleep(PASS_INTERVAL_MS / 4);
+  }
+}

@@ -1,0 +1,211 @@
+import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { Stack } from "../../lib/api/stack.js";
+import { COMMUNITY_CAPS, communityEntitlements, type Entitlements } from "../../lib/licence/entitlements.js";
+import { planStack, type StackObservation, stackOfMember, stackOwnedBy } from "../../lib/plan/stack.js";
+
+function stack(name: string, status?: unknown, extra: Record<string, unknown> = {}): Stack {
+  return Stack.parse({
+    apiVersion: "core.navique.com/v1alpha1",
+    kind: "Stack",
+    metadata: { name, namespace: "ai", uid: `uid-${name}`, generation: 1, ...extra },
+    spec: {},
+    ...(status ? { status } : {}),
+  });
+}
+
+const licensed = (caps: Partial<Entitlements["caps"]>, features: Entitlements["features"] = new Set(["stack"])) =>
+  ({
+    edition: "Licensed",
+    features,
+    caps: { ...COMMUNITY_CAPS, ...caps },
+    licenseId: "lic-1",
+  }) satisfies Entitlements;
+
+const instance = (name: string, created: string, admitted = false) => ({
+  namespace: "ai",
+  name,
+  creationTimestamp: created,
+  admitted,
+});
+
+function observation(
+  entitlements: Entitlements,
+  instances = [instance("team", "2027-01-01T00:00:00Z")],
+  members: PostgresCluster[] = [],
+): StackObservation {
+  return { licence: { entitlements, instances }, members: new Map(members.map((m) => [m.metadata.name, m])) };
+}
+
+function member(name: string, ready: boolean): PostgresCluster {
+  return PostgresCluster.parse({
+    apiVersion: "core.navique.com/v1alpha1",
+    kind: "PostgresCluster",
+    metadata: { name, namespace: "ai" },
+    spec: {},
+    status: {
+      conditions: [
+        { type: "Ready", status: ready ? "True" : "False", reason: "R", message: ready ? "ready" : "waiting for CNPG" },
+      ],
+    },
+  });
+}
+
+const HOW =
+  "ask your navique account contact for a licence that includes it, then apply it as the License named `navique`";
+
+describe("planStack", () => {
+  it("skips a Stack under Community: feature named, how to get it, nothing applied, one Event", () => {
+    const plan = planStack(stack("team"), observation(communityEntitlements()));
+    const message = `Stack ai/team uses feature "stack", which the Community edition does not include; it is skipped. To use it, ${HOW}`;
+    expect(plan.refusal).toEqual({ allowed: false, reason: "FeatureNotLicensed", message });
+    expect(plan.steps).toEqual([]);
+    expect(plan.conditions).toEqual([
+      { type: "Ready", status: "False", reason: "FeatureNotLicensed", message, observedGeneration: 1 },
+      { type: "Licensed", status: "False", reason: "FeatureNotLicensed", message, observedGeneration: 1 },
+    ]);
+    expect(plan.events).toEqual([{ type: "Warning", reason: "FeatureNotLicensed", message }]);
+    expect(plan.requeue).toBe(false);
+
+    // The next pass, which finds the refusal already reported, records no second Event.
+    const again = planStack(stack("team", plan.status), observation(communityEntitlements()));
+    expect(again.conditions).toEqual(plan.conditions);
+    expect(again.events).toEqual([]);
+  });
+
+  it("with the feature, applies the PostgreSQL member with the curated defaults, owned by the Stack", () => {
+    const plan = planStack(stack("team"), observation(licensed({ Stack: 1 })));
+    expect(plan.refusal).toBeUndefined();
+    expect(plan.steps.map((s) => s.description)).toEqual([
+      "apply PostgresCluster ai/team-postgres (member of the Stack)",
+    ]);
+    expect(plan.steps[0]?.object).toEqual({
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "PostgresCluster",
+      metadata: {
+        name: "team-postgres",
+        namespace: "ai",
+        labels: { "core.navique.com/owned-by": "stack.ai.team" },
+        ownerReferences: [
+          {
+            apiVersion: "core.navique.com/v1alpha1",
+            kind: "Stack",
+            name: "team",
+            uid: "uid-team",
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ],
+      },
+      spec: {
+        type: "cnpg",
+        mode: "managed",
+        managed: { instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" },
+        databases: [{ name: "litellm" }, { name: "langfuse" }],
+      },
+    });
+    expect(plan.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
+      ["Ready", "False", "WaitingForMembers"],
+      ["Licensed", "True", "Admitted"],
+      ["MembersReady", "False", "WaitingForMembers"],
+    ]);
+    expect(plan.conditions[2]?.message).toBe("waiting for PostgresCluster ai/team-postgres (not created yet)");
+    expect(plan.status.admitted).toBe(true);
+    expect(plan.requeue).toBe(true);
+  });
+
+  it("is Ready when every member is, and says which member it waits for otherwise", () => {
+    const waiting = planStack(
+      stack("team"),
+      observation(licensed({ Stack: 1 }), undefined, [member("team-postgres", false)]),
+    );
+    expect(waiting.conditions[0]?.message).toBe("waiting for PostgresCluster ai/team-postgres (waiting for CNPG)");
+    const ready = planStack(
+      stack("team"),
+      observation(licensed({ Stack: 1 }), undefined, [member("team-postgres", true)]),
+    );
+    expect(ready.conditions[0]).toMatchObject({ type: "Ready", status: "True", message: "every member is Ready" });
+    expect(ready.status.members).toEqual([
+      { kind: "PostgresCluster", name: "team-postgres", namespace: "ai", ready: true },
+    ]);
+    expect(ready.requeue).toBe(false);
+  });
+
+  it("refuses only the NEW Stack beyond the cap, in creation order, never an admitted one", () => {
+    const instances = [
+      instance("old", "2027-01-05T00:00:00Z", true),
+      instance("early", "2027-01-02T00:00:00Z"),
+      instance("late", "2027-01-03T00:00:00Z"),
+    ];
+    const entitlements = licensed({ Stack: 2 });
+    expect(planStack(stack("old", { admitted: true }), observation(entitlements, instances)).refusal).toBeUndefined();
+    expect(planStack(stack("early"), observation(entitlements, instances)).refusal).toBeUndefined();
+    const late = planStack(stack("late"), observation(entitlements, instances));
+    expect(late.refusal?.reason).toBe("InstanceCapExceeded");
+    expect(late.refusal?.message).toBe(
+      `Stack ai/late is refused: licence lic-1 allows 2 Stack instance(s) and 2 come before it (admitted earlier or created first); nothing was created for it. Delete an unused Stack, or ${HOW}`,
+    );
+    expect(late.steps).toEqual([]);
+  });
+
+  it("downgraded at expiry: the admitted Stack is skipped, its running members named and left untouched", () => {
+    const expired = communityEntitlements("expired: licence lic-1 expired at 2027-01-11T00:00:00Z");
+    const plan = planStack(
+      stack("team", { admitted: true, members: [] }),
+      observation(expired, [instance("team", "2027-01-01T00:00:00Z", true)], [member("team-postgres", true)]),
+    );
+    expect(plan.steps).toEqual([]);
+    expect(plan.refusal?.reason).toBe("FeatureNotLicensed");
+    expect(plan.refusal?.message).toContain(
+      "which the Community edition (expired: licence lic-1 expired at 2027-01-11T00:00:00Z) does not include",
+    );
+    expect(plan.conditions[0]?.message).toContain(
+      "Its members (PostgresCluster ai/team-postgres) keep running as they are; the Stack no longer changes them.",
+    );
+    expect(plan.events[0]?.message).toContain("keep running as they are");
+    // Still counted as admitted: a renewed licence does not make it compete again for the cap.
+    expect(plan.status.admitted).toBe(true);
+    expect(plan.status.members).toEqual([
+      { kind: "PostgresCluster", name: "team-postgres", namespace: "ai", ready: true },
+    ]);
+  });
+
+  it("applies nothing while the Stack is being deleted: the garbage collector deletes the members", () => {
+    const plan = planStack(
+      stack("team", undefined, { deletionTimestamp: "2027-01-01T00:00:00Z" }),
+      observation(licensed({ Stack: 1 })),
+    );
+    expect(plan.steps).toEqual([]);
+    expect(plan.conditions[0]).toMatchObject({ type: "Ready", status: "False", reason: "Deleting" });
+  });
+
+  it("names members after the Stack and finds the Stack back from a member's label", () => {
+    expect(stackOwnedBy(stack("team"))).toBe("stack.ai.team");
+    expect(stackOfMember("stack.ai.team")).toBe("ai/team");
+    expect(stackOfMember("postgrescluster.ai.team")).toBeUndefined();
+  });
+});
+
+describe("the Stack schema", () => {
+  it("refuses a name its members could not be named after", () => {
+    const result = Stack.safeParse({
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "Stack",
+      metadata: { name: "a".repeat(41), namespace: "ai" },
+      spec: {},
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.path).toEqual(["metadata", "name"]);
+  });
+
+  it("refuses unknown fields and bad member settings, with their paths", () => {
+    const result = Stack.safeParse({
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "Stack",
+      metadata: { name: "team", namespace: "ai" },
+      spec: { postgres: { managed: { instances: 0 }, databases: [{ name: "Bad" }] }, gateway: {} },
+    });
+    expect(result.success).toBe(false);
+    const paths = result.error?.issues.map((i) => i.path.join(".")).sort();
+    expect(paths).toEqual(["spec", "spec.postgres.databases.0.name", "spec.postgres.managed.instances"]);
+  });
+});
