@@ -53,7 +53,7 @@ export async function previewPostgresCluster(
   return planPostgresCluster(resource, observation, context);
 }
 
-async function patchFinalizers(client: KubeClient, resource: PostgresCluster, finalizers: string[]): Promise<void> {
+async function patchFinalizers(client: KubeClient, resource: PostgresCluster, patch: object[]): Promise<void> {
   await client.custom.patchNamespacedCustomObject(
     {
       group: API_GROUP,
@@ -61,17 +61,41 @@ async function patchFinalizers(client: KubeClient, resource: PostgresCluster, fi
       plural: POSTGRES_CLUSTER_PLURAL,
       namespace: resource.metadata.namespace,
       name: resource.metadata.name,
-      body: [{ op: "add", path: "/metadata/finalizers", value: finalizers }],
+      body: patch,
     },
     undefined,
   );
+}
+
+/**
+ * Removes the product's finalizer only, by position, guarded by a `test` of that position: other
+ * controllers (the garbage collector's foregroundDeletion, for one) may change the list meanwhile, and a
+ * stale whole-list write would add back or drop theirs. A failed test means the next pass looks again.
+ */
+async function removeFinalizer(client: KubeClient, resource: PostgresCluster): Promise<void> {
+  const index = (resource.metadata.finalizers ?? []).indexOf(FINALIZER);
+  if (index < 0) return;
+  const path = `/metadata/finalizers/${index}`;
+  await patchFinalizers(client, resource, [
+    { op: "test", path, value: FINALIZER },
+    { op: "remove", path },
+  ]).catch((error: unknown) => {
+    if (statusOf(error) !== 422) throw error;
+  });
 }
 
 /** Ensures the finalizer, so that deletion always passes through the release rules first. */
 export async function ensureFinalizer(client: KubeClient, resource: PostgresCluster): Promise<void> {
   const finalizers = resource.metadata.finalizers ?? [];
   if (resource.metadata.deletionTimestamp || finalizers.includes(FINALIZER)) return;
-  await patchFinalizers(client, resource, [...finalizers, FINALIZER]);
+  // Appended, never the whole list rewritten: a finalizer another controller added meanwhile stays.
+  await patchFinalizers(
+    client,
+    resource,
+    finalizers.length === 0
+      ? [{ op: "add", path: "/metadata/finalizers", value: [FINALIZER] }]
+      : [{ op: "add", path: "/metadata/finalizers/-", value: FINALIZER }],
+  );
 }
 
 async function generateCredentials(
@@ -137,11 +161,7 @@ async function execute(
       await context.installer.release(step.capability, step.consumers);
       return "continue";
     case "remove-finalizer":
-      await patchFinalizers(
-        client,
-        resource,
-        (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER),
-      );
+      await removeFinalizer(client, resource);
       return "continue";
   }
 }

@@ -8,6 +8,7 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { readStack } from "../../lib/observe/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { NaviqueOperator } from "../../providers/operator/operator.js";
 import { FIXTURE_SOURCE, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
@@ -64,7 +65,7 @@ describe("licence enforcement across the front ends", () => {
     await unlock();
   });
 
-  it("Community caps: a third PostgresCluster is refused by pulumi preview, navique plan and the operator, the first two untouched", async () => {
+  it("Community: a third PostgresCluster is refused and a Stack skipped by pulumi preview and navique plan; the operator refuses the PostgresCluster, the first two untouched", async () => {
     const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
     for (const name of ["one", "two"]) {
       await createPostgresCluster(client, ns, name, EXTERNAL);
@@ -80,22 +81,26 @@ describe("licence enforcement across the front ends", () => {
       NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
     };
     await run("pulumi", ["stack", "init", "capped", "--non-interactive"], { cwd: PROGRAM, env });
+    const skip = `Stack ${ns}/bundle: skipped by the licence: Stack ${ns}/bundle uses feature "stack", which the Community edition does not include; it is skipped. To use it, ask your navique account contact for a licence that includes it, then apply it as the License named \`navique\``;
     const preview = (await run("pulumi", ["preview", "--non-interactive"], { cwd: PROGRAM, env })).stdout;
     expect(preview).toContain(refusal);
+    expect(preview).toContain(skip);
     expect(await readPostgresCluster(client, ns, "three")).toBeUndefined();
+    expect(await readStack(client, ns, "bundle")).toBeUndefined();
 
     const file = join(work, "three.yaml");
-    await writeFile(
-      file,
-      stringify({
+    const documents = [
+      {
         apiVersion: "core.navique.com/v1alpha1",
         kind: "PostgresCluster",
         metadata: { name: "three", namespace: ns },
         spec: EXTERNAL,
-      }),
-    );
+      },
+      { apiVersion: "core.navique.com/v1alpha1", kind: "Stack", metadata: { name: "bundle", namespace: ns }, spec: {} },
+    ];
+    await writeFile(file, documents.map((d) => stringify(d)).join("---\n"));
     const plan = await run(TSX, [CLI, "plan", "-f", file, "--kubeconfig", process.env.NAVIQUE_TEST_KUBECONFIG ?? ""]);
-    expect(plan.stdout.trim()).toBe(refusal);
+    expect(plan.stdout.trim().split("\n")).toEqual([refusal, skip]);
 
     operator = new NaviqueOperator({
       client,

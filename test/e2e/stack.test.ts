@@ -1,0 +1,257 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Condition } from "../../lib/api/conditions.js";
+import { OWNED_BY_LABEL } from "../../lib/api/group.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { readStack } from "../../lib/observe/stack.js";
+import { NaviqueOperator } from "../../providers/operator/operator.js";
+import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
+import {
+  deleteNamespaceAndWait,
+  FIXTURE_CHARTS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { createTestNamespace, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { eventsAbout, playCnpgClusterReady, readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
+import { createStack, deleteStack } from "../support/stack.js";
+
+const HOW =
+  "ask your navique account contact for a licence that includes it, then apply it as the License named `navique`";
+
+const condition = (resource: { status?: { conditions: Condition[] } } | undefined, type: string) =>
+  resource?.status?.conditions.find((c) => c.type === type);
+
+/** No CloudNativePG pod runs here: the test plays its controller for the members' CNPG Clusters. */
+function playCnpg(client: KubeClient, namespace: () => string, names: readonly string[]): NodeJS.Timeout {
+  return setInterval(() => {
+    void (async () => {
+      for (const name of names) {
+        const cluster = (await readCnpgCluster(client, namespace(), name)) as { status?: unknown } | undefined;
+        if (cluster && !cluster.status) await playCnpgClusterReady(client, namespace(), name);
+      }
+    })().catch(() => undefined);
+  }, 300);
+}
+
+// The licensed feature `stack`, enforced by the operator: skipped under Community (condition + Event,
+// nothing created), admitted under a licence that has it (members created, owned, reconciled), refused
+// beyond the Stack cap, and downgraded at expiry (injected clock) without touching what runs.
+describe("a Stack under the operator, across the licence", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: () => Promise<void>;
+  let operator: NaviqueOperator;
+  let playing: NodeJS.Timeout;
+  let ns = "";
+  let clock = new Date("2027-01-10T00:00:00Z");
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await removeLicence(client);
+    ns = (await createTestNamespace("stack")).name;
+    playing = playCnpg(client, () => ns, ["team-postgres"]);
+    operator = new NaviqueOperator({
+      client,
+      helm,
+      source: FIXTURE_SOURCE,
+      resyncMs: 300,
+      requeueMs: 300,
+      report: () => {},
+      now: () => clock,
+      trustedKeys: TEST_TRUSTED_KEYS,
+    });
+    await operator.start();
+  });
+
+  afterAll(async () => {
+    await operator.stop();
+    clearInterval(playing);
+    await deleteNamespaceAndWait(client, ns);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await removeLicence(client);
+    await unlock();
+  });
+
+  it("under Community: skipped with a condition and one Event naming the feature and how to get it; nothing created", async () => {
+    await createStack(client, ns, "team");
+    const skipped = await eventually("the operator to skip the Stack", async () => {
+      const stack = await readStack(client, ns, "team");
+      return condition(stack, "Licensed")?.status === "False" ? stack : undefined;
+    });
+    const message = `Stack ${ns}/team uses feature "stack", which the Community edition does not include; it is skipped. To use it, ${HOW}`;
+    expect(condition(skipped, "Licensed")).toMatchObject({ reason: "FeatureNotLicensed", message });
+    expect(condition(skipped, "Ready")).toMatchObject({ status: "False", reason: "FeatureNotLicensed" });
+    // Several resyncs later (every 300 ms), still one Event: a refusal already reported is not repeated.
+    await sleep(1_500);
+    expect(await eventsAbout(client, ns, "team")).toEqual([
+      { type: "Warning", reason: "FeatureNotLicensed", note: message },
+    ]);
+    expect(await readPostgresCluster(client, ns, "team-postgres")).toBeUndefined();
+  });
+
+  it("under a licence with `stack`: the member is created, owned, reconciled to Ready; a Stack beyond the cap is refused", async () => {
+    await applyLicence(
+      client,
+      testLicenceToken({
+        features: ["stack"],
+        caps: { Stack: 1, PostgresCluster: 4 },
+        notBefore: "2027-01-01T00:00:00Z",
+        expiresAt: "2027-01-11T00:00:00Z",
+      }),
+    );
+    const ready = await eventually(
+      "the Stack to be Ready",
+      async () => {
+        const stack = await readStack(client, ns, "team");
+        return condition(stack, "Ready")?.status === "True" ? stack : undefined;
+      },
+      { timeoutMs: 150_000 },
+    );
+    expect(condition(ready, "Licensed")).toMatchObject({ status: "True", message: "admitted under licence lic-test" });
+    expect(ready?.status?.members).toEqual([
+      { kind: "PostgresCluster", name: "team-postgres", namespace: ns, ready: true },
+    ]);
+
+    const member = await readPostgresCluster(client, ns, "team-postgres");
+    expect(member?.metadata.labels?.[OWNED_BY_LABEL]).toBe(`stack.${ns}.team`);
+    expect((member?.metadata as { ownerReferences?: unknown[] } | undefined)?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: "Stack", name: "team", uid: ready?.metadata.uid, controller: true }),
+    ]);
+    expect(member?.spec.databases).toEqual([{ name: "litellm" }, { name: "langfuse" }]);
+    expect(condition(member, "Ready")?.status).toBe("True");
+
+    await createStack(client, ns, "second");
+    const refused = await eventually("the second Stack to be refused", async () => {
+      const stack = await readStack(client, ns, "second");
+      return condition(stack, "Licensed")?.status === "False" ? stack : undefined;
+    });
+    expect(condition(refused, "Licensed")).toMatchObject({
+      reason: "InstanceCapExceeded",
+      message: `Stack ${ns}/second is refused: licence lic-test allows 1 Stack instance(s) and 1 come before it (admitted earlier or created first); nothing was created for it. Delete an unused Stack, or ${HOW}`,
+    });
+    expect(await eventsAbout(client, ns, "second")).toEqual([
+      expect.objectContaining({ type: "Warning", reason: "InstanceCapExceeded" }),
+    ]);
+    expect(await readPostgresCluster(client, ns, "second-postgres")).toBeUndefined();
+    await deleteStack(client, ns, "second");
+  });
+
+  it("at expiry: downgraded, the Stack skipped with an Event, its running member left exactly as it was", async () => {
+    const before = await readPostgresCluster(client, ns, "team-postgres");
+    const cnpgBefore = (await readCnpgCluster(client, ns, "team-postgres"))?.metadata as { uid?: string } | undefined;
+    expect(cnpgBefore?.uid).toBeDefined();
+    clock = new Date("2027-01-12T00:00:00Z");
+    const skipped = await eventually("the Stack to be skipped after expiry", async () => {
+      const stack = await readStack(client, ns, "team");
+      return condition(stack, "Licensed")?.status === "False" ? stack : undefined;
+    });
+    expect(condition(skipped, "Licensed")?.message).toContain(
+      'uses feature "stack", which the Community edition (expired: licence lic-test expired at 2027-01-11T00:00:00Z',
+    );
+    expect(condition(skipped, "Ready")?.message).toContain(
+      `Its members (PostgresCluster ${ns}/team-postgres) keep running as they are; the Stack no longer changes them.`,
+    );
+    expect(await eventsAbout(client, ns, "team")).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: "Warning",
+          reason: "FeatureNotLicensed",
+          note: expect.stringContaining("keep running as they are"),
+        }),
+      ]),
+    );
+    const after = await readPostgresCluster(client, ns, "team-postgres");
+    expect(after?.metadata.generation).toBe(before?.metadata.generation);
+    expect(after?.spec).toEqual(before?.spec);
+    expect(condition(after, "Ready")?.status).toBe("True");
+    expect(condition(after, "Licensed")?.status).toBe("True");
+    expect(((await readCnpgCluster(client, ns, "team-postgres"))?.metadata as { uid?: string } | undefined)?.uid).toBe(
+      cnpgBefore?.uid,
+    );
+  });
+
+  it("deleted: the garbage collector deletes the member, which the operator finalizes (its data retained)", async () => {
+    await deleteStack(client, ns, "team");
+    await eventually(
+      "the member PostgresCluster to be deleted and finalized",
+      async () => ((await readPostgresCluster(client, ns, "team-postgres")) === undefined ? true : undefined),
+      { timeoutMs: 120_000 },
+    );
+    // deletionPolicy Retain (the curated default): the CNPG Cluster is released to the user, not deleted.
+    const cnpg = await readCnpgCluster(client, ns, "team-postgres");
+    expect(cnpg).toBeDefined();
+    expect(cnpg?.metadata.labels?.[OWNED_BY_LABEL]).toBeUndefined();
+  });
+});
+
+// The Pulumi front end's provider code, called in-process so that it can be handed the test's licence
+// key (a Pulumi program cannot: licences are verified with the product's own keys). The `pulumi preview`
+// of a Stack through the real CLI is in licence.test.ts.
+describe("the Pulumi provider of a Stack, in-process", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: () => Promise<void>;
+  let playing: NodeJS.Timeout;
+  let ns = "";
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    ns = (await createTestNamespace("stack-pulumi")).name;
+    playing = playCnpg(client, () => ns, ["bundle-postgres"]);
+  });
+
+  afterAll(async () => {
+    clearInterval(playing);
+    await deleteNamespaceAndWait(client, ns);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await removeLicence(client);
+    await unlock();
+  });
+
+  const inputs = async (name: string) => ({
+    namespace: ns,
+    name,
+    spec: {},
+    kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+    helm: (await toolchainPaths()).helm,
+    chartSource: `dir:${FIXTURE_CHARTS}`,
+    timeoutSeconds: 120,
+  });
+
+  it("without the feature, up fails naming it; the Stack stays with its condition, nothing else is created", async () => {
+    await removeLicence(client);
+    await expect(up(await inputs("bundle"), TEST_TRUSTED_KEYS)).rejects.toThrow(
+      `Stack ${ns}/bundle skipped by the licence: Stack ${ns}/bundle uses feature "stack", which the Community edition does not include; it is skipped. To use it, ${HOW}`,
+    );
+    expect(condition(await readStack(client, ns, "bundle"), "Licensed")?.reason).toBe("FeatureNotLicensed");
+    expect(await readPostgresCluster(client, ns, "bundle-postgres")).toBeUndefined();
+  });
+
+  it("with it, up reconciles the Stack and its member to Ready; destroy deletes both", async () => {
+    await applyLicence(client, testLicenceToken({ features: ["stack"], caps: { Stack: 1 } }));
+    const { outs } = await up(await inputs("bundle"), TEST_TRUSTED_KEYS);
+    expect(outs.members).toEqual([{ kind: "PostgresCluster", namespace: ns, name: "bundle-postgres" }]);
+    expect(condition(await readStack(client, ns, "bundle"), "Ready")?.status).toBe("True");
+    expect(condition(await readPostgresCluster(client, ns, "bundle-postgres"), "Ready")?.status).toBe("True");
+
+    await destroy(await inputs("bundle"), TEST_TRUSTED_KEYS);
+    expect(await readStack(client, ns, "bundle")).toBeUndefined();
+    expect(await readPostgresCluster(client, ns, "bundle-postgres")).toBeUndefined();
+  });
+});
