@@ -21,7 +21,7 @@ const token = signLicense(
     notBefore: "2027-01-01T00:00:00Z",
     expiresAt: "2028-01-01T00:00:00Z",
     features: ["auto-wiring", "stack", "identities"],
-    caps: { Gateway: 10, PostgresCluster: 20, ChatUI: 10 },
+    caps: { Gateway: 10, PostgresCluster: 20, ChatUI: 10, Stack: 5, Organization: 5, Team: 50, User: 500 },
   },
   privateKey,
   "bench-key",

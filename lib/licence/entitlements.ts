@@ -25,6 +25,16 @@ export const CAPPED_KINDS = [
 export const CappedKind = z.enum(CAPPED_KINDS);
 export type CappedKind = z.infer<typeof CappedKind>;
 
+/**
+ * The kinds a feature brings: a licence listing the feature must cap each of them, since their
+ * Community cap is 0 and a licence that grants `stack` but allows no Stack grants nothing.
+ */
+export const FEATURE_KINDS: Readonly<Record<Feature, readonly CappedKind[]>> = {
+  "auto-wiring": [],
+  stack: ["Stack"],
+  identities: ["Organization", "Team", "User"],
+};
+
 /** How to obtain what is missing: named in every refusal. */
 export const HOW_TO_LICENSE =
   "ask your navique account contact for a licence that includes it, then apply it as the License named `navique`";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CAPPED_KINDS, CappedKind, Feature } from "./entitlements.js";
+import { CAPPED_KINDS, CappedKind, FEATURE_KINDS, Feature } from "./entitlements.js";
 
 const instant = z.iso.datetime({ offset: true }).describe("An RFC 3339 instant, e.g. 2027-01-31T00:00:00Z.");
 
@@ -21,6 +21,16 @@ export const LicensePayload = z
   .superRefine((payload, ctx) => {
     if (Date.parse(payload.expiresAt) <= Date.parse(payload.notBefore)) {
       ctx.addIssue({ code: "custom", message: "expiresAt must be after notBefore", path: ["expiresAt"] });
+    }
+    for (const feature of payload.features) {
+      for (const kind of FEATURE_KINDS[feature]) {
+        if (payload.caps[kind] !== undefined) continue;
+        ctx.addIssue({
+          code: "custom",
+          message: `feature "${feature}" needs caps.${kind}: say how many ${kind} instances the licence allows (the Community cap is 0)`,
+          path: ["caps", kind],
+        });
+      }
     }
   });
 export type LicensePayload = z.infer<typeof LicensePayload>;

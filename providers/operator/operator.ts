@@ -57,8 +57,9 @@ export function ownerKey(ownedBy: string | undefined): string | undefined {
 }
 
 /**
- * The in-cluster front end: watches PostgresClusters and the CNPG Clusters they emitted, and runs the
- * same reconcile as every other front end, one resource at a time, requeueing what is not Ready and
+ * The in-cluster front end: watches PostgresClusters, the CNPG Clusters they emitted, Stacks (and,
+ * through their members' owned-by label, the members' changes) and the License, and runs the same
+ * reconcile as every other front end, one resource at a time, requeueing what is not Ready and
  * backing off exponentially on real failures. Drift is corrected because every watch event and every
  * resync re-applies the desired state: a deleted or edited emitted object is restored, a capability
  * release removed by hand is installed again while still needed.
@@ -71,6 +72,8 @@ export class NaviqueOperator {
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
   private stopped = false;
+  /** The entitlements the last License pass found, to notice when they change. */
+  private entitlementsInForce: string | undefined;
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
@@ -187,6 +190,11 @@ export class NaviqueOperator {
 
   private async enqueueAll(): Promise<void> {
     this.queue.add(LICENSE_KEY);
+    await this.enqueueResources();
+  }
+
+  /** Every PostgresCluster and Stack: at each resync, and at once when the entitlements in force change. */
+  private async enqueueResources(): Promise<void> {
     try {
       const list = async (plural: string) =>
         (
@@ -213,6 +221,15 @@ export class NaviqueOperator {
       const outcome = await reconcileLicense(this.options.client, { now, ...(trustedKeys ? { trustedKeys } : {}) });
       if (outcome?.downgraded) this.report(`[operator] ${outcome.downgraded}`);
       this.failures.delete(LICENSE_KEY);
+      // A licence applied, renewed, expired or removed: every resource is judged again now, not at the next resync.
+      const entitlements = outcome?.entitlements;
+      const inForce = JSON.stringify(
+        entitlements
+          ? { id: entitlements.licenseId, features: [...entitlements.features], caps: entitlements.caps }
+          : "Community",
+      );
+      if (this.entitlementsInForce !== undefined && inForce !== this.entitlementsInForce) await this.enqueueResources();
+      this.entitlementsInForce = inForce;
     } catch (error) {
       this.retryLater(LICENSE_KEY, error);
     }

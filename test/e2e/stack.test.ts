@@ -21,7 +21,13 @@ import {
 } from "../support/capabilities.js";
 import { createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
-import { eventsAbout, playCnpgClusterReady, readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
+import {
+  eventsAbout,
+  playCnpgClusterReady,
+  readCnpgCluster,
+  readPostgresCluster,
+  replaceSpec,
+} from "../support/postgres.js";
 import { createStack, deleteStack } from "../support/stack.js";
 
 const HOW =
@@ -132,6 +138,19 @@ describe("a Stack under the operator, across the licence", () => {
     ]);
     expect(member?.spec.databases).toEqual([{ name: "litellm" }, { name: "langfuse" }]);
     expect(condition(member, "Ready")?.status).toBe("True");
+
+    // A member edited by hand is put back by its Stack (the member's change wakes the Stack up): what the
+    // Stack sets is restored; what someone added beside it (an extra database) is theirs and stays.
+    await replaceSpec(client, ns, "team-postgres", {
+      mode: "managed",
+      managed: { instances: 3 },
+      databases: [{ name: "other" }],
+    });
+    const restored = await eventually("the Stack to restore its member's spec", async () => {
+      const current = await readPostgresCluster(client, ns, "team-postgres");
+      return current?.spec.managed?.instances === 1 ? current : undefined;
+    });
+    expect(restored.spec.databases.map((d) => d.name).sort()).toEqual(["langfuse", "litellm", "other"]);
 
     await createStack(client, ns, "second");
     const refused = await eventually("the second Stack to be refused", async () => {

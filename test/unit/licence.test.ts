@@ -23,7 +23,7 @@ const payload = {
   notBefore: "2027-01-01T00:00:00Z",
   expiresAt: "2027-02-01T00:00:00Z",
   features: ["auto-wiring", "stack"],
-  caps: { Gateway: 5, PostgresCluster: 10 },
+  caps: { Gateway: 5, PostgresCluster: 10, Stack: 2 },
 };
 const token = signLicense(payload, vendor.privateKey, "test-key");
 
@@ -119,6 +119,17 @@ describe("licence tokens", () => {
     ).toMatchObject({
       code: "unknown-kind",
     });
+  });
+
+  it("refuses a feature whose kinds the licence does not cap, at signing and at verification", () => {
+    const uncapped = { ...payload, features: ["identities"], caps: { Organization: 1 } };
+    const expected = {
+      code: "invalid-payload",
+      message:
+        'the licence payload is invalid: caps.Team: feature "identities" needs caps.Team: say how many Team instances the licence allows (the Community cap is 0); caps.User: feature "identities" needs caps.User: say how many User instances the licence allows (the Community cap is 0)',
+    };
+    expect(refusal(() => signLicense(uncapped, vendor.privateKey, "test-key"))).toMatchObject(expected);
+    expect(refusal(() => verifyLicense(signRaw(uncapped), { trustedKeys, now }))).toMatchObject(expected);
   });
 });
 

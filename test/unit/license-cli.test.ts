@@ -32,7 +32,7 @@ describe("navique license", () => {
       notBefore: "2027-01-01T00:00:00Z",
       expiresAt: "2027-03-02T00:00:00Z",
       features: ["stack"],
-      caps: { Gateway: 3 },
+      caps: { Gateway: 3, Stack: 1 },
     };
     await writeFile(join(dir, "payload.json"), JSON.stringify(payload));
     const signed = await navique(
