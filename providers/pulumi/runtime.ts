@@ -130,7 +130,8 @@ export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; o
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: POSTGRES_CLUSTER_KIND,
     metadata: { name: inputs.name, namespace: inputs.namespace },
-    spec: inputs.spec,
+    // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
+    spec: PostgresClusterSpec.parse(inputs.spec),
   } as never);
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let last = "";

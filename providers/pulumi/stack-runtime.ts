@@ -61,7 +61,8 @@ export async function up(
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: STACK_KIND,
     metadata: { name: inputs.name, namespace: inputs.namespace },
-    spec: inputs.spec,
+    // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
+    spec: StackSpec.parse(inputs.spec),
   } as never);
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   for (;;) {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Condition } from "../../lib/api/conditions.js";
 import { OWNED_BY_LABEL } from "../../lib/api/group.js";
@@ -6,6 +9,8 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { run, runUnchecked } from "../../lib/local-plane/process.js";
+import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { readStack } from "../../lib/observe/stack.js";
 import { NaviqueOperator } from "../../providers/operator/operator.js";
@@ -30,6 +35,7 @@ import {
 } from "../support/postgres.js";
 import { createStack, deleteStack } from "../support/stack.js";
 
+const PROGRAM = join(process.cwd(), "test", "fixtures", "pulumi", "stack-program");
 const HOW =
   "ask your navique account contact for a licence that includes it, then apply it as the License named `navique`";
 
@@ -216,11 +222,12 @@ describe("a Stack under the operator, across the licence", () => {
   });
 });
 
-// The Pulumi front end's provider code, called in-process so that it can be handed the test's licence
-// key (a Pulumi program cannot: licences are verified with the product's own keys). The `pulumi preview`
-// of a Stack through the real CLI is in licence.test.ts.
-describe("the Pulumi provider of a Stack, in-process", () => {
+// The Pulumi front end: through the real CLI and engine under the Community edition, then — since a
+// Pulumi program cannot be handed the test's licence key (licences are verified with the product's own
+// keys) — the same provider code called in-process with it, for a licensed up and destroy.
+describe("the Pulumi front end of a Stack", () => {
   let client: KubeClient;
+  let work = "";
   let helm: HelmCli;
   let unlock: () => Promise<void>;
   let playing: NodeJS.Timeout;
@@ -233,6 +240,7 @@ describe("the Pulumi provider of a Stack, in-process", () => {
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     ns = (await createTestNamespace("stack-pulumi")).name;
     playing = playCnpg(client, () => ns, ["bundle-postgres"]);
+    work = await mkdtemp(join(tmpdir(), "navique-stack-"));
   });
 
   afterAll(async () => {
@@ -240,6 +248,7 @@ describe("the Pulumi provider of a Stack, in-process", () => {
     await deleteNamespaceAndWait(client, ns);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     await removeLicence(client);
+    await rm(work, { recursive: true, force: true });
     await unlock();
   });
 
@@ -253,12 +262,32 @@ describe("the Pulumi provider of a Stack, in-process", () => {
     timeoutSeconds: 120,
   });
 
-  it("without the feature, up fails naming it; the Stack stays with its condition, nothing else is created", async () => {
+  it("through the real engine: preview reports the skip before anything exists; up fails the Stack naming the feature", async () => {
     await removeLicence(client);
-    await expect(up(await inputs("bundle"), TEST_TRUSTED_KEYS)).rejects.toThrow(
-      `Stack ${ns}/bundle skipped by the licence: Stack ${ns}/bundle uses feature "stack", which the Community edition does not include; it is skipped. To use it, ${HOW}`,
-    );
-    expect(condition(await readStack(client, ns, "bundle"), "Licensed")?.reason).toBe("FeatureNotLicensed");
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "stack" });
+    const env = {
+      ...environment.env,
+      KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
+      NAVIQUE_TEST_NAMESPACE: ns,
+      NAVIQUE_TEST_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
+      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+    };
+    const skip = `Stack ${ns}/bundle uses feature "stack", which the Community edition does not include; it is skipped. To use it, ${HOW}`;
+    await run("pulumi", ["stack", "init", "skipped", "--non-interactive"], { cwd: PROGRAM, env });
+    const preview = (await run("pulumi", ["preview", "--non-interactive"], { cwd: PROGRAM, env })).stdout;
+    expect(preview).toContain(`Stack ${ns}/bundle: skipped by the licence: ${skip}`);
+    expect(await readStack(client, ns, "bundle")).toBeUndefined();
+
+    const up = await runUnchecked("pulumi", ["up", "--yes", "--skip-preview", "--non-interactive"], {
+      cwd: PROGRAM,
+      env,
+    });
+    expect(up.code).not.toBe(0);
+    expect(up.stdout).toContain(`Stack ${ns}/bundle skipped by the licence: ${skip}`);
+    expect(condition(await readStack(client, ns, "bundle"), "Licensed")).toMatchObject({
+      status: "False",
+      reason: "FeatureNotLicensed",
+    });
     expect(await readPostgresCluster(client, ns, "bundle-postgres")).toBeUndefined();
   });
 
