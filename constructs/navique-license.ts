@@ -10,6 +10,11 @@ export interface NaviqueLicenseProps {
   readonly token: string;
   /** The instant the licence is judged at during synth. @default now */
   readonly now?: Date;
+  /**
+   * Public keys (PEM, by key id) the token is verified with at synth. @default the product's own keys.
+   * It changes only what synth reports: the cluster always verifies with the product's keys.
+   */
+  readonly trustedKeys?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -21,7 +26,10 @@ export class NaviqueLicense extends Construct {
 
   constructor(scope: Construct, id: string, props: NaviqueLicenseProps) {
     super(scope, id);
-    this.entitlements = resolveEntitlements(props.token, { now: props.now ?? new Date() });
+    this.entitlements = resolveEntitlements(props.token, {
+      now: props.now ?? new Date(),
+      ...(props.trustedKeys ? { trustedKeys: props.trustedKeys } : {}),
+    });
     new ApiObject(this, "Resource", {
       apiVersion: API_GROUP_VERSION,
       kind: LICENSE_KIND,

@@ -9,6 +9,7 @@ import {
 import { namespaceName, objectName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
 import { enforceCap } from "../lib/licence/enforce.js";
+import { type DeclaresPostgresClusters, declaredPostgresClusterInstances } from "./declared-instances.js";
 import { NaviqueLicense } from "./navique-license.js";
 
 export interface PostgresClusterProps {
@@ -25,7 +26,7 @@ export interface PostgresClusterProps {
  * A PostgresCluster custom resource for GitOps: validated at synth time (every problem named with the
  * construct path and the field), synthesized as YAML that the operator reconciles in the cluster.
  */
-export class PostgresCluster extends Construct {
+export class PostgresCluster extends Construct implements DeclaresPostgresClusters {
   readonly apiObject: ApiObject;
   readonly name: string;
   readonly namespace: string | undefined;
@@ -49,21 +50,19 @@ export class PostgresCluster extends Construct {
       spec,
     });
     this.namespace = namespace;
-    // Synth-time licence check: the app's own PostgresClusters against its licence (or Community), in
-    // declaration order. The operator still decides in the cluster, where older instances may exist.
+    // Synth-time licence check: the app's PostgresClusters (a Stack's member included) against its
+    // licence (or Community), in declaration order. The operator still decides in the cluster, where
+    // older instances may exist.
     this.node.addValidation({ validate: () => this.licenceProblems() });
   }
 
+  declaredPostgresClusters() {
+    return [{ namespace: this.namespace ?? "default", name: this.name }];
+  }
+
   private licenceProblems(): string[] {
-    const all = this.node.root.node.findAll().filter((c): c is PostgresCluster => c instanceof PostgresCluster);
-    // Declaration order stands in for creation order: the first declared is the first admitted.
-    const instances = all.map((c, index) => ({
-      namespace: c.namespace ?? "default",
-      name: c.name,
-      creationTimestamp: String(index).padStart(6, "0"),
-      admitted: false,
-    }));
-    const self = instances[all.indexOf(this)];
+    const instances = declaredPostgresClusterInstances(this);
+    const self = instances.find((i) => i.namespace === (this.namespace ?? "default") && i.name === this.name);
     if (!self) return [];
     const decision = enforceCap(NaviqueLicense.entitlementsOf(this), "PostgresCluster", instances, self);
     return decision.allowed ? [] : [`PostgresCluster at ${this.node.path}: ${decision.message}`];

@@ -5,6 +5,7 @@ import { namespaceName, objectName } from "../lib/api/refs.js";
 import { MAX_STACK_NAME, STACK_FEATURE, STACK_KIND, StackSpec, type StackSpecInput } from "../lib/api/stack.js";
 import { parseInput } from "../lib/api/validation.js";
 import { enforceCap, enforceFeature } from "../lib/licence/enforce.js";
+import { type DeclaresPostgresClusters, declaredPostgresClusterInstances } from "./declared-instances.js";
 import { NaviqueLicense } from "./navique-license.js";
 
 export interface StackProps {
@@ -23,7 +24,7 @@ export interface StackProps {
  * NaviqueLicense, else the Community defaults): a Stack it would skip or refuse fails synth with the
  * message the operator would report, before anything is committed.
  */
-export class Stack extends Construct {
+export class Stack extends Construct implements DeclaresPostgresClusters {
   readonly apiObject: ApiObject;
   readonly name: string;
   readonly namespace: string | undefined;
@@ -49,23 +50,39 @@ export class Stack extends Construct {
     this.node.addValidation({ validate: () => this.licenceProblems() });
   }
 
-  /** The same two checks as the operator, in the same order: the feature, then the cap on Stacks. */
+  /** Its member PostgresCluster, when the licence lets the Stack create it. */
+  declaredPostgresClusters() {
+    const feature = enforceFeature(NaviqueLicense.entitlementsOf(this), STACK_FEATURE, this.subject());
+    return feature.allowed ? [{ namespace: this.namespace ?? "default", name: `${this.name}-postgres` }] : [];
+  }
+
+  private subject(): string {
+    return `${STACK_KIND} ${this.namespace ?? "default"}/${this.name}`;
+  }
+
+  /**
+   * The same checks as the operator, in the same order: the feature, then the cap on Stacks; then the
+   * cap its member PostgresCluster will meet, which the operator would report on the member.
+   */
   private licenceProblems(): string[] {
     const entitlements = NaviqueLicense.entitlementsOf(this);
-    const subject = `${STACK_KIND} ${this.namespace ?? "default"}/${this.name}`;
-    const feature = enforceFeature(entitlements, STACK_FEATURE, subject);
+    const feature = enforceFeature(entitlements, STACK_FEATURE, this.subject());
     if (!feature.allowed) return [`Stack at ${this.node.path}: ${feature.message}`];
     const all = this.node.root.node.findAll().filter((c): c is Stack => c instanceof Stack);
-    // Declaration order stands in for creation order: the first declared is the first admitted.
-    const instances = all.map((c, index) => ({
+    const stacks = all.map((c, index) => ({
       namespace: c.namespace ?? "default",
       name: c.name,
       creationTimestamp: String(index).padStart(6, "0"),
       admitted: false,
     }));
-    const self = instances[all.indexOf(this)];
+    const self = stacks[all.indexOf(this)];
     if (!self) return [];
-    const cap = enforceCap(entitlements, STACK_KIND, instances, self);
-    return cap.allowed ? [] : [`Stack at ${this.node.path}: ${cap.message}`];
+    const cap = enforceCap(entitlements, STACK_KIND, stacks, self);
+    if (!cap.allowed) return [`Stack at ${this.node.path}: ${cap.message}`];
+    const postgres = declaredPostgresClusterInstances(this);
+    const member = postgres.find((i) => i.namespace === self.namespace && i.name === `${this.name}-postgres`);
+    if (!member) return [];
+    const memberCap = enforceCap(entitlements, "PostgresCluster", postgres, member);
+    return memberCap.allowed ? [] : [`Stack at ${this.node.path}: its member would be refused: ${memberCap.message}`];
   }
 }

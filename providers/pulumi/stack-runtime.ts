@@ -23,9 +23,17 @@ export interface StackInputs extends ClusterInputs {
   readonly timeoutSeconds: number;
 }
 
+/** Where consumers connect to a Stack's PostgreSQL member: no secret, the Secret's name only. */
+export interface StackPostgresOutput {
+  readonly host: string;
+  readonly port: number;
+  readonly credentialsSecret: { readonly name: string; readonly namespace: string };
+}
+
 export interface StackOutputs extends StackInputs {
   /** The resources the Stack created and keeps in step. */
   readonly members: readonly { readonly kind: string; readonly namespace: string; readonly name: string }[];
+  readonly postgres: StackPostgresOutput;
 }
 
 const PASS_INTERVAL_MS = 1_000;
@@ -74,15 +82,25 @@ export async function up(
       const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
       throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
     }
+    const memberStatuses = [];
     for (const member of outcome.plan.members) {
-      await reconcileOnce(context, inputs.namespace, member.metadata.name);
+      memberStatuses.push((await reconcileOnce(context, inputs.namespace, member.metadata.name)).plan.status);
     }
     if (!outcome.requeue) {
+      const [postgres] = memberStatuses;
       return {
         id: `${inputs.namespace}/${inputs.name}`,
         outs: {
           ...inputs,
           members: outcome.plan.status.members.map(({ kind, namespace, name }) => ({ kind, namespace, name })),
+          postgres: {
+            host: postgres?.host ?? "",
+            port: postgres?.port ?? 5432,
+            credentialsSecret: {
+              name: postgres?.credentialsSecret?.name ?? "",
+              namespace: postgres?.credentialsSecret?.namespace ?? inputs.namespace,
+            },
+          },
         },
       };
     }

@@ -28,9 +28,10 @@ export interface StackArgs {
 
 class StackDynamic extends pulumi.dynamic.Resource {
   declare readonly members: pulumi.Output<StackOutputs["members"]>;
+  declare readonly postgres: pulumi.Output<StackOutputs["postgres"]>;
 
   constructor(name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
-    super(stackProvider, name, { ...inputs, members: undefined }, opts, "navique", "Stack");
+    super(stackProvider, name, { ...inputs, members: undefined, postgres: undefined }, opts, "navique", "Stack");
   }
 }
 
@@ -45,6 +46,8 @@ export class Stack extends pulumi.ComponentResource {
 
   /** The resources the Stack created and keeps in step, e.g. its PostgresCluster `<name>-postgres`. */
   readonly members: pulumi.Output<StackOutputs["members"]>;
+  /** Where consumers connect to the Stack's PostgreSQL: host, port and the Secret holding the credentials. */
+  readonly postgres: pulumi.Output<StackOutputs["postgres"]>;
 
   constructor(name: string, args: StackArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super(Stack.TYPE, name, {}, opts);
@@ -82,6 +85,7 @@ export class Stack extends pulumi.ComponentResource {
     }
     const resource = new StackDynamic(name, inputs, { parent: this });
     this.members = resource.members;
-    this.registerOutputs({ members: this.members });
+    this.postgres = resource.postgres;
+    this.registerOutputs({ members: this.members, postgres: this.postgres });
   }
 }

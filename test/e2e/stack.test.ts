@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Condition } from "../../lib/api/conditions.js";
 import { OWNED_BY_LABEL } from "../../lib/api/group.js";
+import { Stack } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
@@ -13,6 +14,8 @@ import { run, runUnchecked } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { readStack } from "../../lib/observe/stack.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { previewDesiredStack } from "../../lib/reconcile/preview.js";
 import { NaviqueOperator } from "../../providers/operator/operator.js";
 import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
 import {
@@ -293,8 +296,37 @@ describe("the Pulumi front end of a Stack", () => {
 
   it("with it, up reconciles the Stack and its member to Ready; destroy deletes both", async () => {
     await applyLicence(client, testLicenceToken({ features: ["stack"], caps: { Stack: 1 } }));
+    // What `pulumi preview` and `navique plan` print for an admitted Stack: its member, then the member's
+    // own decisions (capability operators with their evidence, the objects to create).
+    const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+    const desired = Stack.parse({
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "Stack",
+      metadata: { name: "bundle", namespace: ns },
+      spec: {},
+    });
+    const preview = await previewDesiredStack(context, desired);
+    expect(preview.refusal).toBeUndefined();
+    expect(preview.lines).toEqual(
+      expect.arrayContaining([
+        `Stack ${ns}/bundle: apply PostgresCluster ${ns}/bundle-postgres (member of the Stack)`,
+        expect.stringMatching(new RegExp(`^PostgresCluster ${ns}/bundle-postgres: capability cloudnative-pg: install`)),
+        expect.stringMatching(
+          new RegExp(`^PostgresCluster ${ns}/bundle-postgres: apply CNPG Cluster ${ns}/bundle-postgres`),
+        ),
+      ]),
+    );
+    expect(await readPostgresCluster(client, ns, "bundle-postgres")).toBeUndefined();
+
     const { outs } = await up(await inputs("bundle"), TEST_TRUSTED_KEYS);
     expect(outs.members).toEqual([{ kind: "PostgresCluster", namespace: ns, name: "bundle-postgres" }]);
+    const member = await readPostgresCluster(client, ns, "bundle-postgres");
+    expect(outs.postgres).toEqual({
+      host: member?.status?.host,
+      port: 5432,
+      credentialsSecret: { name: "bundle-postgres-credentials", namespace: ns },
+    });
+    expect(outs.postgres.host).toMatch(/^bundle-postgres-rw\./);
     expect(condition(await readStack(client, ns, "bundle"), "Ready")?.status).toBe("True");
     expect(condition(await readPostgresCluster(client, ns, "bundle-postgres"), "Ready")?.status).toBe("True");
 

@@ -5,6 +5,7 @@ import { Chart, Testing } from "cdk8s";
 import { NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
+import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 
 describe("the PostgresCluster construct", () => {
   it("synthesizes the custom resource with the schema's defaults written out", () => {
@@ -130,6 +131,50 @@ describe("synth-time licence checks", () => {
     new Stack(chart, "team", { namespace: "ai" });
     expect(() => app.synth()).toThrow(
       'Stack at platform/team: Stack ai/team uses feature "stack", which the Community edition does not include; it is skipped. To use it, ask your navique account contact for a licence that includes it, then apply it as the License named `navique`',
+    );
+  });
+});
+
+describe("synth-time licence checks of a Stack under a licence that has `stack`", () => {
+  const licensed = (chart: Chart, caps: Record<string, number>) =>
+    new NaviqueLicense(chart, "licence", {
+      token: testLicenceToken({ features: ["stack"], caps }),
+      trustedKeys: TEST_TRUSTED_KEYS,
+    });
+
+  it("synthesizes the License and the Stack; the Stack's member counts against the PostgresCluster cap", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "platform");
+    licensed(chart, { Stack: 1, PostgresCluster: 2 });
+    new Stack(chart, "team", { namespace: "ai" });
+    new PostgresCluster(chart, "own", { namespace: "ai", spec: {} });
+    expect(Testing.synth(chart).map((o: { kind: string }) => o.kind)).toEqual(["License", "Stack", "PostgresCluster"]);
+
+    // A third PostgresCluster: the Stack's member came first, so this one is beyond the cap of 2.
+    new PostgresCluster(chart, "extra", { namespace: "ai", spec: {} });
+    expect(() => app.synth()).toThrow(
+      "PostgresCluster at platform/extra: PostgresCluster ai/extra is refused: licence lic-test allows 2 PostgresCluster instance(s) and 2 come before it",
+    );
+  });
+
+  it("reports a Stack beyond the Stack cap, and a Stack whose member would be beyond the PostgresCluster cap", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "platform");
+    licensed(chart, { Stack: 1, PostgresCluster: 1 });
+    new PostgresCluster(chart, "own", { namespace: "ai", spec: {} });
+    new Stack(chart, "first", { namespace: "ai" });
+    new Stack(chart, "second", { namespace: "ai" });
+    let message = "";
+    try {
+      app.synth();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain(
+      "Stack at platform/first: its member would be refused: PostgresCluster ai/first-postgres is refused: licence lic-test allows 1 PostgresCluster instance(s) and 1 come before it",
+    );
+    expect(message).toContain(
+      "Stack at platform/second: Stack ai/second is refused: licence lic-test allows 1 Stack instance(s) and 1 come before it",
     );
   });
 });
