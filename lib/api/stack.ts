@@ -85,6 +85,7 @@ export const Stack = z
         resourceVersion: z.string().optional(),
         creationTimestamp: z.string().optional(),
         deletionTimestamp: z.string().optional(),
+        finalizers: z.array(z.string()).optional(),
         labels: z.record(z.string(), z.string()).optional(),
       })
       .loose(),

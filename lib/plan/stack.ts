@@ -24,12 +24,21 @@ export interface StackObservation {
   readonly members: ReadonlyMap<string, PostgresCluster>;
 }
 
+export type StackStep =
+  | { readonly kind: "apply"; readonly object: KubeObject; readonly description: string }
+  | {
+      readonly kind: "delete";
+      readonly target: { readonly kind: string; readonly name: string; readonly namespace: string };
+      readonly description: string;
+    }
+  | { readonly kind: "remove-finalizer"; readonly description: string };
+
 export interface StackPlan {
   /** Set when the licence skips or refuses this Stack: nothing is applied, members are left as they are. */
   readonly refusal?: LicenceRefusal;
   /** The members as the Stack wants them: applied in order, every pass (which also undoes drift). */
   readonly members: readonly KubeObject[];
-  readonly steps: readonly { readonly kind: "apply"; readonly object: KubeObject; readonly description: string }[];
+  readonly steps: readonly StackStep[];
   readonly conditions: readonly Condition[];
   readonly events: readonly PlannedEvent[];
   readonly status: StackStatus;
@@ -96,7 +105,9 @@ function condition(stack: Stack, type: string, ok: boolean, reason: string, mess
 
 function memberStatuses(stack: Stack, observation: StackObservation): StackMember[] {
   return stackMembers(stack).map((member) => {
-    const live = observation.members.get(member.metadata.name);
+    const found = observation.members.get(member.metadata.name);
+    // Only the Stack's own member counts: a resource of that name it did not create is not its member.
+    const live = found?.metadata.labels?.[OWNED_BY_LABEL] === stackOwnedBy(stack) ? found : undefined;
     return {
       kind: member.kind,
       name: member.metadata.name,
@@ -130,29 +141,68 @@ function licenceDecision(stack: Stack, observation: StackObservation): LicenceRe
 }
 
 /**
+ * A Stack being deleted: its members are deleted first — each through its own finalizer and deletion
+ * policy — and the Stack's finalizer goes last, once none is left; a stuck member keeps the Stack, which
+ * says which member it waits for. Never licence-gated: deleting is always allowed.
+ */
+function deletionPlan(
+  stack: Stack,
+  members: readonly KubeObject[],
+  statuses: readonly StackMember[],
+  observation: StackObservation,
+  ours: (name: string) => boolean,
+): StackPlan {
+  const left = members.filter((m) => observation.members.has(m.metadata.name) && ours(m.metadata.name));
+  const label = (m: KubeObject) => `${m.kind} ${m.metadata.namespace}/${m.metadata.name}`;
+  const steps: StackStep[] = left
+    .filter((m) => !observation.members.get(m.metadata.name)?.metadata.deletionTimestamp)
+    .map((m) => ({
+      kind: "delete",
+      target: { kind: m.kind, name: m.metadata.name, namespace: m.metadata.namespace ?? "" },
+      description: `delete ${label(m)} (member of the Stack; its own deletion policy applies)`,
+    }));
+  if (left.length === 0)
+    steps.push({ kind: "remove-finalizer", description: "remove the finalizer: every member is deleted" });
+  const message =
+    left.length === 0
+      ? "every member is deleted"
+      : `waiting for its members to be deleted: ${left
+          .map((m) => {
+            const why = observation.members.get(m.metadata.name)?.status?.conditions.find((c) => c.type === READY);
+            return `${label(m)}${why ? ` (${why.message})` : ""}`;
+          })
+          .join(", ")}`;
+  const conditions = [condition(stack, READY, false, "Deleting", message)];
+  return {
+    members,
+    steps,
+    conditions,
+    events: [],
+    status: {
+      ...stack.status,
+      conditions,
+      members: statuses.filter((m) => left.some((l) => l.metadata.name === m.name)),
+    },
+    requeue: left.length > 0,
+  };
+}
+
+/**
  * The one decision function for a Stack: from the Stack and the observed cluster to the members to
  * apply, the conditions and Events to report and the status to write. Pure, like every planner. A Stack
  * the licence skips gets nothing applied; members it created before keep running untouched (this is
- * how a downgrade at expiry loses nothing).
+ * how a downgrade at expiry loses nothing). A member name held by a resource the Stack did not create is
+ * never taken over.
  */
 export function planStack(stack: Stack, observation: StackObservation): StackPlan {
   const members = stackMembers(stack);
   const statuses = memberStatuses(stack, observation);
-  if (stack.metadata.deletionTimestamp) {
-    // The garbage collector deletes the members through their owner references; nothing to apply.
-    const conditions = [condition(stack, READY, false, "Deleting", "the Stack and its members are being deleted")];
-    return {
-      members,
-      steps: [],
-      conditions,
-      events: [],
-      status: { ...stack.status, conditions, members: statuses },
-      requeue: false,
-    };
-  }
+  const ours = (name: string) =>
+    observation.members.get(name)?.metadata.labels?.[OWNED_BY_LABEL] === stackOwnedBy(stack);
+  if (stack.metadata.deletionTimestamp) return deletionPlan(stack, members, statuses, observation, ours);
   const refusal = licenceDecision(stack, observation);
   if (refusal) {
-    const existing = statuses.filter((m) => observation.members.has(m.name));
+    const existing = statuses.filter((m) => ours(m.name));
     const kept =
       existing.length > 0
         ? ` Its members (${existing.map((m) => `${m.kind} ${m.namespace}/${m.name}`).join(", ")}) keep running as they are; the Stack no longer changes them.`
@@ -180,23 +230,33 @@ export function planStack(stack: Stack, observation: StackObservation): StackPla
   }
   const { entitlements } = observation.licence;
   const edition = entitlements.edition === "Licensed" ? `licence ${entitlements.licenseId}` : "the Community edition";
+  // A resource of a member's name that this Stack did not create is someone else's: never taken over.
+  const taken = members.filter((m) => observation.members.has(m.metadata.name) && !ours(m.metadata.name));
   const waiting = statuses.filter((m) => !m.ready);
   const membersReady =
-    waiting.length === 0
-      ? condition(stack, MEMBERS_READY, true, "MembersReady", "every member is Ready")
-      : condition(
+    taken.length > 0
+      ? condition(
           stack,
           MEMBERS_READY,
           false,
-          "WaitingForMembers",
-          `waiting for ${waiting
-            .map((m) => {
-              const live = observation.members.get(m.name);
-              const why = live?.status?.conditions.find((c) => c.type === READY)?.message ?? "not created yet";
-              return `${m.kind} ${m.namespace}/${m.name} (${why})`;
-            })
-            .join(", ")}`,
-        );
+          "MemberNameTaken",
+          `${taken.map((m) => `${m.kind} ${m.metadata.namespace}/${m.metadata.name}`).join(", ")} already exists and is not this Stack's: it is left alone. Rename the Stack, or delete or rename that resource`,
+        )
+      : waiting.length === 0
+        ? condition(stack, MEMBERS_READY, true, "MembersReady", "every member is Ready")
+        : condition(
+            stack,
+            MEMBERS_READY,
+            false,
+            "WaitingForMembers",
+            `waiting for ${waiting
+              .map((m) => {
+                const live = observation.members.get(m.name);
+                const why = live?.status?.conditions.find((c) => c.type === READY)?.message ?? "not created yet";
+                return `${m.kind} ${m.namespace}/${m.name} (${why})`;
+              })
+              .join(", ")}`,
+          );
   const conditions = [
     condition(stack, READY, membersReady.status === "True", membersReady.reason, membersReady.message),
     condition(stack, LICENSED, true, "Admitted", `admitted under ${edition}`),
@@ -204,11 +264,13 @@ export function planStack(stack: Stack, observation: StackObservation): StackPla
   ];
   return {
     members,
-    steps: members.map((object) => ({
-      kind: "apply" as const,
-      object,
-      description: `apply ${object.kind} ${object.metadata.namespace}/${object.metadata.name} (member of the Stack)`,
-    })),
+    steps: members
+      .filter((object) => !taken.includes(object))
+      .map((object) => ({
+        kind: "apply" as const,
+        object,
+        description: `apply ${object.kind} ${object.metadata.namespace}/${object.metadata.name} (member of the Stack)`,
+      })),
     conditions,
     events: [],
     status: { observedGeneration: stack.metadata.generation ?? 0, conditions, admitted: true, members: statuses },

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { API_GROUP, API_VERSION, FINALIZER, OWNED_BY_LABEL } from "../api/group.js";
+import { OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { observePostgresCluster } from "../observe/postgres-cluster.js";
 import { CNPG_CAPABILITY, type PlanStep, type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
+import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { recordEvents, writeStatus } from "./report.js";
 
 export interface ReconcileContext {
@@ -51,51 +52,6 @@ export async function previewPostgresCluster(
     observeOptions(context),
   );
   return planPostgresCluster(resource, observation, context);
-}
-
-async function patchFinalizers(client: KubeClient, resource: PostgresCluster, patch: object[]): Promise<void> {
-  await client.custom.patchNamespacedCustomObject(
-    {
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
-      namespace: resource.metadata.namespace,
-      name: resource.metadata.name,
-      body: patch,
-    },
-    undefined,
-  );
-}
-
-/**
- * Removes the product's finalizer only, by position, guarded by a `test` of that position: other
- * controllers (the garbage collector's foregroundDeletion, for one) may change the list meanwhile, and a
- * stale whole-list write would add back or drop theirs. A failed test means the next pass looks again.
- */
-async function removeFinalizer(client: KubeClient, resource: PostgresCluster): Promise<void> {
-  const index = (resource.metadata.finalizers ?? []).indexOf(FINALIZER);
-  if (index < 0) return;
-  const path = `/metadata/finalizers/${index}`;
-  await patchFinalizers(client, resource, [
-    { op: "test", path, value: FINALIZER },
-    { op: "remove", path },
-  ]).catch((error: unknown) => {
-    if (statusOf(error) !== 422) throw error;
-  });
-}
-
-/** Ensures the finalizer, so that deletion always passes through the release rules first. */
-export async function ensureFinalizer(client: KubeClient, resource: PostgresCluster): Promise<void> {
-  const finalizers = resource.metadata.finalizers ?? [];
-  if (resource.metadata.deletionTimestamp || finalizers.includes(FINALIZER)) return;
-  // Appended, never the whole list rewritten: a finalizer another controller added meanwhile stays.
-  await patchFinalizers(
-    client,
-    resource,
-    finalizers.length === 0
-      ? [{ op: "add", path: "/metadata/finalizers", value: [FINALIZER] }]
-      : [{ op: "add", path: "/metadata/finalizers/-", value: FINALIZER }],
-  );
 }
 
 async function generateCredentials(
@@ -161,7 +117,7 @@ async function execute(
       await context.installer.release(step.capability, step.consumers);
       return "continue";
     case "remove-finalizer":
-      await removeFinalizer(client, resource);
+      await removeFinalizer(client, POSTGRES_CLUSTER_PLURAL, resource);
       return "continue";
   }
 }
@@ -178,7 +134,7 @@ export async function reconcilePostgresCluster(
 ): Promise<ReconcileOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
-  await ensureFinalizer(context.client, resource);
+  await ensureFinalizer(context.client, POSTGRES_CLUSTER_PLURAL, resource);
   const plan = await previewPostgresCluster(context, resource);
   const performed: string[] = [];
   let stoppedEarly = false;

@@ -1,7 +1,11 @@
+import { API_GROUP, API_VERSION } from "../api/group.js";
+import { POSTGRES_CLUSTER_PLURAL } from "../api/postgres-cluster.js";
 import { STACK_PLURAL, type Stack } from "../api/stack.js";
+import { orUndefined } from "../cluster/kube-client.js";
 import { silentReporter } from "../local-plane/progress.js";
 import { observeStack } from "../observe/stack.js";
-import { planStack, type StackPlan } from "../plan/stack.js";
+import { planStack, type StackPlan, type StackStep } from "../plan/stack.js";
+import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { observeOptions, type ReconcileContext } from "./postgres-cluster.js";
 import { recordEvents, writeStatus } from "./report.js";
 
@@ -10,6 +14,8 @@ export interface StackOutcome {
   /** Steps performed this pass. */
   readonly performed: readonly string[];
   readonly requeue: boolean;
+  /** True once the finalizer was removed and the Stack may vanish. */
+  readonly finalized: boolean;
 }
 
 /** Observe and plan only: what a preview shows, for the same inputs as a reconcile. */
@@ -17,23 +23,48 @@ export async function previewStack(context: ReconcileContext, stack: Stack): Pro
   return planStack(stack, await observeStack(context.client, stack, observeOptions(context)));
 }
 
+async function execute(context: ReconcileContext, stack: Stack, step: StackStep): Promise<void> {
+  switch (step.kind) {
+    case "apply":
+      await context.client.apply(step.object);
+      return;
+    case "delete":
+      await orUndefined(
+        context.client.custom.deleteNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: POSTGRES_CLUSTER_PLURAL,
+          namespace: step.target.namespace,
+          name: step.target.name,
+        }),
+      );
+      return;
+    case "remove-finalizer":
+      await removeFinalizer(context.client, STACK_PLURAL, stack);
+      return;
+  }
+}
+
 /**
- * One reconcile pass of a Stack stored in the cluster: observe, plan, apply its members (server-side
- * apply, idempotent), record Events, write status. The members themselves — PostgresClusters — are
+ * One reconcile pass of a Stack stored in the cluster: ensure its finalizer, observe, plan, apply its
+ * members (server-side apply, idempotent) — or, when it is being deleted, delete them and remove the
+ * finalizer once they are gone — record Events, write status. The members themselves — PostgresClusters — are
  * reconciled as any other resource of their kind: by the operator, or by the Pulumi provider that
  * created the Stack.
  */
 export async function reconcileStack(context: ReconcileContext, stack: Stack): Promise<StackOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
+  await ensureFinalizer(context.client, STACK_PLURAL, stack);
   const plan = await previewStack(context, stack);
   const performed: string[] = [];
   for (const step of plan.steps) {
     report(`[${stack.metadata.namespace}/${stack.metadata.name}] ${step.description}`);
-    await context.client.apply(step.object);
+    await execute(context, stack, step);
     performed.push(step.description);
   }
   await recordEvents(context.client, stack, plan.events, now(), report);
-  if (!stack.metadata.deletionTimestamp) await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
-  return { plan, performed, requeue: plan.requeue };
+  const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
+  if (!finalized) await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
+  return { plan, performed, requeue: plan.requeue, finalized };
 }

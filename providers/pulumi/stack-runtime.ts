@@ -4,7 +4,6 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { POSTGRES_CLUSTER_PLURAL } from "../../lib/api/postgres-cluster.js";
 import { STACK_KIND, STACK_PLURAL, StackSpec, type StackSpecInput } from "../../lib/api/stack.js";
 import { fieldPath } from "../../lib/api/validation.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
@@ -113,34 +112,38 @@ export async function up(
 }
 
 /**
- * Delete: deletes the Stack and its members — the garbage collector would delete them too, through
- * their owner references; deleting them here does not wait for it — and finalizes each member (its
- * release rules and deletion policy) until all are gone.
+ * Delete: deletes the Stack and runs its finalization to the end, as the operator would — the Stack
+ * deletes its members, each member is finalized (its release rules and deletion policy), and the Stack's
+ * finalizer goes last.
  */
 export async function destroy(inputs: StackInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
   const context = contextFor(inputs, trustedKeys);
   const { client } = context;
-  const stack = await readStack(client, inputs.namespace, inputs.name);
-  if (!stack) return;
-  const crd = { group: API_GROUP, version: API_VERSION, namespace: inputs.namespace };
-  await orUndefined(client.custom.deleteNamespacedCustomObject({ ...crd, plural: STACK_PLURAL, name: inputs.name }));
-  const members = stackMembers(stack).map((m) => m.metadata.name);
-  for (const name of members) {
-    await orUndefined(client.custom.deleteNamespacedCustomObject({ ...crd, plural: POSTGRES_CLUSTER_PLURAL, name }));
-  }
+  const first = await readStack(client, inputs.namespace, inputs.name);
+  if (!first) return;
+  await orUndefined(
+    client.custom.deleteNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: STACK_PLURAL,
+      namespace: inputs.namespace,
+      name: inputs.name,
+    }),
+  );
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  let waitingFor = "";
   for (;;) {
-    let left = 0;
-    for (const name of members) {
-      const resource = await readPostgresCluster(client, inputs.namespace, name);
-      if (!resource) continue;
-      left += 1;
-      await reconcilePostgresCluster(context, resource);
+    const stack = await readStack(client, inputs.namespace, inputs.name);
+    if (!stack) return;
+    const outcome = await reconcileStack(context, stack);
+    waitingFor = outcome.plan.conditions[0]?.message ?? waitingFor;
+    for (const member of stackMembers(first)) {
+      const resource = await readPostgresCluster(client, inputs.namespace, member.metadata.name);
+      if (resource?.metadata.deletionTimestamp) await reconcilePostgresCluster(context, resource);
     }
-    if (left === 0) return;
     if (Date.now() > deadline) {
       throw new Error(
-        `Stack ${inputs.namespace}/${inputs.name}: members not finalized after ${inputs.timeoutSeconds}s`,
+        `Stack ${inputs.namespace}/${inputs.name} was not deleted after ${inputs.timeoutSeconds}s: ${waitingFor}`,
       );
     }
     await sleep(PASS_INTERVAL_MS / 4);

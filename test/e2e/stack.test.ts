@@ -211,17 +211,25 @@ describe("a Stack under the operator, across the licence", () => {
     );
   });
 
-  it("deleted: the garbage collector deletes the member, which the operator finalizes (its data retained)", async () => {
+  it("deleted: the Stack deletes its member, which the operator finalizes (its data retained), and goes last", async () => {
+    expect((await readStack(client, ns, "team"))?.metadata.finalizers).toEqual(["core.navique.com/finalizer"]);
     await deleteStack(client, ns, "team");
     await eventually(
-      "the member PostgresCluster to be deleted and finalized",
-      async () => ((await readPostgresCluster(client, ns, "team-postgres")) === undefined ? true : undefined),
+      "the Stack and its member to be deleted and finalized",
+      async () =>
+        (await readPostgresCluster(client, ns, "team-postgres")) === undefined &&
+        (await readStack(client, ns, "team")) === undefined
+          ? true
+          : undefined,
       { timeoutMs: 120_000 },
     );
     // deletionPolicy Retain (the curated default): the CNPG Cluster is released to the user, not deleted.
     const cnpg = await readCnpgCluster(client, ns, "team-postgres");
     expect(cnpg).toBeDefined();
     expect(cnpg?.metadata.labels?.[OWNED_BY_LABEL]).toBeUndefined();
+    expect(await eventsAbout(client, ns, "team-postgres")).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: "Warning", reason: "DatastoreRetained" })]),
+    );
   });
 });
 
@@ -319,6 +327,7 @@ describe("the Pulumi front end of a Stack", () => {
     expect(await readPostgresCluster(client, ns, "bundle-postgres")).toBeUndefined();
 
     const { outs } = await up(await inputs("bundle"), TEST_TRUSTED_KEYS);
+    expect((await readStack(client, ns, "bundle"))?.metadata.finalizers).toEqual(["core.navique.com/finalizer"]);
     expect(outs.members).toEqual([{ kind: "PostgresCluster", namespace: ns, name: "bundle-postgres" }]);
     const member = await readPostgresCluster(client, ns, "bundle-postgres");
     expect(outs.postgres).toEqual({

@@ -10,6 +10,7 @@ import { observePostgresClusters } from "../../lib/observe/postgres-cluster.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { eventually } from "./cluster.js";
 import { finalizePostgresClusters } from "./postgres.js";
+import { finalizeStacks } from "./stack.js";
 
 /** Fixture charts reproducing the identity facts of the real capability charts. */
 export const FIXTURE_CHARTS = join(import.meta.dirname, "..", "fixtures", "charts");
@@ -65,8 +66,9 @@ export async function resetCapabilities(
   entries: readonly CapabilityEntry[],
   options: { readonly crds: boolean },
 ): Promise<void> {
-  // PostgresClusters left by a run that died count as consumers and against caps: finalize them first.
+  // Stacks and PostgresClusters left by a run that died count as consumers and against caps: finalize them first.
   const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+  await finalizeStacks(context);
   for (const resource of await observePostgresClusters(client))
     await finalizePostgresClusters(context, resource.metadata.namespace);
   for (const entry of entries) {

@@ -36,6 +36,14 @@ function observation(
   return { licence: { entitlements, instances }, members: new Map(members.map((m) => [m.metadata.name, m])) };
 }
 
+/** A member as the Stack `team` created it: carrying its owned-by label. */
+function ownMember(resource: PostgresCluster): PostgresCluster {
+  return PostgresCluster.parse({
+    ...resource,
+    metadata: { ...resource.metadata, labels: { "core.navique.com/owned-by": "stack.ai.team" } },
+  });
+}
+
 function member(name: string, ready: boolean): PostgresCluster {
   return PostgresCluster.parse({
     apiVersion: "core.navique.com/v1alpha1",
@@ -78,7 +86,8 @@ describe("planStack", () => {
     expect(plan.steps.map((s) => s.description)).toEqual([
       "apply PostgresCluster ai/team-postgres (member of the Stack)",
     ]);
-    expect(plan.steps[0]?.object).toEqual({
+    expect(plan.steps[0]).toMatchObject({ kind: "apply" });
+    expect((plan.steps[0] as { object?: unknown } | undefined)?.object).toEqual({
       apiVersion: "core.navique.com/v1alpha1",
       kind: "PostgresCluster",
       metadata: {
@@ -116,12 +125,12 @@ describe("planStack", () => {
   it("is Ready when every member is, and says which member it waits for otherwise", () => {
     const waiting = planStack(
       stack("team"),
-      observation(licensed({ Stack: 1 }), undefined, [member("team-postgres", false)]),
+      observation(licensed({ Stack: 1 }), undefined, [ownMember(member("team-postgres", false))]),
     );
     expect(waiting.conditions[0]?.message).toBe("waiting for PostgresCluster ai/team-postgres (waiting for CNPG)");
     const ready = planStack(
       stack("team"),
-      observation(licensed({ Stack: 1 }), undefined, [member("team-postgres", true)]),
+      observation(licensed({ Stack: 1 }), undefined, [ownMember(member("team-postgres", true))]),
     );
     expect(ready.conditions[0]).toMatchObject({ type: "Ready", status: "True", message: "every member is Ready" });
     expect(ready.status.members).toEqual([
@@ -151,7 +160,11 @@ describe("planStack", () => {
     const expired = communityEntitlements("expired: licence lic-1 expired at 2027-01-11T00:00:00Z");
     const plan = planStack(
       stack("team", { admitted: true, members: [] }),
-      observation(expired, [instance("team", "2027-01-01T00:00:00Z", true)], [member("team-postgres", true)]),
+      observation(
+        expired,
+        [instance("team", "2027-01-01T00:00:00Z", true)],
+        [ownMember(member("team-postgres", true))],
+      ),
     );
     expect(plan.steps).toEqual([]);
     expect(plan.refusal?.reason).toBe("FeatureNotLicensed");
@@ -169,13 +182,56 @@ describe("planStack", () => {
     ]);
   });
 
-  it("applies nothing while the Stack is being deleted: the garbage collector deletes the members", () => {
-    const plan = planStack(
-      stack("team", undefined, { deletionTimestamp: "2027-01-01T00:00:00Z" }),
-      observation(licensed({ Stack: 1 })),
-    );
+  it("being deleted: deletes its own members first, says which it waits for, and drops its finalizer last", () => {
+    const deleting = stack("team", undefined, { deletionTimestamp: "2027-01-01T00:00:00Z" });
+    const own = ownMember(member("team-postgres", true));
+    const first = planStack(deleting, observation(communityEntitlements(), undefined, [own]));
+    // Never licence-gated: deleting works under Community too.
+    expect(first.steps).toEqual([
+      {
+        kind: "delete",
+        target: { kind: "PostgresCluster", name: "team-postgres", namespace: "ai" },
+        description: "delete PostgresCluster ai/team-postgres (member of the Stack; its own deletion policy applies)",
+      },
+    ]);
+    expect(first.conditions[0]).toMatchObject({
+      type: "Ready",
+      status: "False",
+      reason: "Deleting",
+      message: "waiting for its members to be deleted: PostgresCluster ai/team-postgres (ready)",
+    });
+    expect(first.requeue).toBe(true);
+
+    const finalizing = PostgresCluster.parse({
+      ...own,
+      metadata: { ...own.metadata, deletionTimestamp: "2027-01-01T00:00:01Z" },
+    });
+    expect(planStack(deleting, observation(communityEntitlements(), undefined, [finalizing])).steps).toEqual([]);
+
+    const gone = planStack(deleting, observation(communityEntitlements()));
+    expect(gone.steps).toEqual([
+      { kind: "remove-finalizer", description: "remove the finalizer: every member is deleted" },
+    ]);
+    expect(gone.requeue).toBe(false);
+  });
+
+  it("never takes over, nor deletes, a resource of a member's name that it did not create", () => {
+    const foreign = member("team-postgres", true);
+    const plan = planStack(stack("team"), observation(licensed({ Stack: 1 }), undefined, [foreign]));
     expect(plan.steps).toEqual([]);
-    expect(plan.conditions[0]).toMatchObject({ type: "Ready", status: "False", reason: "Deleting" });
+    expect(plan.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "MemberNameTaken",
+      message:
+        "PostgresCluster ai/team-postgres already exists and is not this Stack's: it is left alone. Rename the Stack, or delete or rename that resource",
+    });
+    expect(plan.status.members).toEqual([
+      { kind: "PostgresCluster", name: "team-postgres", namespace: "ai", ready: false },
+    ]);
+    const deleting = stack("team", undefined, { deletionTimestamp: "2027-01-01T00:00:00Z" });
+    expect(planStack(deleting, observation(licensed({ Stack: 1 }), undefined, [foreign])).steps).toEqual([
+      { kind: "remove-finalizer", description: "remove the finalizer: every member is deleted" },
+    ]);
   });
 
   it("names members after the Stack and finds the Stack back from a member's label", () => {
