@@ -62,8 +62,8 @@ export function postgresMemberName(stack: Stack): string {
 
 /**
  * The members a Stack is made of, as objects to apply: today its managed PostgreSQL. Each carries the
- * owned-by label and, once the Stack exists, a controller owner reference, so that the Kubernetes
- * garbage collector deletes the members with the Stack — each through its own finalizer and deletion policy.
+ * owned-by label (which makes it the Stack's) and, once the Stack exists, a controller owner reference:
+ * should the Stack's finalizer be removed by hand, the garbage collector still deletes its members.
  */
 export function stackMembers(stack: Stack): KubeObject[] {
   const { name, namespace, uid } = stack.metadata;

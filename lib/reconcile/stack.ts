@@ -48,8 +48,8 @@ async function execute(context: ReconcileContext, stack: Stack, step: StackStep)
 /**
  * One reconcile pass of a Stack stored in the cluster: ensure its finalizer, observe, plan, apply its
  * members (server-side apply, idempotent) — or, when it is being deleted, delete them and remove the
- * finalizer once they are gone — record Events, write status. The members themselves — PostgresClusters — are
- * reconciled as any other resource of their kind: by the operator, or by the Pulumi provider that
+ * finalizer once they are gone — record Events, write status. The members themselves (PostgresClusters)
+ * are reconciled as any other resource of their kind: by the operator, or by the Pulumi provider that
  * created the Stack.
  */
 export async function reconcileStack(context: ReconcileContext, stack: Stack): Promise<StackOutcome> {
