@@ -685,6 +685,8 @@ export function planPostgresCluster(
 
   const events: PlannedEvent[] = observation.capabilities
     .filter((d) => d.state === "Adopted")
+    // Recorded when the adoption is first seen, not at every pass: the status remembers it after.
+    .filter((d) => !resource.status?.capabilities.some((c) => c.name === d.capability && c.provenance === "adopted"))
     .map((d) => ({ type: "Normal", reason: "CapabilityAdopted", message: `${d.capability}: ${d.summary}` }));
   const operators = operatorsCondition(resource, neededNow, observation.capabilities);
   const operatorsOk = operators.status === "True";

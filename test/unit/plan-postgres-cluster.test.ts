@@ -88,6 +88,28 @@ describe("planPostgresCluster", () => {
     expect(plan.status.emitted).toEqual([]);
   });
 
+  it("records an adoption with one Event, when first seen; the status remembers it after", () => {
+    const adopted = decision("cloudnative-pg", {
+      state: "Adopted",
+      evidence: "controller labelled app.kubernetes.io/name=cloudnative-pg runs in cnpg-elsewhere",
+      summary: "adopt cloudnative-pg, leave its lifecycle alone",
+    });
+    const observation = { ...nothing, capabilities: [decision("cert-manager"), adopted] };
+    const first = planPostgresCluster(resource({}), observation, context);
+    expect(first.events).toEqual([
+      {
+        type: "Normal",
+        reason: "CapabilityAdopted",
+        message: "cloudnative-pg: adopt cloudnative-pg, leave its lifecycle alone",
+      },
+    ]);
+    expect(first.status.capabilities).toContainEqual(
+      expect.objectContaining({ name: "cloudnative-pg", provenance: "adopted" }),
+    );
+    const next = planPostgresCluster(resource({}, first.status), observation, context);
+    expect(next.events.filter((e) => e.reason === "CapabilityAdopted")).toEqual([]);
+  });
+
   it("with the operators Ready, emits credentials, the Cluster and one Database per entry, then waits for CNPG", () => {
     const plan = planPostgresCluster(
       resource({ databases: [{ name: "litellm" }] }),
