@@ -2,6 +2,8 @@ import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
 import { allCustomResourceDefinitions } from "../lib/api/kinds.js";
+import { namespaceName } from "../lib/api/refs.js";
+import { parseInput } from "../lib/api/validation.js";
 
 /** @default image of the operator, tagged with the package version. */
 export const DEFAULT_OPERATOR_IMAGE = `ghcr.io/navique/${OPERATOR_NAME}:0.1.0`;
@@ -13,6 +15,11 @@ export interface NaviqueOperatorProps {
   readonly chartSource?: string;
   /** Seconds between full resyncs. @default 30 */
   readonly resyncSeconds?: number;
+  /**
+   * Serve only these namespaces (`--watch-namespaces`); every namespace adopted from must be among them.
+   * @default every namespace
+   */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /**
@@ -48,6 +55,11 @@ export class NaviqueOperator extends Construct {
     });
     const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
     if (props.chartSource) args.push("--chart-source", props.chartSource);
+    if (props.watchNamespaces && props.watchNamespaces.length > 0) {
+      const where = `NaviqueOperator at ${this.node.path}`;
+      const names = props.watchNamespaces.map((n, i) => parseInput(namespaceName, n, where, `watchNamespaces[${i}]`));
+      args.push("--watch-namespaces", names.join(","));
+    }
     new ApiObject(this, "Deployment", {
       apiVersion: "apps/v1",
       kind: "Deployment",

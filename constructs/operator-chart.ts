@@ -8,6 +8,7 @@ import { NaviqueOperator } from "./navique-operator.js";
 const IMAGE = "__NAVIQUE_IMAGE__";
 const RESYNC = "__NAVIQUE_RESYNC__";
 const CHART_SOURCE = "__NAVIQUE_CHART_SOURCE__";
+const WATCH_NAMESPACES = "navique-watch-namespaces-sentinel";
 
 /**
  * The operator's Helm chart, path → text: Chart.yaml, values.yaml, the CRDs in crds/, and the
@@ -15,7 +16,11 @@ const CHART_SOURCE = "__NAVIQUE_CHART_SOURCE__";
  */
 export function operatorChartFiles(version: string): Map<string, string> {
   const chart = new Chart(Testing.app(), "operator-chart", { disableResourceNameHashes: true });
-  new NaviqueOperator(chart, "operator", { image: IMAGE, chartSource: CHART_SOURCE });
+  new NaviqueOperator(chart, "operator", {
+    image: IMAGE,
+    chartSource: CHART_SOURCE,
+    watchNamespaces: [WATCH_NAMESPACES],
+  });
   const objects = (
     chart.toJson() as { kind: string; spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } }[]
   ).filter(
@@ -31,7 +36,9 @@ export function operatorChartFiles(version: string): Map<string, string> {
     .join("---\n")
     .replace(IMAGE, "{{ .Values.image | quote }}")
     .replace(RESYNC, "{{ .Values.resyncSeconds | quote }}")
-    .replace(CHART_SOURCE, "{{ .Values.chartSource | quote }}");
+    .replace(CHART_SOURCE, "{{ .Values.chartSource | quote }}")
+    // An empty value serves every namespace (the operator reads an empty list so).
+    .replace(WATCH_NAMESPACES, '{{ join "," .Values.watchNamespaces | quote }}');
   const files = new Map<string, string>();
   files.set(
     "Chart.yaml",
@@ -39,7 +46,7 @@ export function operatorChartFiles(version: string): Map<string, string> {
   );
   files.set(
     "values.yaml",
-    `${HEADER}# Operator image.\nimage: ghcr.io/navique/${OPERATOR_NAME}:${version}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n`,
+    `${HEADER}# Operator image.\nimage: ghcr.io/navique/${OPERATOR_NAME}:${version}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n# Namespaces the operator serves (every namespace adopted from must be among them); empty: every namespace.\nwatchNamespaces: []\n`,
   );
   files.set("templates/operator.yaml", `${HEADER}${template}`);
   for (const [name, text] of crdFiles()) files.set(`crds/${name}`, text);

@@ -9,7 +9,7 @@ import { resolveClusterTarget } from "../cluster/target.js";
 import { LicenseError } from "../licence/token.js";
 import { stderrReporter } from "../local-plane/progress.js";
 import { LICENSE_EXIT_CODES, runLicense } from "./license-command.js";
-import { runOperator } from "./operator-command.js";
+import { parseWatchNamespaces, runOperator } from "./operator-command.js";
 import { runPlan } from "./plan-command.js";
 
 const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
@@ -25,13 +25,14 @@ commands:
             --now INSTANT evaluates at another time
   operator  run the operator against the cluster: watch PostgresClusters and Stacks and reconcile them
             continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
-            --helm PATH)`;
+            --helm PATH, --watch-namespaces NS[,NS...] to serve only those namespaces)`;
 
 const OPTIONS = {
   kubeconfig: { type: "string" },
   "chart-source": { type: "string" },
   resync: { type: "string" },
   helm: { type: "string" },
+  "watch-namespaces": { type: "string" },
   file: { type: "string", short: "f" },
   out: { type: "string" },
   "key-id": { type: "string" },
@@ -110,6 +111,7 @@ function operator(values: Values): Promise<number> {
     chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
     resyncSeconds: resync,
     helm: values.helm,
+    watchNamespaces: parseWatchNamespaces(values["watch-namespaces"]),
   });
 }
 

@@ -1,5 +1,7 @@
 import { existsSync } from "node:fs";
 import { NaviqueOperator } from "../../providers/operator/operator.js";
+import { namespaceName } from "../api/refs.js";
+import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
@@ -7,12 +9,23 @@ import { resolveClusterTarget } from "../cluster/target.js";
 import { stderrReporter } from "../local-plane/progress.js";
 import { toolchainPaths } from "../local-plane/toolchain-paths.js";
 
+/** `--watch-namespaces a,b`: each a namespace name; empty (the chart's default) means every namespace. */
+export function parseWatchNamespaces(flag: string | undefined): string[] | undefined {
+  const names = (flag ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n.length > 0);
+  if (names.length === 0) return undefined;
+  return names.map((name, index) => parseInput(namespaceName, name, "--watch-namespaces", `[${index}]`));
+}
+
 /** `navique operator`: runs until SIGINT/SIGTERM, then stops its watches and exits. */
 export async function runOperator(options: {
   readonly kubeconfig: string | undefined;
   readonly chartSource: string | undefined;
   readonly resyncSeconds: number | undefined;
   readonly helm: string | undefined;
+  readonly watchNamespaces: readonly string[] | undefined;
 }): Promise<number> {
   const source = parseChartSource(options.chartSource);
   const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
@@ -27,6 +40,7 @@ export async function runOperator(options: {
     helm: new HelmCli({ binary: helmBinary, kubeconfig: target.kubeconfig }),
     source,
     ...(options.resyncSeconds ? { resyncMs: options.resyncSeconds * 1000 } : {}),
+    ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
   });
   await operator.start();
   await new Promise<void>((resolve) => {

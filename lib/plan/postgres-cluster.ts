@@ -520,6 +520,53 @@ export interface PlanContext {
   readonly withPrerequisites: (name: string) => string[];
   /** The fixed release of a capability (from the catalog). */
   readonly releaseOf: (name: string) => { name: string; namespace: string };
+  /** The namespaces an operator started with --watch-namespaces serves; undefined: every namespace. */
+  readonly watchNamespaces?: readonly string[];
+}
+
+/**
+ * References that leave the namespaces the operator serves (SPEC 3.4: with --watch-namespaces, every
+ * namespace adopted from must be included), as `field "namespace"` phrases; empty when none does.
+ */
+function unwatchedReferences(resource: PostgresCluster, watched: readonly string[] | undefined): string[] {
+  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
+  if (!watched || !adopt) return [];
+  const { namespace } = resource.metadata;
+  const references = [
+    { field: "spec.adopt.clusterRef.namespace", namespace: refNamespace(adopt.clusterRef, namespace) },
+    {
+      field: "spec.adopt.credentialsSecretRef.namespace",
+      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+    },
+  ];
+  return references.filter((r) => !watched.includes(r.namespace)).map((r) => `${r.field} "${r.namespace}"`);
+}
+
+/** A PostgresCluster adopting from a namespace the operator does not serve: nothing is done, and it says why. */
+function outOfScopePlan(
+  resource: PostgresCluster,
+  outside: readonly string[],
+  watched: readonly string[],
+): PostgresPlan {
+  const message = `${outside.join(" and ")} ${outside.length > 1 ? "are" : "is"} outside the namespaces this operator serves (--watch-namespaces ${watched.join(",")}); nothing was done. Add ${outside.length > 1 ? "them" : "it"} to --watch-namespaces, or adopt from a served namespace`;
+  const reason = "NamespaceNotWatched";
+  const conditions = [
+    condition(resource, READY, false, reason, message),
+    condition(resource, DATASTORE_READY, false, reason, message),
+  ];
+  const already = resource.status?.conditions.some((c) => c.type === READY && c.reason === reason);
+  return {
+    steps: [],
+    conditions,
+    events: already ? [] : [{ type: "Warning", reason, message }],
+    status: {
+      observedGeneration: resource.metadata.generation ?? 0,
+      conditions,
+      capabilities: resource.status?.capabilities ?? [],
+      emitted: resource.status?.emitted ?? [],
+    },
+    requeue: false,
+  };
 }
 
 function operatorsCondition(
@@ -676,6 +723,8 @@ export function planPostgresCluster(
       ? ALLOWED
       : enforceCap(observation.licence.entitlements, "PostgresCluster", observation.licence.instances, self);
   if (!licence.allowed) return refusedPlan(resource, licence);
+  const outside = deleting ? [] : unwatchedReferences(resource, context.watchNamespaces);
+  if (outside.length > 0) return outOfScopePlan(resource, outside, context.watchNamespaces ?? []);
   const neededNow = neededCapabilities(resource, context.withPrerequisites);
   // A resource deleted before its first status write may still have had its operators installed.
   const previousMode = resource.status?.mode ?? (deleting ? resource.spec.mode : undefined);

@@ -14,6 +14,8 @@ export function createReconcileContext(options: {
   readonly report?: Reporter;
   readonly now?: () => Date;
   readonly trustedKeys?: ReadonlyMap<string, string>;
+  /** The namespaces an operator serves (--watch-namespaces); undefined: every namespace. */
+  readonly watchNamespaces?: readonly string[];
 }): ReconcileContext {
   const installer = new CapabilityInstaller({
     client: options.client,
@@ -29,5 +31,6 @@ export function createReconcileContext(options: {
     ...(options.report ? { report: options.report } : {}),
     ...(options.now ? { now: options.now } : {}),
     ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
+    ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
   };
 }

@@ -18,6 +18,8 @@ export interface ReconcileContext {
   readonly now?: () => Date;
   /** Public keys licences are verified with. @default the product's TRUSTED_KEYS */
   readonly trustedKeys?: ReadonlyMap<string, string>;
+  /** The namespaces an operator serves (--watch-namespaces); undefined: every namespace. */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /** What observing needs from a context: the catalog, the clock and the licence keys. */

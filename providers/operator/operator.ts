@@ -35,6 +35,11 @@ export interface OperatorOptions {
   readonly now?: () => Date;
   /** Public keys licences are verified with. @default the product's TRUSTED_KEYS */
   readonly trustedKeys?: ReadonlyMap<string, string>;
+  /**
+   * The namespaces to serve (`--watch-namespaces`); resources elsewhere are left to another operator.
+   * Caps and capability reference counts stay cluster-wide. @default every namespace
+   */
+  readonly watchNamespaces?: readonly string[];
 }
 
 /** The work-queue key of the License singleton (a PostgresCluster key is always `namespace/name`). */
@@ -42,10 +47,6 @@ const LICENSE_KEY = "License:navique";
 /** Work-queue keys of Stacks: `Stack:namespace/name`. */
 const STACK_PREFIX = "Stack:";
 
-const POSTGRES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${POSTGRES_CLUSTER_PLURAL}`;
-const LICENSES_PATH = `/apis/${API_GROUP}/${API_VERSION}/${LICENSE_PLURAL}`;
-const STACKS_PATH = `/apis/${API_GROUP}/${API_VERSION}/${STACK_PLURAL}`;
-const CNPG_CLUSTERS_PATH = `/apis/${CNPG_GROUP}/${CNPG_VERSION}/${CNPG_CLUSTERS}`;
 const WATCH_RETRY_MS = 5_000;
 
 type Watch = { start(): Promise<void>; stop(): Promise<void>; on(event: string, cb: (arg: unknown) => void): void };
@@ -72,11 +73,15 @@ export class NaviqueOperator {
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
   private stopped = false;
+  /** The namespaces served; undefined: every namespace. */
+  private readonly namespaces: readonly string[] | undefined;
   /** The entitlements the last License pass found, to notice when they change. */
   private entitlementsInForce: string | undefined;
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
+    this.namespaces =
+      options.watchNamespaces && options.watchNamespaces.length > 0 ? [...options.watchNamespaces] : undefined;
     this.context = createReconcileContext({
       client: options.client,
       helm: options.helm,
@@ -84,49 +89,27 @@ export class NaviqueOperator {
       report: this.report,
       ...(options.now ? { now: options.now } : {}),
       ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
+      ...(this.namespaces ? { watchNamespaces: this.namespaces } : {}),
     });
     this.queue = new WorkQueue((key) => this.reconcile(key));
   }
 
   async start(): Promise<void> {
     await ensureNaviqueCrds(this.options.client);
-    this.watch(
-      POSTGRES_PATH,
-      async () =>
-        this.options.client.custom.listClusterCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: POSTGRES_CLUSTER_PLURAL,
-        }),
-      (object) => {
-        const { namespace, name, labels } = object.metadata ?? {};
-        // A Stack's member: its Stack looks again too (its MembersReady follows the member's Ready).
-        const stack = stackOfMember(labels?.[OWNED_BY_LABEL]);
-        return [...(namespace && name ? [`${namespace}/${name}`] : []), ...(stack ? [`${STACK_PREFIX}${stack}`] : [])];
-      },
-    );
-    this.watch(
-      STACKS_PATH,
-      async () =>
-        this.options.client.custom.listClusterCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: STACK_PLURAL,
-        }),
-      (object) => {
-        const { namespace, name } = object.metadata ?? {};
-        return namespace && name ? [`${STACK_PREFIX}${namespace}/${name}`] : [];
-      },
-    );
-    this.watch(
-      CNPG_CLUSTERS_PATH,
-      async () =>
-        this.options.client.custom.listClusterCustomObject({
-          group: CNPG_GROUP,
-          version: CNPG_VERSION,
-          plural: CNPG_CLUSTERS,
-          labelSelector: OWNED_BY_LABEL,
-        }),
+    this.watchKind(API_GROUP, API_VERSION, POSTGRES_CLUSTER_PLURAL, (object) => {
+      const { namespace, name, labels } = object.metadata ?? {};
+      // A Stack's member: its Stack looks again too (its MembersReady follows the member's Ready).
+      const stack = stackOfMember(labels?.[OWNED_BY_LABEL]);
+      return [...(namespace && name ? [`${namespace}/${name}`] : []), ...(stack ? [`${STACK_PREFIX}${stack}`] : [])];
+    });
+    this.watchKind(API_GROUP, API_VERSION, STACK_PLURAL, (object) => {
+      const { namespace, name } = object.metadata ?? {};
+      return namespace && name ? [`${STACK_PREFIX}${namespace}/${name}`] : [];
+    });
+    this.watchKind(
+      CNPG_GROUP,
+      CNPG_VERSION,
+      CNPG_CLUSTERS,
       (object) => {
         const owner = ownerKey(object.metadata?.labels?.[OWNED_BY_LABEL]);
         return owner ? [owner] : [];
@@ -134,7 +117,7 @@ export class NaviqueOperator {
       OWNED_BY_LABEL,
     );
     this.watch(
-      LICENSES_PATH,
+      `/apis/${API_GROUP}/${API_VERSION}/${LICENSE_PLURAL}`,
       async () =>
         this.options.client.custom.listClusterCustomObject({
           group: API_GROUP,
@@ -145,8 +128,9 @@ export class NaviqueOperator {
     );
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
+    const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
     this.report(
-      `[operator] started: watching ${POSTGRES_PATH}, ${STACKS_PATH}, ${LICENSES_PATH} and owned ${CNPG_CLUSTERS_PATH}`,
+      `[operator] started: watching PostgresClusters, Stacks and owned CNPG Clusters in ${scope}, and the License`,
     );
   }
 
@@ -188,6 +172,38 @@ export class NaviqueOperator {
     });
   }
 
+  /**
+   * Watches one namespaced kind: across the cluster, or with --watch-namespaces one list-watch per
+   * namespace served, so that the operator needs to read nothing elsewhere.
+   */
+  private watchKind(
+    group: string,
+    version: string,
+    plural: string,
+    keysOf: (object: KubernetesObject) => readonly string[],
+    labelSelector?: string,
+  ): void {
+    const { custom } = this.options.client;
+    const selector = labelSelector ? { labelSelector } : {};
+    if (!this.namespaces) {
+      this.watch(
+        `/apis/${group}/${version}/${plural}`,
+        async () => custom.listClusterCustomObject({ group, version, plural, ...selector }),
+        keysOf,
+        labelSelector,
+      );
+      return;
+    }
+    for (const namespace of this.namespaces) {
+      this.watch(
+        `/apis/${group}/${version}/namespaces/${namespace}/${plural}`,
+        async () => custom.listNamespacedCustomObject({ group, version, namespace, plural, ...selector }),
+        keysOf,
+        labelSelector,
+      );
+    }
+  }
+
   private async enqueueAll(): Promise<void> {
     this.queue.add(LICENSE_KEY);
     await this.enqueueResources();
@@ -196,16 +212,17 @@ export class NaviqueOperator {
   /** Every PostgresCluster and Stack: at each resync, and at once when the entitlements in force change. */
   private async enqueueResources(): Promise<void> {
     try {
-      const list = async (plural: string) =>
-        (
-          (await this.options.client.custom.listClusterCustomObject({
-            group: API_GROUP,
-            version: API_VERSION,
-            plural,
-          })) as {
-            items?: KubernetesObject[];
-          }
-        ).items ?? [];
+      const { custom } = this.options.client;
+      const items = async (response: Promise<unknown>) =>
+        ((await response) as { items?: KubernetesObject[] }).items ?? [];
+      const list = async (plural: string) => {
+        const kind = { group: API_GROUP, version: API_VERSION, plural };
+        if (!this.namespaces) return items(custom.listClusterCustomObject(kind));
+        const lists = await Promise.all(
+          this.namespaces.map((namespace) => items(custom.listNamespacedCustomObject({ ...kind, namespace }))),
+        );
+        return lists.flat();
+      };
       const key = (item: KubernetesObject) => `${item.metadata?.namespace}/${item.metadata?.name}`;
       for (const item of await list(POSTGRES_CLUSTER_PLURAL)) this.queue.add(key(item));
       for (const item of await list(STACK_PLURAL)) this.queue.add(`${STACK_PREFIX}${key(item)}`);
@@ -277,6 +294,9 @@ export class NaviqueOperator {
 
   private async reconcile(key: string): Promise<void> {
     if (key === LICENSE_KEY) return this.reconcileLicense();
+    // A key can name another namespace (a member's label, an adopted object's owner): not ours to serve.
+    const namespace = key.replace(STACK_PREFIX, "").split("/")[0] ?? "";
+    if (this.namespaces && !this.namespaces.includes(namespace)) return;
     try {
       let requeue = false;
       if (key.startsWith(STACK_PREFIX)) {

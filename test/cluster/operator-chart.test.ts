@@ -17,6 +17,7 @@ describe("the operator's Helm chart", () => {
         image: "registry.example/navique-ai-core-operator:test",
         resyncSeconds: 10,
         chartSource: "oci://registry.example/charts",
+        watchNamespaces: ["team-a", "team-b"],
       },
       wait: true,
       timeoutSeconds: 120,
@@ -36,6 +37,8 @@ describe("the operator's Helm chart", () => {
         "10",
         "--chart-source",
         "oci://registry.example/charts",
+        "--watch-namespaces",
+        "team-a,team-b",
       ]);
       expect(deployment.spec?.template.spec?.serviceAccountName).toBe(OPERATOR_NAME);
     } finally {

@@ -5,6 +5,7 @@ import { Chart, Testing } from "cdk8s";
 import { NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
+import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 
 describe("the PostgresCluster construct", () => {
@@ -74,6 +75,40 @@ describe("the NaviqueOperator construct", () => {
       "--chart-source",
       "oci://registry.example/charts",
     ]);
+  });
+});
+
+describe("the NaviqueOperator construct's namespace scope", () => {
+  it("passes --watch-namespaces, and refuses a name that is not a namespace", () => {
+    const chart = Testing.chart();
+    new NaviqueOperator(chart, "operator", { watchNamespaces: ["team-a", "team-b"] });
+    const deployment = (
+      Testing.synth(chart) as {
+        kind: string;
+        spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } };
+      }[]
+    ).find((o) => o.kind === "Deployment");
+    expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
+      "operator",
+      "--resync",
+      "30",
+      "--watch-namespaces",
+      "team-a,team-b",
+    ]);
+    expect(() => new NaviqueOperator(Testing.chart(), "operator", { watchNamespaces: ["Team_A"] })).toThrow(
+      /NaviqueOperator at test\/operator is invalid:\n {2}- watchNamespaces\[0\]: must be a lowercase RFC 1123 label/,
+    );
+  });
+});
+
+describe("--watch-namespaces", () => {
+  it("reads a comma-separated list; empty means every namespace; a bad name is named", () => {
+    expect(parseWatchNamespaces("team-a, team-b")).toEqual(["team-a", "team-b"]);
+    expect(parseWatchNamespaces("")).toBeUndefined();
+    expect(parseWatchNamespaces(undefined)).toBeUndefined();
+    expect(() => parseWatchNamespaces("team-a,Team_B")).toThrow(
+      /--watch-namespaces is invalid:\n {2}- \[1\]: must be a lowercase RFC 1123 label.*\(received "Team_B"\)/s,
+    );
   });
 });
 

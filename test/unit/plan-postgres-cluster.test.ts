@@ -88,6 +88,32 @@ describe("planPostgresCluster", () => {
     expect(plan.status.emitted).toEqual([]);
   });
 
+  it("with --watch-namespaces, does nothing for an adoption from a namespace it does not serve, and says which", () => {
+    const adopting = resource({
+      mode: "adopt",
+      adopt: {
+        clusterRef: { name: "shared", namespace: "data" },
+        credentialsSecretRef: { name: "shared-app", namespace: "data" },
+      },
+    });
+    const plan = planPostgresCluster(adopting, nothing, { ...context, watchNamespaces: ["team-a", "team-b"] });
+    const message =
+      'spec.adopt.clusterRef.namespace "data" and spec.adopt.credentialsSecretRef.namespace "data" are outside the namespaces this operator serves (--watch-namespaces team-a,team-b); nothing was done. Add them to --watch-namespaces, or adopt from a served namespace';
+    expect(plan.steps).toEqual([]);
+    expect(plan.conditions.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
+      ["Ready", "False", "NamespaceNotWatched", message],
+      ["DatastoreReady", "False", "NamespaceNotWatched", message],
+    ]);
+    expect(plan.events).toEqual([{ type: "Warning", reason: "NamespaceNotWatched", message }]);
+    // Reported once; and served as soon as the namespace is.
+    expect(
+      planPostgresCluster(resource(adopting.spec, plan.status), nothing, { ...context, watchNamespaces: ["team-a"] })
+        .events,
+    ).toEqual([]);
+    const served = planPostgresCluster(adopting, nothing, { ...context, watchNamespaces: ["team-a", "data"] });
+    expect(served.conditions.map((c) => c.reason)).not.toContain("NamespaceNotWatched");
+  });
+
   it("records an adoption with one Event, when first seen; the status remembers it after", () => {
     const adopted = decision("cloudnative-pg", {
       state: "Adopted",
