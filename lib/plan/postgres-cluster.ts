@@ -704,6 +704,27 @@ function refusedPlan(resource: PostgresCluster, refusal: LicenceRefusal): Postgr
 }
 
 /**
+ * What stops a PostgresCluster before anything is done for it: the licence first (a new instance beyond
+ * the cap gets nothing, not even its operators), then the operator's namespace scope. Never a deletion.
+ */
+function heldBack(
+  resource: PostgresCluster,
+  observation: PostgresObservation,
+  context: PlanContext,
+): PostgresPlan | undefined {
+  const self = observation.licence.instances.find(
+    (i) => i.namespace === resource.metadata.namespace && i.name === resource.metadata.name,
+  );
+  const licence = self
+    ? enforceCap(observation.licence.entitlements, "PostgresCluster", observation.licence.instances, self)
+    : ALLOWED;
+  if (!licence.allowed) return refusedPlan(resource, licence);
+  const outside = unwatchedReferences(resource, context.watchNamespaces);
+  if (outside.length > 0) return outOfScopePlan(resource, outside, context.watchNamespaces ?? []);
+  return undefined;
+}
+
+/**
  * The one decision function for a PostgresCluster: from the resource and the observed cluster to the
  * ordered steps to take, the conditions and Events to report and the status to write. Pure: preview,
  * synth-time validation and the operator call it with the same inputs and get the same decisions.
@@ -714,17 +735,8 @@ export function planPostgresCluster(
   context: PlanContext,
 ): PostgresPlan {
   const deleting = resource.metadata.deletionTimestamp !== undefined;
-  // The licence first: a new instance beyond the cap gets nothing, not even its operators.
-  const self = observation.licence.instances.find(
-    (i) => i.namespace === resource.metadata.namespace && i.name === resource.metadata.name,
-  );
-  const licence =
-    deleting || !self
-      ? ALLOWED
-      : enforceCap(observation.licence.entitlements, "PostgresCluster", observation.licence.instances, self);
-  if (!licence.allowed) return refusedPlan(resource, licence);
-  const outside = deleting ? [] : unwatchedReferences(resource, context.watchNamespaces);
-  if (outside.length > 0) return outOfScopePlan(resource, outside, context.watchNamespaces ?? []);
+  const held = deleting ? undefined : heldBack(resource, observation, context);
+  if (held) return held;
   const neededNow = neededCapabilities(resource, context.withPrerequisites);
   // A resource deleted before its first status write may still have had its operators installed.
   const previousMode = resource.status?.mode ?? (deleting ? resource.spec.mode : undefined);
