@@ -358,4 +358,49 @@ describe("capability provenance on the local control plane", () => {
     expect(records.map((r) => r.metadata?.labels?.status)).toEqual(["deployed"]);
     expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
   });
+
+  it("a release of ours left pending by an upgrade that died is repaired under the lock", async () => {
+    await ensureReady(installer, "cloudnative-pg");
+    const marks = Object.entries(OWNERSHIP_MARKS)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(",");
+    // Our own upgrade, dying midway: it waits for a controller that can never be scheduled, and is killed.
+    const dying = spawn(
+      (await toolchainPaths()).helm,
+      [
+        "upgrade",
+        "cloudnative-pg",
+        CNPG_CHART,
+        "--namespace",
+        "cnpg-system",
+        "--kubeconfig",
+        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+        "--labels",
+        marks,
+        "--set-string",
+        "nodeSelector.navique\\.test/no-such-node=true",
+        "--wait",
+        "--timeout",
+        "5m",
+      ],
+      { stdio: "ignore" },
+    );
+    const latest = async () =>
+      (await releaseRecords(client, "cnpg-system", "cloudnative-pg")).sort(
+        (a, b) => Number(b.metadata?.labels?.version) - Number(a.metadata?.labels?.version),
+      )[0];
+    await eventually("the release to be pending-upgrade", async () =>
+      (await latest())?.metadata?.labels?.status === "pending-upgrade" ? true : undefined,
+    );
+    dying.kill("SIGKILL");
+
+    const stuck = (await installer.observe("cloudnative-pg")).decision;
+    expect(stuck).toMatchObject({ state: "Owned", action: "upgrade" });
+    expect(stuck.summary).toContain("to repair revision status pending-upgrade");
+    await ensureReady(installer, "cloudnative-pg");
+    expect((await latest())?.metadata?.labels).toMatchObject({ status: "deployed", ...OWNERSHIP_MARKS });
+    // The repaired release runs the product's values again, not the dead upgrade's.
+    const deployment = (await client.apps.listNamespacedDeployment({ namespace: "cnpg-system" })).items[0];
+    expect(deployment?.spec?.template.spec?.nodeSelector?.["navique.test/no-such-node"]).toBeUndefined();
+  });
 });
