@@ -15,6 +15,8 @@ import type { KubeObject, PlannedEvent } from "./postgres-cluster.js";
 
 /** Condition type: whether every member reports Ready. */
 export const MEMBERS_READY = "MembersReady";
+/** Reason: a resource the Stack did not create holds a member's name. */
+export const MEMBER_NAME_TAKEN = "MemberNameTaken";
 
 /** What planning one Stack needs to know about the cluster; gathered by observe/stack.ts. */
 export interface StackObservation {
@@ -239,7 +241,7 @@ export function planStack(stack: Stack, observation: StackObservation): StackPla
           stack,
           MEMBERS_READY,
           false,
-          "MemberNameTaken",
+          MEMBER_NAME_TAKEN,
           `${taken.map((m) => `${m.kind} ${m.metadata.namespace}/${m.metadata.name}`).join(", ")} already exists and is not this Stack's: it is left alone. Rename the Stack, or delete or rename that resource`,
         )
       : waiting.length === 0
@@ -274,6 +276,7 @@ export function planStack(stack: Stack, observation: StackObservation): StackPla
     conditions,
     events: [],
     status: { observedGeneration: stack.metadata.generation ?? 0, conditions, admitted: true, members: statuses },
-    requeue: waiting.length > 0,
+    // A taken name does not free itself: the resync and the other resource's changes bring the Stack back.
+    requeue: taken.length === 0 && waiting.length > 0,
   };
 }

@@ -9,7 +9,7 @@ import { fieldPath } from "../../lib/api/validation.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
 import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
 import { readStack } from "../../lib/observe/stack.js";
-import { stackMembers } from "../../lib/plan/stack.js";
+import { MEMBER_NAME_TAKEN, MEMBERS_READY, stackMembers } from "../../lib/plan/stack.js";
 import { reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import { reconcileStack } from "../../lib/reconcile/stack.js";
 import { type ClusterInputs, contextFor, prepareNamespace, reconcileOnce } from "./runtime.js";
@@ -81,6 +81,8 @@ export async function up(
       const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
       throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
     }
+    const members = outcome.plan.conditions.find((c) => c.type === MEMBERS_READY);
+    if (members?.reason === MEMBER_NAME_TAKEN) throw new Error(`${where}: ${members.message}`);
     const memberStatuses = [];
     for (const member of outcome.plan.members) {
       memberStatuses.push((await reconcileOnce(context, inputs.namespace, member.metadata.name)).plan.status);

@@ -30,6 +30,8 @@ import {
 import { createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import {
+  createPostgresCluster,
+  deletePostgresCluster,
   eventsAbout,
   playCnpgClusterReady,
   readCnpgCluster,
@@ -342,5 +344,27 @@ describe("the Pulumi front end of a Stack", () => {
     await destroy(await inputs("bundle"), TEST_TRUSTED_KEYS);
     expect(await readStack(client, ns, "bundle")).toBeUndefined();
     expect(await readPostgresCluster(client, ns, "bundle-postgres")).toBeUndefined();
+  });
+
+  it("never takes over a resource that holds a member's name: up fails saying so, the resource untouched", async () => {
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
+    });
+    await createPostgresCluster(client, ns, "taken-postgres", {
+      mode: "external",
+      external: { connectionSecretRef: { name: "pg" } },
+    });
+    await expect(up(await inputs("taken"), TEST_TRUSTED_KEYS)).rejects.toThrow(
+      `Stack ${ns}/taken: PostgresCluster ${ns}/taken-postgres already exists and is not this Stack's: it is left alone. Rename the Stack, or delete or rename that resource`,
+    );
+    const untouched = await readPostgresCluster(client, ns, "taken-postgres");
+    expect(untouched?.spec.mode).toBe("external");
+    expect(untouched?.metadata.labels).toBeUndefined();
+    expect(untouched?.status).toBeUndefined();
+    await destroy(await inputs("taken"), TEST_TRUSTED_KEYS);
+    expect(await readStack(client, ns, "taken")).toBeUndefined();
+    expect(await readPostgresCluster(client, ns, "taken-postgres")).toBeDefined();
+    await deletePostgresCluster(client, ns, "taken-postgres");
   });
 });

@@ -228,6 +228,7 @@ describe("planStack", () => {
     expect(plan.status.members).toEqual([
       { kind: "PostgresCluster", name: "team-postgres", namespace: "ai", ready: false },
     ]);
+    expect(plan.requeue).toBe(false);
     const deleting = stack("team", undefined, { deletionTimestamp: "2027-01-01T00:00:00Z" });
     expect(planStack(deleting, observation(licensed({ Stack: 1 }), undefined, [foreign])).steps).toEqual([
       { kind: "remove-finalizer", description: "remove the finalizer: every member is deleted" },
