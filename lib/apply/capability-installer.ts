@@ -3,6 +3,7 @@ import type { CapabilityEntry } from "../catalog/capability.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import { type ChartSource, OFFICIAL_REPOSITORIES, resolveChart } from "../catalog/chart-source.js";
 import type { HelmCli } from "../cluster/helm-cli.js";
+import type { ReleaseRecord } from "../cluster/helm-release-record.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
@@ -109,11 +110,18 @@ export class CapabilityInstaller {
         if (decision.action === "install") {
           await this.helm.install(entry.release.name, chart.ref, options);
         } else if (observation.release?.status.startsWith("pending-")) {
-          // A previous operation died midway (we hold the lock, so nobody else runs one): helm refuses
-          // to touch a pending release, so it is removed and installed again. CRDs are kept by policy.
-          this.report(`[${name}] release stuck in ${observation.release.status}: reinstalling`);
-          await this.helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
-          await this.helm.install(entry.release.name, chart.ref, options);
+          // A previous operation died midway (we hold the lock, so nobody else runs one), and helm
+          // refuses to upgrade a pending release.
+          await this.repairPending(
+            name,
+            observation.release,
+            async () => {
+              await this.helm.upgrade(entry.release.name, chart.ref, options);
+            },
+            async () => {
+              await this.helm.install(entry.release.name, chart.ref, options);
+            },
+          );
         } else {
           await this.helm.upgrade(entry.release.name, chart.ref, options);
         }
@@ -123,6 +131,37 @@ export class CapabilityInstaller {
       },
       { onWait: (holder) => this.report(`[${name}] waiting for ${holder}, which holds the install lock`) },
     );
+  }
+
+  /**
+   * Repairs a release left pending: an upgrade or rollback that died is rolled back to the revision
+   * before it, which keeps the running controller, and then upgraded to the pinned chart; an install that
+   * died has nothing to go back to, so it is removed and installed again (CRDs are kept by policy).
+   */
+  private async repairPending(
+    name: string,
+    release: ReleaseRecord,
+    upgrade: () => Promise<void>,
+    install: () => Promise<void>,
+  ): Promise<void> {
+    const entry = this.entry(name);
+    if (release.status !== "pending-install" && release.revision > 1) {
+      const previous = release.revision - 1;
+      this.report(`[${name}] release stuck in ${release.status}: rolling back to revision ${previous}, then upgrading`);
+      try {
+        await this.helm.rollback(entry.release.name, entry.release.namespace, previous);
+        await upgrade();
+        return;
+      } catch (error) {
+        this.report(
+          `[${name}] rollback did not repair it (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): reinstalling`,
+        );
+      }
+    } else {
+      this.report(`[${name}] release stuck in ${release.status}: reinstalling`);
+    }
+    await this.helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
+    await install();
   }
 
   /**

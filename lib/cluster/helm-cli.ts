@@ -128,6 +128,16 @@ export class HelmCli {
     throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
   }
 
+  /**
+   * `helm rollback` to `revision`: the way out of a release left pending by an upgrade or a rollback that
+   * died (helm refuses to upgrade a pending release, but rolls it back).
+   */
+  async rollback(release: string, namespace: string, revision: number): Promise<void> {
+    const args = ["rollback", release, String(revision), ...this.common(namespace)];
+    const result = await runUnchecked(this.options.binary, args, { env: this.env() });
+    if (result.code !== 0) throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
+  }
+
   /** The release's status, or undefined when there is no such release. */
   async status(release: string, namespace: string): Promise<HelmReleaseInfo | undefined> {
     const args = ["status", release, ...this.common(namespace), "--output", "json"];

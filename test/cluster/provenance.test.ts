@@ -359,8 +359,11 @@ describe("capability provenance on the local control plane", () => {
     expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
   });
 
-  it("a release of ours left pending by an upgrade that died is repaired under the lock", async () => {
+  it("a release of ours left pending by an upgrade that died is rolled back and upgraded under the lock, its controller kept", async () => {
     await ensureReady(installer, "cloudnative-pg");
+    const controller = async () => (await client.apps.listNamespacedDeployment({ namespace: "cnpg-system" })).items[0];
+    const before = (await controller())?.metadata?.uid;
+    expect(before).toBeDefined();
     const marks = Object.entries(OWNERSHIP_MARKS)
       .map(([k, v]) => `${k}=${v}`)
       .join(",");
@@ -399,8 +402,12 @@ describe("capability provenance on the local control plane", () => {
     expect(stuck.summary).toContain("to repair revision status pending-upgrade");
     await ensureReady(installer, "cloudnative-pg");
     expect((await latest())?.metadata?.labels).toMatchObject({ status: "deployed", ...OWNERSHIP_MARKS });
-    // The repaired release runs the product's values again, not the dead upgrade's.
-    const deployment = (await client.apps.listNamespacedDeployment({ namespace: "cnpg-system" })).items[0];
+    // Rolled back, then upgraded: the history is kept (revisions 1-4), the controller never removed, and
+    // it runs the product's values again, not the dead upgrade's.
+    const records = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
+    expect(records.map((r) => Number(r.metadata?.labels?.version)).sort()).toEqual([1, 2, 3, 4]);
+    const deployment = await controller();
+    expect(deployment?.metadata?.uid).toBe(before);
     expect(deployment?.spec?.template.spec?.nodeSelector?.["navique.test/no-such-node"]).toBeUndefined();
   });
 });
