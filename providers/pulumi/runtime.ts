@@ -83,8 +83,8 @@ export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<stri
   });
 }
 
-/** The product's CRDs, and the namespace (created when missing, never deleted): a resource has to live somewhere. */
-export async function prepareNamespace(client: KubeClient, namespace: string): Promise<void> {
+/** Before a resource is recorded: the product's CRDs applied, and its namespace created when missing (never deleted). */
+export async function prepareCluster(client: KubeClient, namespace: string): Promise<void> {
   await ensureNaviqueCrds(client);
   await client.core.createNamespace({ body: { metadata: { name: namespace } } }).catch((error: unknown) => {
     if (statusOf(error) !== 409) throw error;
@@ -125,7 +125,7 @@ async function credentials(
 export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; outs: PostgresClusterOutputs }> {
   const context = contextFor(inputs);
   const { client } = context;
-  await prepareNamespace(client, inputs.namespace);
+  await prepareCluster(client, inputs.namespace);
   await client.apply({
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: POSTGRES_CLUSTER_KIND,

@@ -4,15 +4,16 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import type { PostgresClusterStatus } from "../../lib/api/postgres-cluster.js";
 import { STACK_KIND, STACK_PLURAL, StackSpec, type StackSpecInput } from "../../lib/api/stack.js";
 import { fieldPath } from "../../lib/api/validation.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
 import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
 import { readStack } from "../../lib/observe/stack.js";
-import { MEMBER_NAME_TAKEN, MEMBERS_READY, stackMembers } from "../../lib/plan/stack.js";
+import { MEMBER_NAME_TAKEN, MEMBERS_READY, type StackPlan, stackMembers } from "../../lib/plan/stack.js";
 import { reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import { reconcileStack } from "../../lib/reconcile/stack.js";
-import { type ClusterInputs, contextFor, prepareNamespace, reconcileOnce } from "./runtime.js";
+import { type ClusterInputs, contextFor, prepareCluster, reconcileOnce } from "./runtime.js";
 
 /** The Stack dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
 export interface StackInputs extends ClusterInputs {
@@ -51,6 +52,36 @@ export function check(news: StackInputs): {
 }
 
 /**
+ * What Pulumi cannot wait out, as an error: the licence skipping or refusing the Stack (naming the
+ * feature or cap and how to get it), or a member name held by a resource the Stack did not create.
+ */
+function failIfBlocked(where: string, plan: StackPlan): void {
+  const { refusal } = plan;
+  if (refusal) {
+    const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
+    throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
+  }
+  const members = plan.conditions.find((c) => c.type === MEMBERS_READY);
+  if (members?.reason === MEMBER_NAME_TAKEN) throw new Error(`${where}: ${members.message}`);
+}
+
+/** The outputs of a Ready Stack: its members, and where its PostgreSQL is (never the password). */
+function outputsOf(inputs: StackInputs, plan: StackPlan, postgres: PostgresClusterStatus | undefined): StackOutputs {
+  return {
+    ...inputs,
+    members: plan.status.members.map(({ kind, namespace, name }) => ({ kind, namespace, name })),
+    postgres: {
+      host: postgres?.host ?? "",
+      port: postgres?.port ?? 5432,
+      credentialsSecret: {
+        name: postgres?.credentialsSecret?.name ?? "",
+        namespace: postgres?.credentialsSecret?.namespace ?? inputs.namespace,
+      },
+    },
+  };
+}
+
+/**
  * Create or update: records the Stack custom resource, then reconciles it and its members pass after
  * pass until every member is Ready. Pulumi runs no operator, so the members are reconciled here — by the
  * same core functions the operator calls. A Stack the licence skips or refuses is an error naming the
@@ -63,7 +94,7 @@ export async function up(
   const context = contextFor(inputs, trustedKeys);
   const { client } = context;
   const where = `Stack ${inputs.namespace}/${inputs.name}`;
-  await prepareNamespace(client, inputs.namespace);
+  await prepareCluster(client, inputs.namespace);
   await client.apply({
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: STACK_KIND,
@@ -76,34 +107,13 @@ export async function up(
     const stack = await readStack(client, inputs.namespace, inputs.name);
     if (!stack) throw new Error(`${where} vanished while being reconciled`);
     const outcome = await reconcileStack(context, stack);
-    const { refusal } = outcome.plan;
-    if (refusal) {
-      const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
-      throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
-    }
-    const members = outcome.plan.conditions.find((c) => c.type === MEMBERS_READY);
-    if (members?.reason === MEMBER_NAME_TAKEN) throw new Error(`${where}: ${members.message}`);
+    failIfBlocked(where, outcome.plan);
     const memberStatuses = [];
     for (const member of outcome.plan.members) {
       memberStatuses.push((await reconcileOnce(context, inputs.namespace, member.metadata.name)).plan.status);
     }
     if (!outcome.requeue) {
-      const [postgres] = memberStatuses;
-      return {
-        id: `${inputs.namespace}/${inputs.name}`,
-        outs: {
-          ...inputs,
-          members: outcome.plan.status.members.map(({ kind, namespace, name }) => ({ kind, namespace, name })),
-          postgres: {
-            host: postgres?.host ?? "",
-            port: postgres?.port ?? 5432,
-            credentialsSecret: {
-              name: postgres?.credentialsSecret?.name ?? "",
-              namespace: postgres?.credentialsSecret?.namespace ?? inputs.namespace,
-            },
-          },
-        },
-      };
+      return { id: `${inputs.namespace}/${inputs.name}`, outs: outputsOf(inputs, outcome.plan, memberStatuses[0]) };
     }
     if (Date.now() > deadline) {
       const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
