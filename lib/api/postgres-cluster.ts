@@ -2,6 +2,7 @@ import { z } from "zod";
 import { Condition } from "./conditions.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import { namespaceName, ObjectRef, objectName, SecretKeyRef } from "./refs.js";
+import { storedResource } from "./stored-resource.js";
 
 export const POSTGRES_CLUSTER_KIND = "PostgresCluster";
 export const POSTGRES_CLUSTER_PLURAL = "postgresclusters";
@@ -246,28 +247,7 @@ export const PostgresClusterStatus = z
 export type PostgresClusterStatus = z.infer<typeof PostgresClusterStatus>;
 
 /** A PostgresCluster as stored in the cluster. */
-export const PostgresCluster = z
-  .object({
-    apiVersion: z.literal("core.navique.com/v1alpha1"),
-    kind: z.literal(POSTGRES_CLUSTER_KIND),
-    metadata: z
-      .object({
-        name: objectName,
-        namespace: namespaceName,
-        uid: z.string().optional(),
-        generation: z.number().int().optional(),
-        resourceVersion: z.string().optional(),
-        creationTimestamp: z.string().optional(),
-        deletionTimestamp: z.string().optional(),
-        finalizers: z.array(z.string()).optional(),
-        labels: z.record(z.string(), z.string()).optional(),
-        annotations: z.record(z.string(), z.string()).optional(),
-      })
-      .loose(),
-    spec: PostgresClusterSpec,
-    status: PostgresClusterStatus.optional(),
-  })
-  .loose();
+export const PostgresCluster = storedResource(POSTGRES_CLUSTER_KIND, PostgresClusterSpec, PostgresClusterStatus);
 export type PostgresCluster = z.infer<typeof PostgresCluster>;
 
 export const POSTGRES_CLUSTER_DEFINITION: KindDefinition = {

@@ -3,6 +3,7 @@ import { Condition } from "./conditions.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import { MAX_DATABASES, PostgresDatabase, PostgresManaged } from "./postgres-cluster.js";
 import { namespaceName, objectName } from "./refs.js";
+import { storedResource } from "./stored-resource.js";
 
 export const STACK_KIND = "Stack";
 export const STACK_PLURAL = "stacks";
@@ -72,27 +73,7 @@ export const StackStatus = z
 export type StackStatus = z.infer<typeof StackStatus>;
 
 /** A Stack as stored in the cluster. */
-export const Stack = z
-  .object({
-    apiVersion: z.literal("core.navique.com/v1alpha1"),
-    kind: z.literal(STACK_KIND),
-    metadata: z
-      .object({
-        name: objectName.max(MAX_STACK_NAME),
-        namespace: namespaceName,
-        uid: z.string().optional(),
-        generation: z.number().int().optional(),
-        resourceVersion: z.string().optional(),
-        creationTimestamp: z.string().optional(),
-        deletionTimestamp: z.string().optional(),
-        finalizers: z.array(z.string()).optional(),
-        labels: z.record(z.string(), z.string()).optional(),
-      })
-      .loose(),
-    spec: StackSpec,
-    status: StackStatus.optional(),
-  })
-  .loose();
+export const Stack = storedResource(STACK_KIND, StackSpec, StackStatus, objectName.max(MAX_STACK_NAME));
 export type Stack = z.infer<typeof Stack>;
 
 export const STACK_DEFINITION: KindDefinition = {
