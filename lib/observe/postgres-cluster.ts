@@ -1,9 +1,8 @@
 import type { V1Secret } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
-import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
 import { resolveEntitlements } from "../licence/resolve.js";
 import { CNPG_API_VERSION, CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../plan/cnpg.js";
 import {
@@ -17,6 +16,7 @@ import {
   resourceKey,
 } from "../plan/postgres-cluster.js";
 import { readLicense } from "./license.js";
+import { listStored, readStored } from "./stored.js";
 
 function decode(secret: V1Secret | undefined): Credentials | undefined {
   if (!secret) return undefined;
@@ -33,40 +33,17 @@ function decode(secret: V1Secret | undefined): Credentials | undefined {
 }
 
 /** Every PostgresCluster in the cluster, parsed: reference counts and caps come from here, never from memory. */
-export async function observePostgresClusters(client: KubeClient): Promise<PostgresCluster[]> {
-  try {
-    const list = (await client.custom.listClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
-    })) as { items?: unknown[] };
-    return (list.items ?? []).flatMap((item) => {
-      const parsed = PostgresCluster.safeParse(item);
-      // An object the schema refuses is reported by its own reconcile; it needs nothing meanwhile.
-      return parsed.success ? [parsed.data] : [];
-    });
-  } catch (error) {
-    if (statusOf(error) === 404) return [];
-    throw error;
-  }
+export function observePostgresClusters(client: KubeClient): Promise<PostgresCluster[]> {
+  return listStored(client, POSTGRES_CLUSTER_PLURAL, PostgresCluster);
 }
 
 /** One PostgresCluster as stored, parsed by the schema (which throws on an invalid one); undefined when absent. */
-export async function readPostgresCluster(
+export function readPostgresCluster(
   client: KubeClient,
   namespace: string,
   name: string,
 ): Promise<PostgresCluster | undefined> {
-  const raw = await orUndefined(
-    client.custom.getNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
-      namespace,
-      name,
-    }),
-  );
-  return raw === undefined ? undefined : PostgresCluster.parse(raw);
+  return readStored(client, POSTGRES_CLUSTER_PLURAL, PostgresCluster, namespace, name);
 }
 
 /** The objects whose current state the plan compares against: what was emitted, plus the managed Cluster. */

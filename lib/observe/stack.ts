@@ -1,42 +1,20 @@
-import { API_GROUP, API_VERSION } from "../api/group.js";
 import type { PostgresCluster } from "../api/postgres-cluster.js";
 import { STACK_PLURAL, Stack } from "../api/stack.js";
-import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import type { KubeClient } from "../cluster/kube-client.js";
 import { resolveEntitlements } from "../licence/resolve.js";
 import { type StackObservation, stackInstance, stackMembers } from "../plan/stack.js";
 import { readLicense } from "./license.js";
 import { readPostgresCluster } from "./postgres-cluster.js";
+import { listStored, readStored } from "./stored.js";
 
 /** Every Stack in the cluster, parsed: the cap counts from here, never from memory. */
-export async function observeStacks(client: KubeClient): Promise<Stack[]> {
-  try {
-    const list = (await client.custom.listClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: STACK_PLURAL,
-    })) as { items?: unknown[] };
-    return (list.items ?? []).flatMap((item) => {
-      const parsed = Stack.safeParse(item);
-      return parsed.success ? [parsed.data] : [];
-    });
-  } catch (error) {
-    if (statusOf(error) === 404) return [];
-    throw error;
-  }
+export function observeStacks(client: KubeClient): Promise<Stack[]> {
+  return listStored(client, STACK_PLURAL, Stack);
 }
 
 /** One Stack as stored, parsed by the schema (which throws on an invalid one); undefined when absent. */
-export async function readStack(client: KubeClient, namespace: string, name: string): Promise<Stack | undefined> {
-  const raw = await orUndefined(
-    client.custom.getNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: STACK_PLURAL,
-      namespace,
-      name,
-    }),
-  );
-  return raw === undefined ? undefined : Stack.parse(raw);
+export function readStack(client: KubeClient, namespace: string, name: string): Promise<Stack | undefined> {
+  return readStored(client, STACK_PLURAL, Stack, namespace, name);
 }
 
 /** Reads what planning one Stack needs: the licence, every Stack (for the cap), and its members by name. */
