@@ -9,9 +9,9 @@ import {
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { previewDesired } from "../../lib/reconcile/preview.js";
-import { postgresClusterProvider } from "./postgres-cluster-provider.js";
 import { defaultKubeconfig, logPreview } from "./preview-log.js";
 import type { PostgresClusterOutputs } from "./runtime.js";
+import { runtimeProvider } from "./runtime-provider.js";
 
 /** Default time `pulumi up` waits for a PostgresCluster to be Ready. */
 export const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -53,7 +53,7 @@ class PostgresClusterDynamic extends pulumi.dynamic.Resource {
       capabilities: undefined,
     };
     super(
-      postgresClusterProvider,
+      runtimeProvider(new URL("./runtime.js", import.meta.url).href),
       name,
       { ...inputs, ...outputs },
       { ...opts, additionalSecretOutputs: ["password"] },

@@ -1,6 +1,6 @@
 /**
  * What the Pulumi dynamic provider runs, inside the provider process. It is imported at call time by
- * the serialized provider (see postgres-cluster-provider.ts), so that no module is captured into the
+ * the serialized provider (see runtime-provider.ts), so that no module is captured into the
  * Pulumi state: only this file's location is.
  */
 import { setTimeout as sleep } from "node:timers/promises";

@@ -1,6 +1,6 @@
 /**
  * What the Stack's dynamic provider runs, inside the provider process; imported at call time by the
- * serialized provider (see stack-provider.ts), like runtime.ts.
+ * serialized provider (see runtime-provider.ts), like runtime.ts.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";

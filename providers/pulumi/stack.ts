@@ -6,7 +6,7 @@ import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { previewDesiredStack } from "../../lib/reconcile/preview.js";
 import { DEFAULT_TIMEOUT_SECONDS } from "./postgres-cluster.js";
 import { defaultKubeconfig, logPreview } from "./preview-log.js";
-import { stackProvider } from "./stack-provider.js";
+import { runtimeProvider } from "./runtime-provider.js";
 import type { StackOutputs } from "./stack-runtime.js";
 
 export interface StackArgs {
@@ -31,7 +31,14 @@ class StackDynamic extends pulumi.dynamic.Resource {
   declare readonly postgres: pulumi.Output<StackOutputs["postgres"]>;
 
   constructor(name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
-    super(stackProvider, name, { ...inputs, members: undefined, postgres: undefined }, opts, "navique", "Stack");
+    super(
+      runtimeProvider(new URL("./stack-runtime.js", import.meta.url).href),
+      name,
+      { ...inputs, members: undefined, postgres: undefined },
+      opts,
+      "navique",
+      "Stack",
+    );
   }
 }
 
