@@ -1,2 +1,3 @@
-export { DEFAULT_TIMEOUT_SECONDS, PostgresCluster, type PostgresClusterArgs } from "./postgres-cluster.js";
+export { type ClusterArgs, DEFAULT_TIMEOUT_SECONDS } from "./component-inputs.js";
+export { PostgresCluster, type PostgresClusterArgs } from "./postgres-cluster.js";
 export { Stack, type StackArgs } from "./stack.js";

@@ -1,0 +1,121 @@
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import type { z } from "zod";
+import { API_GROUP_VERSION } from "../../lib/api/group.js";
+import { parseInput, ValidationError } from "../../lib/api/validation.js";
+import { parseChartSource } from "../../lib/catalog/chart-source.js";
+import { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { KubeClient } from "../../lib/cluster/kube-client.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
+
+/** Default time `pulumi up` waits for a resource to be Ready. */
+export const DEFAULT_TIMEOUT_SECONDS = 600;
+
+/** How every component of the product reaches its cluster. */
+export interface ClusterArgs {
+  /** Namespace of the resource. */
+  readonly namespace: string;
+  /** Name of the resource. @default the component's name */
+  readonly name?: string;
+  /** Kubeconfig of the target cluster. @default $KUBECONFIG, then ~/.kube/config */
+  readonly kubeconfig?: string;
+  /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default official */
+  readonly chartSource?: string;
+  /** The helm v4 binary. @default the one built by this project's toolchain */
+  readonly helm?: string;
+  /** How long `pulumi up` waits for Ready. @default 600 */
+  readonly timeoutSeconds?: number;
+}
+
+type Decide<R> = (
+  context: ReconcileContext,
+  desired: R,
+) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown }>;
+
+/**
+ * What a component hands its dynamic resource: the spec parsed by the kind's schema (a bad one is a
+ * ResourceError naming every field), the cluster to reach and the waiting time. During `pulumi preview`
+ * it also prints, on the component, every decision `decide` makes for the desired resource.
+ */
+export function dynamicInputs<Spec, Stored>(
+  component: pulumi.ComponentResource,
+  kind: { readonly name: string; readonly spec: z.ZodType<Spec>; readonly stored: z.ZodType<Stored> },
+  componentName: string,
+  args: ClusterArgs,
+  specInput: unknown,
+  decide: Decide<Stored>,
+) {
+  let spec: Spec;
+  try {
+    spec = parseInput(kind.spec, specInput, `${kind.name} ${componentName}`, "spec");
+  } catch (error) {
+    if (error instanceof ValidationError) throw new pulumi.ResourceError(error.message, component);
+    throw error;
+  }
+  const name = args.name ?? componentName;
+  const kubeconfig = args.kubeconfig ?? defaultKubeconfig();
+  const helm = pulumi.output(args.helm ?? toolchainPaths().then((paths) => paths.helm));
+  if (pulumi.runtime.isDryRun()) {
+    const desired = {
+      apiVersion: API_GROUP_VERSION,
+      kind: kind.name,
+      metadata: { name, namespace: args.namespace },
+      spec,
+    };
+    void helm.apply((binary) =>
+      logPreview(component, { kubeconfig, helm: binary, chartSource: args.chartSource }, (context) =>
+        decide(context, kind.stored.parse(desired)),
+      ),
+    );
+  }
+  return {
+    namespace: args.namespace,
+    name,
+    spec,
+    kubeconfig,
+    helm,
+    ...(args.chartSource ? { chartSource: args.chartSource } : {}),
+    timeoutSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+  };
+}
+
+/** $KUBECONFIG, then ~/.kube/config: where a component looks for its cluster unless told. */
+export function defaultKubeconfig(): string {
+  if (process.env.KUBECONFIG) return process.env.KUBECONFIG;
+  return join(homedir(), ".kube", "config");
+}
+
+/**
+ * During `pulumi preview`: observes the cluster and plans exactly as `up` and the operator would,
+ * changing nothing, and prints each decision on the component — a licence refusal as a warning. A
+ * cluster that cannot be reached is said so; the preview itself goes on.
+ */
+export async function logPreview(
+  component: pulumi.Resource,
+  cluster: { readonly kubeconfig: string; readonly helm: string; readonly chartSource?: string | undefined },
+  decide: (context: ReconcileContext) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown }>,
+): Promise<void> {
+  if (!existsSync(cluster.kubeconfig)) {
+    await pulumi.log.warn(`cannot preview decisions: kubeconfig ${cluster.kubeconfig} does not exist`, component);
+    return;
+  }
+  try {
+    const context = createReconcileContext({
+      client: KubeClient.fromFile(cluster.kubeconfig),
+      helm: new HelmCli({ binary: cluster.helm, kubeconfig: cluster.kubeconfig }),
+      source: parseChartSource(cluster.chartSource),
+    });
+    const decisions = await decide(context);
+    const log = decisions.refusal ? pulumi.log.warn : pulumi.log.info;
+    for (const line of decisions.lines) await log(line, component);
+  } catch (error) {
+    await pulumi.log.warn(
+      `cannot preview decisions: ${error instanceof Error ? error.message : String(error)}`,
+      component,
+    );
+  }
+}
