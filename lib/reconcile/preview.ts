@@ -61,16 +61,24 @@ export async function previewDecisions(
 }
 
 /**
+ * What a preview plans: the desired spec on the live object when there is a valid one (its status says
+ * what was emitted and admitted before), otherwise the desired object as a new one.
+ */
+function asPlanned<R extends { readonly spec: unknown; readonly metadata: object }>(
+  desired: R,
+  live: R | undefined,
+): R {
+  return live ? { ...live, spec: desired.spec } : { ...desired, metadata: { ...desired.metadata, generation: 1 } };
+}
+
+/**
  * The decisions for a desired PostgresCluster that may or may not exist yet: planned against the live
  * object when there is a valid one (its status says what was emitted before), otherwise as a new one.
  */
 export async function previewDesired(context: ReconcileContext, desired: PostgresCluster): Promise<PreviewDecisions> {
   const { namespace, name } = desired.metadata;
   const live = await readPostgresCluster(context.client, namespace, name).catch(() => undefined);
-  const planned = live
-    ? { ...live, spec: desired.spec }
-    : { ...desired, metadata: { ...desired.metadata, generation: 1 } };
-  return previewDecisions(context, planned);
+  return previewDecisions(context, asPlanned(desired, live));
 }
 
 /** The decisions for a desired Stack: the licence's word, then each member's own decisions. */
@@ -87,10 +95,7 @@ export interface StackPreview {
 export async function previewDesiredStack(context: ReconcileContext, desired: Stack): Promise<StackPreview> {
   const { namespace, name } = desired.metadata;
   const live = await readStack(context.client, namespace, name).catch(() => undefined);
-  const planned = live
-    ? { ...live, spec: desired.spec }
-    : { ...desired, metadata: { ...desired.metadata, generation: 1 } };
-  const plan = await previewStack(context, planned);
+  const plan = await previewStack(context, asPlanned(desired, live));
   const where = `Stack ${namespace}/${name}`;
   if (plan.refusal) {
     const verb = plan.refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
