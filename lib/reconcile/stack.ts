@@ -3,10 +3,11 @@ import { POSTGRES_CLUSTER_PLURAL } from "../api/postgres-cluster.js";
 import { STACK_PLURAL, type Stack } from "../api/stack.js";
 import { orUndefined } from "../cluster/kube-client.js";
 import { silentReporter } from "../local-plane/progress.js";
+import { readPostgresCluster } from "../observe/postgres-cluster.js";
 import { observeStack } from "../observe/stack.js";
-import { planStack, type StackPlan, type StackStep } from "../plan/stack.js";
+import { planStack, type StackPlan, type StackStep, stackMembers } from "../plan/stack.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
-import { observeOptions, type ReconcileContext } from "./postgres-cluster.js";
+import { observeOptions, type ReconcileContext, reconcilePostgresCluster } from "./postgres-cluster.js";
 import { recordEvents, writeStatus } from "./report.js";
 
 export interface StackOutcome {
@@ -67,4 +68,18 @@ export async function reconcileStack(context: ReconcileContext, stack: Stack): P
   const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
   if (!finalized) await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
   return { plan, performed, requeue: plan.requeue, finalized };
+}
+
+/**
+ * One pass over a Stack being deleted where no operator runs beside it (the Pulumi provider, test
+ * clean-up): the Stack's own pass, which deletes its members, then the finalization of each member
+ * the deletion has reached — what the operator does through two work-queue keys.
+ */
+export async function reconcileStackDeletion(context: ReconcileContext, stack: Stack): Promise<StackOutcome> {
+  const outcome = await reconcileStack(context, stack);
+  for (const member of stackMembers(stack)) {
+    const resource = await readPostgresCluster(context.client, stack.metadata.namespace, member.metadata.name);
+    if (resource?.metadata.deletionTimestamp) await reconcilePostgresCluster(context, resource);
+  }
+  return outcome;
 }

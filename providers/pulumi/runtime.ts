@@ -4,6 +4,7 @@
  * Pulumi state: only this file's location is.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import type { z } from "zod";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import {
   POSTGRES_CLUSTER_KIND,
@@ -49,17 +50,22 @@ export interface PostgresClusterOutputs extends PostgresClusterInputs {
 
 const PASS_INTERVAL_MS = 1_000;
 
-/** Pulumi's `check`: every schema problem as a `{property, reason}` failure, the property being the field path. */
-export function check(news: PostgresClusterInputs): {
-  inputs: PostgresClusterInputs;
-  failures: { property: string; reason: string }[];
-} {
-  const parsed = PostgresClusterSpec.safeParse(news.spec, { reportInput: true });
+/** Pulumi's `check` of a spec: every schema problem as a `{property, reason}` failure, the property being the field path. */
+export function checkSpec<I extends { readonly spec: unknown }>(
+  schema: z.ZodType,
+  news: I,
+): { inputs: I; failures: { property: string; reason: string }[] } {
+  const parsed = schema.safeParse(news.spec, { reportInput: true });
   if (parsed.success) return { inputs: news, failures: [] };
   return {
     inputs: news,
     failures: parsed.error.issues.map((issue) => ({ property: fieldPath(issue.path, "spec"), reason: issue.message })),
   };
+}
+
+/** Pulumi's `check` of a PostgresCluster. */
+export function check(news: PostgresClusterInputs) {
+  return checkSpec(PostgresClusterSpec, news);
 }
 
 /** What every dynamic resource of the product is told about its cluster. */

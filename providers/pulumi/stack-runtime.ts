@@ -6,14 +6,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import type { PostgresClusterStatus } from "../../lib/api/postgres-cluster.js";
 import { STACK_KIND, STACK_PLURAL, StackSpec, type StackSpecInput } from "../../lib/api/stack.js";
-import { fieldPath } from "../../lib/api/validation.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
-import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
 import { readStack } from "../../lib/observe/stack.js";
-import { MEMBER_NAME_TAKEN, MEMBERS_READY, type StackPlan, stackMembers } from "../../lib/plan/stack.js";
-import { reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
-import { reconcileStack } from "../../lib/reconcile/stack.js";
-import { type ClusterInputs, contextFor, prepareCluster, reconcileOnce } from "./runtime.js";
+import { MEMBER_NAME_TAKEN, MEMBERS_READY, type StackPlan } from "../../lib/plan/stack.js";
+import { reconcileStack, reconcileStackDeletion } from "../../lib/reconcile/stack.js";
+import { type ClusterInputs, checkSpec, contextFor, prepareCluster, reconcileOnce } from "./runtime.js";
 
 /** The Stack dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
 export interface StackInputs extends ClusterInputs {
@@ -38,17 +35,9 @@ export interface StackOutputs extends StackInputs {
 
 const PASS_INTERVAL_MS = 1_000;
 
-/** Pulumi's `check`: every schema problem as a `{property, reason}` failure, the property being the field path. */
-export function check(news: StackInputs): {
-  inputs: StackInputs;
-  failures: { property: string; reason: string }[];
-} {
-  const parsed = StackSpec.safeParse(news.spec, { reportInput: true });
-  if (parsed.success) return { inputs: news, failures: [] };
-  return {
-    inputs: news,
-    failures: parsed.error.issues.map((issue) => ({ property: fieldPath(issue.path, "spec"), reason: issue.message })),
-  };
+/** Pulumi's `check` of a Stack. */
+export function check(news: StackInputs) {
+  return checkSpec(StackSpec, news);
 }
 
 /**
@@ -131,8 +120,7 @@ export async function up(
 export async function destroy(inputs: StackInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
   const context = contextFor(inputs, trustedKeys);
   const { client } = context;
-  const first = await readStack(client, inputs.namespace, inputs.name);
-  if (!first) return;
+  if (!(await readStack(client, inputs.namespace, inputs.name))) return;
   await orUndefined(
     client.custom.deleteNamespacedCustomObject({
       group: API_GROUP,
@@ -147,12 +135,8 @@ export async function destroy(inputs: StackInputs, trustedKeys?: ReadonlyMap<str
   for (;;) {
     const stack = await readStack(client, inputs.namespace, inputs.name);
     if (!stack) return;
-    const outcome = await reconcileStack(context, stack);
+    const outcome = await reconcileStackDeletion(context, stack);
     waitingFor = outcome.plan.conditions[0]?.message ?? waitingFor;
-    for (const member of stackMembers(first)) {
-      const resource = await readPostgresCluster(client, inputs.namespace, member.metadata.name);
-      if (resource?.metadata.deletionTimestamp) await reconcilePostgresCluster(context, resource);
-    }
     if (Date.now() > deadline) {
       throw new Error(
         `Stack ${inputs.namespace}/${inputs.name} was not deleted after ${inputs.timeoutSeconds}s: ${waitingFor}`,

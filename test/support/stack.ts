@@ -1,11 +1,9 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import { STACK_PLURAL, type StackSpecInput } from "../../lib/api/stack.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
 import { observeStacks, readStack } from "../../lib/observe/stack.js";
-import { stackMembers } from "../../lib/plan/stack.js";
-import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
-import { reconcileStack } from "../../lib/reconcile/stack.js";
+import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
+import { reconcileStackDeletion } from "../../lib/reconcile/stack.js";
 import { eventually } from "./cluster.js";
 
 const crd = { group: API_GROUP, version: API_VERSION, plural: STACK_PLURAL };
@@ -34,11 +32,7 @@ export async function finalizeStacks(context: ReconcileContext): Promise<void> {
     await eventually(`Stack ${namespace}/${name} to be finalized`, async () => {
       const current = await readStack(context.client, namespace, name);
       if (!current) return true;
-      await reconcileStack(context, current);
-      for (const member of stackMembers(current)) {
-        const resource = await readPostgresCluster(context.client, namespace, member.metadata.name);
-        if (resource?.metadata.deletionTimestamp) await reconcilePostgresCluster(context, resource);
-      }
+      await reconcileStackDeletion(context, current);
       return undefined;
     });
   }
