@@ -19,3 +19,16 @@ export type Condition = z.infer<typeof Condition>;
 export const READY = "Ready";
 export const OPERATORS_READY = "OperatorsReady";
 export const DATASTORE_READY = "DatastoreReady";
+
+/**
+ * Whether a resource already reports this problem (a condition of `type`, False, for `reason`). Its
+ * Event is recorded only when it is not, so that a resource waiting for room, a licence or a namespace
+ * does not repeat it at every pass.
+ */
+export function reportedBefore(
+  previous: readonly { readonly type: string; readonly status: string; readonly reason: string }[] | undefined,
+  type: string,
+  reason: string,
+): boolean {
+  return previous?.some((c) => c.type === type && c.status === "False" && c.reason === reason) ?? false;
+}

@@ -67,15 +67,3 @@ export function enforceCap(
     message: `${kind} ${subject.namespace}/${subject.name} is refused: ${edition(entitlements)} allows ${cap} ${kind} instance(s) and ${ahead} come before it (admitted earlier or created first); nothing was created for it. Delete an unused ${kind}, or ${HOW_TO_LICENSE}`,
   };
 }
-
-/**
- * Whether a refusal is news: the resource did not already report this very refusal. Its Event is recorded
- * then only, so that a resource waiting for room or for a licence does not repeat it at every pass.
- */
-export function isNewRefusal(
-  previous: readonly { readonly type: string; readonly status: string; readonly reason: string }[] | undefined,
-  refusal: LicenceRefusal,
-): boolean {
-  const licensed = previous?.find((c) => c.type === LICENSED);
-  return !(licensed?.status === "False" && licensed.reason === refusal.reason);
-}

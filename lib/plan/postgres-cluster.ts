@@ -1,4 +1,4 @@
-import { type Condition, DATASTORE_READY, OPERATORS_READY, READY } from "../api/conditions.js";
+import { type Condition, DATASTORE_READY, OPERATORS_READY, READY, reportedBefore } from "../api/conditions.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import {
   type CapabilityStatus,
@@ -9,7 +9,7 @@ import {
   type PostgresClusterStatus,
 } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
-import { enforceCap, type Instance, isNewRefusal, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
+import { enforceCap, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import {
   CNPG_API_VERSION,
@@ -554,11 +554,10 @@ function outOfScopePlan(
     condition(resource, READY, false, reason, message),
     condition(resource, DATASTORE_READY, false, reason, message),
   ];
-  const already = resource.status?.conditions.some((c) => c.type === READY && c.reason === reason);
   return {
     steps: [],
     conditions,
-    events: already ? [] : [{ type: "Warning", reason, message }],
+    events: reportedBefore(resource.status?.conditions, READY, reason) ? [] : [{ type: "Warning", reason, message }],
     status: {
       observedGeneration: resource.metadata.generation ?? 0,
       conditions,
@@ -693,7 +692,7 @@ function refusedPlan(resource: PostgresCluster, refusal: LicenceRefusal): Postgr
   return {
     steps: [],
     conditions,
-    events: isNewRefusal(resource.status?.conditions, refusal)
+    events: !reportedBefore(resource.status?.conditions, LICENSED, refusal.reason)
       ? [{ type: "Warning", reason: refusal.reason, message: refusal.message }]
       : [],
     status,

@@ -1,15 +1,8 @@
-import { type Condition, READY } from "../api/conditions.js";
+import { type Condition, READY, reportedBefore } from "../api/conditions.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_KIND, type PostgresCluster } from "../api/postgres-cluster.js";
 import { STACK_FEATURE, STACK_KIND, type Stack, type StackMember, type StackStatus } from "../api/stack.js";
-import {
-  enforceCap,
-  enforceFeature,
-  type Instance,
-  isNewRefusal,
-  LICENSED,
-  type LicenceRefusal,
-} from "../licence/enforce.js";
+import { enforceCap, enforceFeature, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import type { KubeObject, PlannedEvent } from "./postgres-cluster.js";
 
@@ -218,7 +211,7 @@ export function planStack(stack: Stack, observation: StackObservation): StackPla
       members,
       steps: [],
       conditions,
-      events: isNewRefusal(stack.status?.conditions, refusal)
+      events: !reportedBefore(stack.status?.conditions, LICENSED, refusal.reason)
         ? [{ type: "Warning", reason: refusal.reason, message: `${refusal.message}${kept}` }]
         : [],
       status: {
