@@ -16,7 +16,7 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import {
   createPostgresCluster,
@@ -28,17 +28,6 @@ import {
   reconcileUntil,
   replaceSpec,
 } from "../support/postgres.js";
-
-type Conditioned = {
-  readonly conditions?: readonly { type: string; status: string; reason: string; message: string }[];
-};
-
-/** A condition of a status (or of a resource's status). */
-const condition = (holder: Conditioned | { status?: Conditioned } | undefined, type: string) => {
-  const status: Conditioned | undefined =
-    holder && "conditions" in holder ? holder : (holder as { status?: Conditioned } | undefined)?.status;
-  return status?.conditions?.find((c) => c.type === type);
-};
 
 /** Reconciles a deleted PostgresCluster until its finalizer is gone and the object with it. */
 async function reconcileDeletion(context: ReconcileContext, namespace: string, name: string) {
@@ -326,7 +315,7 @@ describe("PostgresCluster modes and garbage collection", () => {
     expect(moved.performedInAllPasses).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^delete Cluster .*\/first \(mode\/type changed from managed\/cnpg to external\/cnpg\)$/),
-        "keep cloudnative-pg: still needed by PostgresCluster " + `${ns}/second`,
+        `keep cloudnative-pg: still needed by PostgresCluster ${ns}/second`,
       ]),
     );
     expect(await readCnpgCluster(client, ns, "first")).toBeUndefined();

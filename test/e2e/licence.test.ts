@@ -10,11 +10,13 @@ import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { readStack } from "../../lib/observe/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { NaviqueOperator } from "../../providers/operator/operator.js";
+import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { FIXTURE_SOURCE, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
+import { inProcessOperator } from "../support/operator.js";
 import {
+  createConnectionSecret,
   createPostgresCluster,
   deletePostgresCluster,
   eventsAbout,
@@ -26,9 +28,6 @@ const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 const PROGRAM = join(process.cwd(), "test", "fixtures", "pulumi", "capped-program");
 const EXTERNAL = { mode: "external" as const, external: { connectionSecretRef: { name: "pg" } } };
-
-const condition = (resource: Awaited<ReturnType<typeof readPostgresCluster>>, type: string) =>
-  resource?.status?.conditions.find((c) => c.type === type);
 
 // The licence seen by every front end. Part one runs on the built-in Community defaults (no License):
 // two PostgresClusters are admitted, a third is refused by preview, plan and operator alike. Part two
@@ -49,10 +48,7 @@ describe("licence enforcement across the front ends", () => {
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     await removeLicence(client);
     ns = (await createTestNamespace("licence")).name;
-    await client.core.createNamespacedSecret({
-      namespace: ns,
-      body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
-    });
+    await createConnectionSecret(client, ns);
     work = await mkdtemp(join(tmpdir(), "navique-licence-"));
   });
 
@@ -102,16 +98,7 @@ describe("licence enforcement across the front ends", () => {
     const plan = await run(TSX, [CLI, "plan", "-f", file, "--kubeconfig", process.env.NAVIQUE_TEST_KUBECONFIG ?? ""]);
     expect(plan.stdout.trim().split("\n")).toEqual([refusal, skip]);
 
-    operator = new NaviqueOperator({
-      client,
-      helm,
-      source: FIXTURE_SOURCE,
-      resyncMs: 500,
-      requeueMs: 300,
-      report: () => {},
-      now: () => clock,
-      trustedKeys: TEST_TRUSTED_KEYS,
-    });
+    operator = inProcessOperator(client, helm, { resyncMs: 500, now: () => clock });
     await operator.start();
     await createPostgresCluster(client, ns, "three", EXTERNAL);
     const refused = await eventually("the operator to refuse three", async () => {

@@ -1,22 +1,18 @@
-import type { Condition } from "../../lib/api/conditions.js";
 import { FINALIZER } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { NaviqueOperator } from "../../providers/operator/operator.js";
+import type { NaviqueOperator } from "../../providers/operator/operator.js";
+import { deleteNamespaceAndWait, lockCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
+import { inProcessOperator } from "../support/operator.js";
 import {
-  deleteNamespaceAndWait,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
-import { createPostgresCluster, eventsAbout, readPostgresCluster } from "../support/postgres.js";
-
-const condition = (resource: { status?: { conditions: Condition[] } } | undefined, type: string) =>
-  resource?.status?.conditions.find((c) => c.type === type);
+  createConnectionSecret,
+  createPostgresCluster,
+  eventsAbout,
+  readPostgresCluster,
+} from "../support/postgres.js";
 
 // An operator started with --watch-namespaces serves those namespaces only: it reconciles what is in
 // them, leaves everything elsewhere to another operator, and refuses — saying why — to adopt from a
@@ -38,21 +34,9 @@ describe("the operator with --watch-namespaces", () => {
     served = (await createTestNamespace("served")).name;
     elsewhere = (await createTestNamespace("elsewhere")).name;
     for (const namespace of [served, elsewhere]) {
-      await client.core.createNamespacedSecret({
-        namespace,
-        body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
-      });
+      await createConnectionSecret(client, namespace);
     }
-    operator = new NaviqueOperator({
-      client,
-      helm,
-      source: FIXTURE_SOURCE,
-      resyncMs: 300,
-      requeueMs: 300,
-      report: () => {},
-      trustedKeys: TEST_TRUSTED_KEYS,
-      watchNamespaces: [served],
-    });
+    operator = inProcessOperator(client, helm, { watchNamespaces: [served] });
     await operator.start();
   });
 

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Condition } from "../../lib/api/conditions.js";
 import { OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { Stack } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
@@ -16,7 +15,7 @@ import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { readStack } from "../../lib/observe/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { previewDesiredStack } from "../../lib/reconcile/preview.js";
-import { NaviqueOperator } from "../../providers/operator/operator.js";
+import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
 import {
   deleteNamespaceAndWait,
@@ -27,9 +26,11 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { inProcessOperator } from "../support/operator.js";
 import {
+  createConnectionSecret,
   createPostgresCluster,
   deletePostgresCluster,
   eventsAbout,
@@ -43,9 +44,6 @@ import { createStack, deleteStack } from "../support/stack.js";
 const PROGRAM = join(process.cwd(), "test", "fixtures", "pulumi", "stack-program");
 const HOW =
   "ask your navique account contact for a licence that includes it, then apply it as the License named `navique`";
-
-const condition = (resource: { status?: { conditions: Condition[] } } | undefined, type: string) =>
-  resource?.status?.conditions.find((c) => c.type === type);
 
 /** No CloudNativePG pod runs here: the test plays its controller for the members' CNPG Clusters. */
 function playCnpg(client: KubeClient, namespace: () => string, names: readonly string[]): NodeJS.Timeout {
@@ -80,16 +78,7 @@ describe("a Stack under the operator, across the licence", () => {
     await removeLicence(client);
     ns = (await createTestNamespace("stack")).name;
     playing = playCnpg(client, () => ns, ["team-postgres"]);
-    operator = new NaviqueOperator({
-      client,
-      helm,
-      source: FIXTURE_SOURCE,
-      resyncMs: 300,
-      requeueMs: 300,
-      report: () => {},
-      now: () => clock,
-      trustedKeys: TEST_TRUSTED_KEYS,
-    });
+    operator = inProcessOperator(client, helm, { now: () => clock });
     await operator.start();
   });
 
@@ -347,10 +336,7 @@ describe("the Pulumi front end of a Stack", () => {
   });
 
   it("never takes over a resource that holds a member's name: up fails saying so, the resource untouched", async () => {
-    await client.core.createNamespacedSecret({
-      namespace: ns,
-      body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
-    });
+    await createConnectionSecret(client, ns);
     await createPostgresCluster(client, ns, "taken-postgres", {
       mode: "external",
       external: { connectionSecretRef: { name: "pg" } },

@@ -60,3 +60,14 @@ export async function eventually<T>(
 export function apiStatus(error: unknown): number | undefined {
   return error instanceof ApiException ? error.code : undefined;
 }
+
+type Conditioned = {
+  readonly conditions?: readonly { type: string; status: string; reason: string; message: string }[];
+};
+
+/** A condition of a status, or of a resource's status. */
+export function condition(holder: Conditioned | { status?: Conditioned | undefined } | undefined, type: string) {
+  const status: Conditioned | undefined =
+    holder && "conditions" in holder ? holder : (holder as { status?: Conditioned } | undefined)?.status;
+  return status?.conditions?.find((c) => c.type === type);
+}

@@ -26,6 +26,14 @@ export async function createPostgresCluster(
   });
 }
 
+/** The Secret `pg` an external PostgresCluster connects with (spec.external.connectionSecretRef), made up. */
+export async function createConnectionSecret(client: KubeClient, namespace: string): Promise<void> {
+  await client.core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
+  });
+}
+
 export async function readPostgresCluster(
   client: KubeClient,
   namespace: string,
