@@ -11,6 +11,7 @@ import { KubeClient } from "../lib/cluster/kube-client.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { observeCapability } from "../lib/observe/capability.js";
 import { detectProvenance } from "../lib/plan/provenance.js";
+import { deleteNamespaceAndWait } from "./namespace.js";
 
 const RUNS = 20;
 const NOISE_NAMESPACE = "bench-detection-noise";
@@ -82,14 +83,7 @@ function print(title: string, rows: Awaited<ReturnType<typeof measure>>): void {
 async function main(): Promise<void> {
   const connection = await new LocalControlPlane().ensureRunning();
   const client = KubeClient.fromFile(connection.kubeconfig);
-  await client.core.deleteNamespace({ name: NOISE_NAMESPACE }).catch(() => undefined);
-  while (
-    await client.core.readNamespace({ name: NOISE_NAMESPACE }).then(
-      () => true,
-      () => false,
-    )
-  )
-    await new Promise((r) => setTimeout(r, 500));
+  await deleteNamespaceAndWait(client, NOISE_NAMESPACE);
 
   print(`detection on the cluster as it is (${RUNS} runs each)`, await measure(client));
   const started = performance.now();

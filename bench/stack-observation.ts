@@ -13,6 +13,7 @@ import { KubeClient } from "../lib/cluster/kube-client.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { observeStack } from "../lib/observe/stack.js";
 import { planStack } from "../lib/plan/stack.js";
+import { deleteNamespaceAndWait } from "./namespace.js";
 
 const RUNS = 20;
 const NAMESPACE = "bench-stack-observation";
@@ -42,22 +43,11 @@ async function measure(client: KubeClient, stack: Stack): Promise<{ requests: nu
   return { requests, ms: elapsed / RUNS };
 }
 
-async function deleteNamespace(client: KubeClient): Promise<void> {
-  await client.core.deleteNamespace({ name: NAMESPACE }).catch(() => undefined);
-  while (
-    await client.core.readNamespace({ name: NAMESPACE }).then(
-      () => true,
-      () => false,
-    )
-  )
-    await new Promise((r) => setTimeout(r, 500));
-}
-
 async function main(): Promise<void> {
   const connection = await new LocalControlPlane().ensureRunning();
   const client = KubeClient.fromFile(connection.kubeconfig);
   await ensureNaviqueCrds(client);
-  await deleteNamespace(client);
+  await deleteNamespaceAndWait(client, NAMESPACE);
   await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   await createStack(client, "team");
   const stack = Stack.parse(
@@ -81,7 +71,7 @@ async function main(): Promise<void> {
     );
   }
   row(1 + MORE_STACKS, await measure(client, stack));
-  await deleteNamespace(client);
+  await deleteNamespaceAndWait(client, NAMESPACE);
 }
 
 main().catch((error: unknown) => {
