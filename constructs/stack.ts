@@ -5,6 +5,7 @@ import { namespaceName, objectName } from "../lib/api/refs.js";
 import { MAX_STACK_NAME, STACK_FEATURE, STACK_KIND, StackSpec, type StackSpecInput } from "../lib/api/stack.js";
 import { parseInput } from "../lib/api/validation.js";
 import { enforceCap, enforceFeature } from "../lib/licence/enforce.js";
+import { postgresMemberName } from "../lib/plan/stack.js";
 import { type DeclaresPostgresClusters, declaredPostgresClusterInstances } from "./declared-instances.js";
 import { NaviqueLicense } from "./navique-license.js";
 
@@ -53,7 +54,7 @@ export class Stack extends Construct implements DeclaresPostgresClusters {
   /** Its member PostgresCluster, when the licence lets the Stack create it. */
   declaredPostgresClusters() {
     const feature = enforceFeature(NaviqueLicense.entitlementsOf(this), STACK_FEATURE, this.subject());
-    return feature.allowed ? [{ namespace: this.namespace ?? "default", name: `${this.name}-postgres` }] : [];
+    return feature.allowed ? [{ namespace: this.namespace ?? "default", name: postgresMemberName(this.name) }] : [];
   }
 
   private subject(): string {
@@ -80,7 +81,7 @@ export class Stack extends Construct implements DeclaresPostgresClusters {
     const cap = enforceCap(entitlements, STACK_KIND, stacks, self);
     if (!cap.allowed) return [`Stack at ${this.node.path}: ${cap.message}`];
     const postgres = declaredPostgresClusterInstances(this);
-    const member = postgres.find((i) => i.namespace === self.namespace && i.name === `${this.name}-postgres`);
+    const member = postgres.find((i) => i.namespace === self.namespace && i.name === postgresMemberName(this.name));
     if (!member) return [];
     const memberCap = enforceCap(entitlements, "PostgresCluster", postgres, member);
     return memberCap.allowed ? [] : [`Stack at ${this.node.path}: its member would be refused: ${memberCap.message}`];

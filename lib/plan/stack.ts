@@ -51,8 +51,9 @@ export function stackOfMember(ownedBy: string | undefined): string | undefined {
   return match ? `${match[1]}/${match[2]}` : undefined;
 }
 
-export function postgresMemberName(stack: Stack): string {
-  return `${stack.metadata.name}-postgres`;
+/** The name of a Stack's PostgreSQL member: `<stack>-postgres`. */
+export function postgresMemberName(stackName: string): string {
+  return `${stackName}-postgres`;
 }
 
 /**
@@ -66,7 +67,7 @@ export function stackMembers(stack: Stack): KubeObject[] {
     apiVersion: API_GROUP_VERSION,
     kind: POSTGRES_CLUSTER_KIND,
     metadata: {
-      name: postgresMemberName(stack),
+      name: postgresMemberName(name),
       namespace,
       labels: { [OWNED_BY_LABEL]: stackOwnedBy(stack) },
       ...(uid
