@@ -3,7 +3,6 @@ import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../api/postgres-cluste
 import { refNamespace } from "../api/refs.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
-import { resolveEntitlements } from "../licence/resolve.js";
 import { CNPG_API_VERSION, CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../plan/cnpg.js";
 import {
   CNPG_CAPABILITY,
@@ -15,7 +14,7 @@ import {
   type PostgresObservation,
   resourceKey,
 } from "../plan/postgres-cluster.js";
-import { readLicense } from "./license.js";
+import { capInstances, observeEntitlements } from "./license.js";
 import { listStored, readStored } from "./stored.js";
 
 function decode(secret: V1Secret | undefined): Credentials | undefined {
@@ -75,27 +74,16 @@ export async function observePostgresCluster(
 ): Promise<PostgresObservation> {
   const { withPrerequisites } = options;
   const needed = neededCapabilities(resource, withPrerequisites);
-  const [capabilities, all, token] = await Promise.all([
+  const [capabilities, all, entitlements] = await Promise.all([
     needed.length > 0 ? installer.preview(CNPG_CAPABILITY) : Promise.resolve([]),
     observePostgresClusters(client),
-    readLicense(client).then((license) => license?.spec?.token),
+    observeEntitlements(client, options),
   ]);
   const consumers = all.map((other) => ({
     key: resourceKey(other),
     needs: neededCapabilities(other, withPrerequisites),
   }));
-  const now = options.now.toISOString();
-  const instances = all.map((other) => instanceOf(other, now));
-  // A resource not created yet (a preview) is the newest instance.
-  if (
-    !all.some((o) => o.metadata.namespace === resource.metadata.namespace && o.metadata.name === resource.metadata.name)
-  ) {
-    instances.push(instanceOf(resource, now));
-  }
-  const entitlements = resolveEntitlements(token, {
-    now: options.now,
-    ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
-  });
+  const instances = capInstances(all, resource, instanceOf, options.now);
   const objects = new Map<string, KubeObject>();
   await Promise.all(
     keysToRead(resource).map(async (key) => {

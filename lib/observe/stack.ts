@@ -1,9 +1,8 @@
 import type { PostgresCluster } from "../api/postgres-cluster.js";
 import { STACK_PLURAL, Stack } from "../api/stack.js";
 import type { KubeClient } from "../cluster/kube-client.js";
-import { resolveEntitlements } from "../licence/resolve.js";
 import { type StackObservation, stackInstance, stackMembers } from "../plan/stack.js";
-import { readLicense } from "./license.js";
+import { capInstances, observeEntitlements } from "./license.js";
 import { readPostgresCluster } from "./postgres-cluster.js";
 import { listStored, readStored } from "./stored.js";
 
@@ -23,9 +22,9 @@ export async function observeStack(
   stack: Stack,
   options: { readonly now: Date; readonly trustedKeys?: ReadonlyMap<string, string> },
 ): Promise<StackObservation> {
-  const [all, token, members] = await Promise.all([
+  const [all, entitlements, members] = await Promise.all([
     observeStacks(client),
-    readLicense(client).then((license) => license?.spec?.token),
+    observeEntitlements(client, options),
     Promise.all(
       stackMembers(stack).map((member) =>
         // A member the schema refuses (edited by hand) is re-applied by the Stack; it counts as not Ready.
@@ -33,16 +32,7 @@ export async function observeStack(
       ),
     ),
   ]);
-  const now = options.now.toISOString();
-  const instances = all.map((other) => stackInstance(other, now));
-  // A Stack not created yet (a preview) is the newest instance.
-  if (!all.some((o) => o.metadata.namespace === stack.metadata.namespace && o.metadata.name === stack.metadata.name)) {
-    instances.push(stackInstance(stack, now));
-  }
-  const entitlements = resolveEntitlements(token, {
-    now: options.now,
-    ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
-  });
+  const instances = capInstances(all, stack, stackInstance, options.now);
   const found = new Map<string, PostgresCluster>();
   for (const member of members) if (member) found.set(member.metadata.name, member);
   return { licence: { entitlements, instances }, members: found };
