@@ -27,6 +27,36 @@ import { createTestNamespace, eventually } from "../support/cluster.js";
 const CNPG_CHART = join(FIXTURE_CHARTS, "cloudnative-pg");
 const CERT_MANAGER_CHART = join(FIXTURE_CHARTS, "cert-manager");
 
+/**
+ * A helm operation of ours on cloudnative-pg (our ownership marks on the release) that can never finish:
+ * it waits for a controller pinned to a node that does not exist. The test kills it midway.
+ */
+async function spawnDyingHelm(verb: "install" | "upgrade", extra: readonly string[] = []) {
+  return spawn(
+    (await toolchainPaths()).helm,
+    [
+      verb,
+      "cloudnative-pg",
+      CNPG_CHART,
+      "--namespace",
+      "cnpg-system",
+      ...extra,
+      "--kubeconfig",
+      process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      "--labels",
+      Object.entries(OWNERSHIP_MARKS)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(","),
+      "--set-string",
+      "nodeSelector.navique\\.test/no-such-node=true",
+      "--wait",
+      "--timeout",
+      "5m",
+    ],
+    { stdio: "ignore" },
+  );
+}
+
 /** Repeats ensure passes (as a requeueing reconciler would) until the capability is Ready. */
 async function ensureReady(installer: CapabilityInstaller, name: string): Promise<CapabilityDecision[][]> {
   const passes: CapabilityDecision[][] = [];
@@ -320,29 +350,7 @@ describe("capability provenance on the local control plane", () => {
   it("a release of ours left pending by an install that died is reinstalled under the lock", async () => {
     await ensureReady(installer, "cert-manager");
     // An install that dies midway: helm waits for a controller that can never be scheduled, and is killed.
-    const dying = spawn(
-      (await toolchainPaths()).helm,
-      [
-        "install",
-        "cloudnative-pg",
-        CNPG_CHART,
-        "--namespace",
-        "cnpg-system",
-        "--create-namespace",
-        "--kubeconfig",
-        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-        "--labels",
-        Object.entries(OWNERSHIP_MARKS)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(","),
-        "--set-string",
-        "nodeSelector.navique\\.test/no-such-node=true",
-        "--wait",
-        "--timeout",
-        "5m",
-      ],
-      { stdio: "ignore" },
-    );
+    const dying = await spawnDyingHelm("install", ["--create-namespace"]);
     await eventually("the release to be pending-install", async () =>
       (await releaseRecords(client, "cnpg-system", "cloudnative-pg"))[0]?.metadata?.labels?.status === "pending-install"
         ? true
@@ -364,30 +372,8 @@ describe("capability provenance on the local control plane", () => {
     const controller = async () => (await client.apps.listNamespacedDeployment({ namespace: "cnpg-system" })).items[0];
     const before = (await controller())?.metadata?.uid;
     expect(before).toBeDefined();
-    const marks = Object.entries(OWNERSHIP_MARKS)
-      .map(([k, v]) => `${k}=${v}`)
-      .join(",");
     // Our own upgrade, dying midway: it waits for a controller that can never be scheduled, and is killed.
-    const dying = spawn(
-      (await toolchainPaths()).helm,
-      [
-        "upgrade",
-        "cloudnative-pg",
-        CNPG_CHART,
-        "--namespace",
-        "cnpg-system",
-        "--kubeconfig",
-        process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-        "--labels",
-        marks,
-        "--set-string",
-        "nodeSelector.navique\\.test/no-such-node=true",
-        "--wait",
-        "--timeout",
-        "5m",
-      ],
-      { stdio: "ignore" },
-    );
+    const dying = await spawnDyingHelm("upgrade");
     const latest = async () =>
       (await releaseRecords(client, "cnpg-system", "cloudnative-pg")).sort(
         (a, b) => Number(b.metadata?.labels?.version) - Number(a.metadata?.labels?.version),
