@@ -28,3 +28,43 @@ export function cnpgClusterReady(status: CnpgClusterStatus | undefined): boolean
 export function databaseObjectName(cluster: string, database: string): string {
   return `${cluster}-${database.replace(/_/g, "-")}`.slice(0, 253).replace(/-+$/, "");
 }
+
+/**
+ * The label that makes CNPG watch a Secret (cloudnative-pg v1.30.0, pkg/utils/labels_annotations.go
+ * WatchedLabelName): a change to a labelled password Secret is applied to its role at once, not at a
+ * later resync (docs/src/declarative_role_management.md, "Password management").
+ */
+export const CNPG_RELOAD_LABEL = "cnpg.io/reload";
+
+/** The plural a CNPG kind the product emits is served under. */
+export function cnpgPlural(kind: string): string {
+  if (kind === "Cluster") return CNPG_CLUSTERS;
+  if (kind === "Database") return CNPG_DATABASES;
+  throw new Error(`unreachable: the product emits no CNPG ${kind}`);
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function nameOf(reference: unknown): string | undefined {
+  const name = field(reference, "name");
+  return typeof name === "string" && name !== "" ? name : undefined;
+}
+
+/**
+ * The Secrets a CNPG Cluster takes its passwords from, as its spec names them: the initdb owner's
+ * (`bootstrap.initdb.secret`) and each managed role's (`managed.roles[].passwordSecret`). CNPG keeps the
+ * roles' passwords equal to these Secrets, so whoever keeps the Cluster needs them.
+ */
+export function clusterPasswordSecrets(spec: unknown): string[] {
+  const initdb = nameOf(field(field(field(spec, "bootstrap"), "initdb"), "secret"));
+  const roles = field(field(spec, "managed"), "roles");
+  const roleSecrets = Array.isArray(roles) ? roles.map((r) => nameOf(field(r, "passwordSecret"))) : [];
+  return [initdb, ...roleSecrets].filter((n): n is string => n !== undefined);
+}
+
+/** The CNPG Cluster a CNPG Database object describes a database of (`spec.cluster.name`). */
+export function databaseCluster(spec: unknown): string | undefined {
+  return nameOf(field(spec, "cluster"));
+}

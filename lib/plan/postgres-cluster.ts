@@ -14,13 +14,17 @@ import type { Entitlements } from "../licence/entitlements.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
+  CNPG_RELOAD_LABEL,
   type CnpgClusterStatus,
+  clusterPasswordSecrets,
   cnpgClusterReady,
+  databaseCluster,
   databaseObjectName,
   POSTGRES_PORT,
   readWriteHost,
 } from "./cnpg.js";
 import type { CapabilityDecision } from "./provenance.js";
+import { type JsonPatchOperation, releaseMarks } from "./release-marks.js";
 
 /** The capability a PostgresCluster of type cnpg in managed mode needs (its prerequisites come with it). */
 export const CNPG_CAPABILITY = "cloudnative-pg";
@@ -83,7 +87,13 @@ export type PlanStep =
       readonly description: string;
     }
   | { readonly kind: "delete"; readonly target: EmittedObject; readonly description: string }
-  | { readonly kind: "retain"; readonly target: EmittedObject; readonly description: string }
+  | {
+      /** Keep the object and release it to the user: `patch` removes every mark of the product from it. */
+      readonly kind: "retain";
+      readonly target: EmittedObject;
+      readonly patch: readonly JsonPatchOperation[];
+      readonly description: string;
+    }
   | {
       readonly kind: "release-capability";
       readonly capability: string;
@@ -170,6 +180,8 @@ interface Desired {
   readonly credentialsSecret?: { name: string; namespace: string };
   readonly datastore: { ok: boolean; reason: string; message: string };
   readonly provenance?: PostgresClusterStatus["provenance"];
+  /** Events the desired state itself calls for (a credentials Secret re-created), reported with the orphans'. */
+  readonly events?: readonly PlannedEvent[];
 }
 
 /** A datastore that cannot be wired yet: nothing to apply, and the reason said. */
@@ -196,6 +208,17 @@ function cnpgDatabase(
   };
 }
 
+/**
+ * A generated credentials Secret recorded as emitted and now absent: deleted by someone. It cannot come
+ * back with the same password (the product keeps no copy of a password anywhere), so it comes back with
+ * a new one that CNPG applies to the role — a rotation, reported — never silently (docs/adr/0014).
+ */
+function recreated(resource: PostgresCluster, observation: PostgresObservation, secret: KubeObject): boolean {
+  const key = objectKey({ kind: secret.kind, name: secret.metadata.name, namespace: secret.metadata.namespace ?? "" });
+  const emitted = (resource.status?.emitted ?? []).some((e) => e.apiVersion === "v1" && objectKey(e) === key);
+  return emitted && !observation.objects.has(key);
+}
+
 function desiredManaged(resource: PostgresCluster, observation: PostgresObservation): Desired {
   const { name, namespace } = resource.metadata;
   const managed = resource.spec.managed ?? {
@@ -214,7 +237,8 @@ function desiredManaged(resource: PostgresCluster, observation: PostgresObservat
     metadata: {
       name: credentialsName,
       namespace,
-      labels: labelsFor(resource),
+      // CNPG's own label: a re-created Secret (a new password) is applied to its role at once.
+      labels: { ...labelsFor(resource), [CNPG_RELOAD_LABEL]: "true" },
       ownerReferences: [ownerReference(resource)],
     },
   };
@@ -255,18 +279,23 @@ function desiredManaged(resource: PostgresCluster, observation: PostgresObservat
   const databases = resource.spec.databases.map((d) =>
     cnpgDatabase(resource, name, namespace, d.name, d.owner ?? CNPG_APP_OWNER),
   );
+  const passwordSecrets = [
+    { secret: credentials, role: CNPG_APP_OWNER, field: "spec.bootstrap.initdb.secret" },
+    ...roleSecrets.map((secret, i) => ({
+      secret,
+      role: owners[i] ?? "",
+      field: "spec.managed.roles[].passwordSecret",
+    })),
+  ];
+  const rotated = passwordSecrets.filter((p) => recreated(resource, observation, p.secret));
   const steps: PlanStep[] = [
-    {
-      kind: "generate-credentials",
-      object: credentials,
-      username: CNPG_APP_OWNER,
-      description: `create Secret ${namespace}/${credentialsName} with a generated password (kept if it exists)`,
-    },
-    ...roleSecrets.map<PlanStep>((secret, i) => ({
+    ...passwordSecrets.map<PlanStep>(({ secret, role, field }) => ({
       kind: "generate-credentials",
       object: secret,
-      username: owners[i] ?? "",
-      description: `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${owners[i]}`,
+      username: role,
+      description: rotated.some((r) => r.secret === secret)
+        ? `re-create Secret ${namespace}/${secret.metadata.name}, deleted, with a new password for role ${role}: CNPG applies it to the database (${field})`
+        : `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${role} (kept if it exists)`,
     })),
     {
       kind: "apply",
@@ -289,6 +318,11 @@ function desiredManaged(resource: PostgresCluster, observation: PostgresObservat
     port: POSTGRES_PORT,
     credentialsSecret: { name: credentialsName, namespace },
     provenance: "owned",
+    events: rotated.map(({ secret, role, field }) => ({
+      type: "Warning",
+      reason: "CredentialsRotated",
+      message: `Secret ${namespace}/${secret.metadata.name} was deleted and is re-created with a new generated password for role ${role}, which CNPG sets in the database from that Secret (${field} of CNPG Cluster ${namespace}/${name}): the old password stops working, every consumer must pick up the new one from the Secret`,
+    })),
     datastore: ready
       ? { ok: true, reason: "ClusterReady", message: `CNPG Cluster ${namespace}/${name} is Ready` }
       : {
@@ -419,56 +453,134 @@ function desiredState(resource: PostgresCluster, observation: PostgresObservatio
   return desiredExternal(resource, observation);
 }
 
-/** Garbage collection: emitted before, not desired now → delete, or, for a datastore under Retain, release it. */
+function isCnpgCluster(object: { readonly apiVersion: string; readonly kind: string }): boolean {
+  return object.kind === "Cluster" && object.apiVersion === CNPG_API_VERSION;
+}
+
+/** An object emitted before and not desired now, as it is in the cluster. */
+interface Orphan {
+  readonly emitted: EmittedObject;
+  readonly current: KubeObject;
+}
+
+const objectLabel = ({ emitted }: Orphan) => `${emitted.kind} ${emitted.namespace}/${emitted.name}`;
+const where = ({ emitted }: Orphan) => `${emitted.namespace}/${emitted.name}`;
+
+/** Emitted before, not desired now, still there and still ours (carrying our owned-by label). */
+function ownOrphans(resource: PostgresCluster, desired: Desired, observation: PostgresObservation): Orphan[] {
+  const wanted = new Set(
+    desired.objects.map((o) =>
+      objectKey({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? "" }),
+    ),
+  );
+  return (resource.status?.emitted ?? []).flatMap<Orphan>((emitted) => {
+    const key = objectKey(emitted);
+    const current = wanted.has(key) ? undefined : observation.objects.get(key);
+    const ours = current?.metadata.labels?.[OWNED_BY_LABEL] === ownedByValue(resource);
+    return current && ours ? [{ emitted, current }] : [];
+  });
+}
+
+function retainedCluster({ emitted, current }: Orphan): boolean {
+  return (
+    isCnpgCluster(emitted) && (current.metadata.annotations?.[DELETION_POLICY_ANNOTATION] ?? "Retain") !== "Delete"
+  );
+}
+
+/**
+ * What is kept with a retained CNPG Cluster: the Secrets its spec takes passwords from (without them the
+ * retained data has no usable password) and the CNPG Database objects that describe its databases
+ * (deleting one never drops its database under CNPG's default reclaim policy `retain`, but they are the
+ * user's record of them now). docs/adr/0014-credentials-on-deletion-and-drift.md.
+ */
+function keptWith(cluster: Orphan, orphans: readonly Orphan[]): Orphan[] {
+  const secrets = new Set(clusterPasswordSecrets(cluster.current.spec));
+  return orphans.filter(
+    ({ emitted, current }) =>
+      emitted.namespace === cluster.emitted.namespace &&
+      ((emitted.apiVersion === "v1" && emitted.kind === "Secret" && secrets.has(emitted.name)) ||
+        (emitted.apiVersion === CNPG_API_VERSION &&
+          emitted.kind === "Database" &&
+          databaseCluster(current.spec) === cluster.emitted.name)),
+  );
+}
+
+/** Keeping a CNPG Cluster under Retain, with what is kept with it: one step, one Event that names them all. */
+function retention(cluster: Orphan, kept: readonly Orphan[], why: string): { step: PlanStep; event: PlannedEvent } {
+  const secrets = kept.filter((o) => o.emitted.kind === "Secret").map(where);
+  const databases = kept.filter((o) => o.emitted.kind === "Database").map(where);
+  const alongside = [
+    ...(secrets.length > 0 ? [`its credentials Secret(s) ${secrets.join(", ")} (passwords unchanged)`] : []),
+    ...(databases.length > 0 ? [`its Database object(s) ${databases.join(", ")}`] : []),
+  ];
+  const label = objectLabel(cluster);
+  const released =
+    alongside.length > 0
+      ? `, with ${alongside.join(" and ")}; they are released to you and no longer managed: dump its data and delete them yourself when safe`
+      : "; it is released to you and no longer managed: dump its data and delete it yourself when safe";
+  return {
+    step: {
+      kind: "retain",
+      target: cluster.emitted,
+      patch: releaseMarks(cluster.current),
+      description: `keep CNPG ${label}, which may hold data (deletionPolicy Retain): released to you, no longer managed`,
+    },
+    event: {
+      type: "Warning",
+      reason: "DatastoreRetained",
+      message: `CNPG ${label} may hold data and was kept (deletionPolicy Retain) ${why}${released}`,
+    },
+  };
+}
+
+function deletion(orphan: Orphan, why: string): { step: PlanStep; event: PlannedEvent } {
+  const label = objectLabel(orphan);
+  return {
+    step: { kind: "delete", target: orphan.emitted, description: `delete ${label} ${why}` },
+    event: isCnpgCluster(orphan.emitted)
+      ? {
+          type: "Warning",
+          reason: "DatastoreDeleted",
+          message: `deleting CNPG ${label} ${why} (deletionPolicy Delete): its data is lost unless you dumped it`,
+        }
+      : { type: "Normal", reason: "GarbageCollected", message: `deleting ${label}, no longer needed ${why}` },
+  };
+}
+
+/**
+ * Garbage collection: emitted before, not desired now → delete; but a CNPG Cluster under Retain is kept
+ * with its credentials Secrets and Database objects, every mark of the product removed from each
+ * (released), with one Warning Event that names them all. The Events of the desired state (a credentials
+ * Secret re-created) come first: they too are this pass's reports about the datastore's objects.
+ */
 function collectOrphans(
   resource: PostgresCluster,
   desired: Desired,
   observation: PostgresObservation,
   why: string,
 ): { steps: PlanStep[]; events: PlannedEvent[] } {
-  const wanted = new Set(
-    desired.objects.map((o) =>
-      objectKey({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? "" }),
-    ),
-  );
+  const orphans = ownOrphans(resource, desired, observation);
+  const retained = orphans.filter(retainedCluster);
+  const keptBy = new Map(retained.flatMap((c) => keptWith(c, orphans).map((o) => [o, c] as const)));
   const steps: PlanStep[] = [];
-  const events: PlannedEvent[] = [];
-  for (const emitted of resource.status?.emitted ?? []) {
-    const key = objectKey(emitted);
-    if (wanted.has(key)) continue;
-    const current = observation.objects.get(key);
-    if (!current) continue;
-    // Only what still carries our owned-by label is ours to remove.
-    if (current.metadata.labels?.[OWNED_BY_LABEL] !== ownedByValue(resource)) continue;
-    const label = `${emitted.kind} ${emitted.namespace}/${emitted.name}`;
-    if (emitted.kind === "Cluster" && emitted.apiVersion === CNPG_API_VERSION) {
-      const policy = current.metadata.annotations?.[DELETION_POLICY_ANNOTATION] ?? "Retain";
-      if (policy !== "Delete") {
-        steps.push({
-          kind: "retain",
-          target: emitted,
-          description: `keep CNPG ${label}, which may hold data (deletionPolicy Retain): released to you, no longer managed`,
-        });
-        events.push({
-          type: "Warning",
-          reason: "DatastoreRetained",
-          message: `CNPG ${label} may hold data and was kept (deletionPolicy Retain) ${why}; it is no longer managed: dump its data and delete it yourself when safe`,
-        });
-        continue;
-      }
-      events.push({
-        type: "Warning",
-        reason: "DatastoreDeleted",
-        message: `deleting CNPG ${label} ${why} (deletionPolicy Delete): its data is lost unless you dumped it`,
+  const events: PlannedEvent[] = [...(desired.events ?? [])];
+  for (const orphan of orphans) {
+    const cluster = keptBy.get(orphan);
+    if (cluster) {
+      const what = orphan.emitted.kind === "Secret" ? "its password unchanged" : "its database stays in PostgreSQL";
+      steps.push({
+        kind: "retain",
+        target: orphan.emitted,
+        patch: releaseMarks(orphan.current),
+        description: `keep ${objectLabel(orphan)} with retained CNPG Cluster ${where(cluster)} (${what}): released to you, no longer managed`,
       });
-    } else {
-      events.push({
-        type: "Normal",
-        reason: "GarbageCollected",
-        message: `deleting ${label}, no longer needed ${why}`,
-      });
+      continue;
     }
-    steps.push({ kind: "delete", target: emitted, description: `delete ${label} ${why}` });
+    const { step, event } = retained.includes(orphan)
+      ? retention(orphan, keptWith(orphan, orphans), why)
+      : deletion(orphan, why);
+    steps.push(step);
+    events.push(event);
   }
   return { steps, events };
 }

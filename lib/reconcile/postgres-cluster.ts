@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { observePostgresCluster } from "../observe/postgres-cluster.js";
+import { CNPG_GROUP, CNPG_VERSION, cnpgPlural } from "../plan/cnpg.js";
 import { CNPG_CAPABILITY, type PlanStep, type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { recordEvents, writeStatus } from "./report.js";
@@ -79,6 +79,31 @@ async function generateCredentials(
   }
 }
 
+/**
+ * Removes the product's marks from a kept object (the plan wrote the patch). A Secret through the core
+ * API, a CNPG object under its own plural. An object gone meanwhile has nothing left to release.
+ */
+async function release(client: KubeClient, step: Extract<PlanStep, { kind: "retain" }>): Promise<void> {
+  const { target, patch } = step;
+  if (patch.length === 0) return;
+  const body = [...patch];
+  const patched =
+    target.apiVersion === "v1" && target.kind === "Secret"
+      ? client.core.patchNamespacedSecret({ name: target.name, namespace: target.namespace, body })
+      : client.custom.patchNamespacedCustomObject(
+          {
+            group: CNPG_GROUP,
+            version: CNPG_VERSION,
+            plural: cnpgPlural(target.kind),
+            namespace: target.namespace,
+            name: target.name,
+            body,
+          },
+          undefined,
+        );
+  await orUndefined(patched);
+}
+
 async function execute(
   context: ReconcileContext,
   resource: PostgresCluster,
@@ -103,17 +128,7 @@ async function execute(
       });
       return "continue";
     case "retain":
-      await client.custom.patchNamespacedCustomObject(
-        {
-          group: step.target.apiVersion.split("/")[0] ?? "",
-          version: step.target.apiVersion.split("/")[1] ?? "",
-          plural: `${step.target.kind.toLowerCase()}s`,
-          namespace: step.target.namespace,
-          name: step.target.name,
-          body: [{ op: "remove", path: `/metadata/labels/${OWNED_BY_LABEL.replace("/", "~1")}` }],
-        },
-        undefined,
-      );
+      await release(client, step);
       return "continue";
     case "release-capability":
       await context.installer.release(step.capability, step.consumers);

@@ -274,3 +274,169 @@ describe("planPostgresCluster", () => {
     });
   });
 });
+
+describe("credentials on deletion and drift", () => {
+  const operators = [decision("cert-manager"), decision("cloudnative-pg")];
+  const withRole = (policy: string) => ({
+    databases: [{ name: "litellm" }, { name: "langfuse", owner: "langfuse" }],
+    managed: { deletionPolicy: policy },
+  });
+  const ours = { "core.navique.com/owned-by": "postgrescluster.team-a.main" };
+  const marks = { ...ours, "app.kubernetes.io/managed-by": "navique-ai-core-operator" };
+  const owner = { apiVersion: "core.navique.com/v1alpha1", kind: "PostgresCluster", name: "main", uid: "u-1" };
+  const secret = (name: string): KubeObject => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace: "team-a", labels: { ...marks, "cnpg.io/reload": "true" }, ownerReferences: [owner] },
+  });
+  const database = (name: string, cluster = "main"): KubeObject => ({
+    apiVersion: CNPG_API_VERSION,
+    kind: "Database",
+    metadata: { name, namespace: "team-a", labels: marks },
+    spec: { name, owner: "app", cluster: { name: cluster } },
+  });
+  const cluster = (policy: string): KubeObject => ({
+    apiVersion: CNPG_API_VERSION,
+    kind: "Cluster",
+    metadata: {
+      name: "main",
+      namespace: "team-a",
+      labels: marks,
+      annotations: { [DELETION_POLICY_ANNOTATION]: policy, "kept.example.com/note": "the user's" },
+    },
+    spec: {
+      bootstrap: { initdb: { database: "app", owner: "app", secret: { name: "main-credentials" } } },
+      managed: { roles: [{ name: "langfuse", passwordSecret: { name: "main-langfuse-credentials" } }] },
+    },
+  });
+  const live = (policy: string) =>
+    new Map<string, KubeObject>([
+      ["Secret/team-a/main-credentials", secret("main-credentials")],
+      ["Secret/team-a/main-langfuse-credentials", secret("main-langfuse-credentials")],
+      ["Cluster/team-a/main", cluster(policy)],
+      ["Database/team-a/main-litellm", database("main-litellm")],
+      ["Database/team-a/main-langfuse", database("main-langfuse")],
+    ]);
+  const emitted = [
+    { apiVersion: "v1", kind: "Secret", name: "main-credentials", namespace: "team-a" },
+    { apiVersion: "v1", kind: "Secret", name: "main-langfuse-credentials", namespace: "team-a" },
+    { apiVersion: CNPG_API_VERSION, kind: "Cluster", name: "main", namespace: "team-a" },
+    { apiVersion: CNPG_API_VERSION, kind: "Database", name: "main-litellm", namespace: "team-a" },
+    { apiVersion: CNPG_API_VERSION, kind: "Database", name: "main-langfuse", namespace: "team-a" },
+  ];
+  const status = { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted };
+  const removeMarks = [
+    { op: "remove", path: "/metadata/labels/app.kubernetes.io~1managed-by" },
+    { op: "remove", path: "/metadata/labels/core.navique.com~1owned-by" },
+  ];
+  const releaseSecret = [
+    { op: "test", path: "/metadata/ownerReferences/0/uid", value: "u-1" },
+    { op: "remove", path: "/metadata/ownerReferences/0" },
+    ...removeMarks,
+  ];
+
+  it.each([
+    ["deleted", resource(withRole("Retain"), status, true), "(PostgresCluster team-a/main deleted)"],
+    [
+      "moved to external",
+      resource({ mode: "external", external: { connectionSecretRef: { name: "pg" } } }, status),
+      "(mode/type changed from managed/cnpg to external/cnpg)",
+    ],
+  ])(
+    "under Retain, %s: keeps the Cluster with its Secrets and Databases, each released of every mark of ours",
+    (_, pc, why) => {
+      const plan = planPostgresCluster(
+        pc,
+        {
+          ...nothing,
+          capabilities: pc.spec.mode === "managed" ? operators : [],
+          objects: live("Retain"),
+          externalCredentials: { host: "h", username: "u", password: "p" },
+        },
+        context,
+      );
+      expect(
+        plan.steps.flatMap((s) => (s.kind === "retain" ? [[`${s.target.kind}/${s.target.name}`, s.patch]] : [])),
+      ).toEqual([
+        ["Secret/main-credentials", releaseSecret],
+        ["Secret/main-langfuse-credentials", releaseSecret],
+        [
+          "Cluster/main",
+          [...removeMarks, { op: "remove", path: "/metadata/annotations/core.navique.com~1deletion-policy" }],
+        ],
+        ["Database/main-litellm", removeMarks],
+        ["Database/main-langfuse", removeMarks],
+      ]);
+      expect(plan.steps.filter((s) => s.kind === "delete")).toEqual([]);
+      expect(plan.events).toEqual([
+        {
+          type: "Warning",
+          reason: "DatastoreRetained",
+          message: `CNPG Cluster team-a/main may hold data and was kept (deletionPolicy Retain) ${why}, with its credentials Secret(s) team-a/main-credentials, team-a/main-langfuse-credentials (passwords unchanged) and its Database object(s) team-a/main-litellm, team-a/main-langfuse; they are released to you and no longer managed: dump its data and delete them yourself when safe`,
+        },
+      ]);
+      // Released objects are no longer recorded as emitted: the next pass leaves them alone.
+      expect(plan.status.emitted).toEqual([]);
+    },
+  );
+
+  it("under Delete, deletes the Cluster, its Secrets and its Databases", () => {
+    const plan = planPostgresCluster(
+      resource(withRole("Delete"), status, true),
+      { ...nothing, objects: live("Delete") },
+      context,
+    );
+    expect(plan.steps.filter((s) => s.kind === "delete").map((s) => `${s.target.kind}/${s.target.name}`)).toEqual([
+      "Secret/main-credentials",
+      "Secret/main-langfuse-credentials",
+      "Cluster/main",
+      "Database/main-litellm",
+      "Database/main-langfuse",
+    ]);
+    expect(plan.steps.filter((s) => s.kind === "retain")).toEqual([]);
+  });
+
+  it("keeps with a retained Cluster only what belongs to it: a Database of another cluster is deleted", () => {
+    const objects = live("Retain");
+    objects.set("Database/team-a/main-langfuse", database("main-langfuse", "elsewhere"));
+    const plan = planPostgresCluster(resource(withRole("Retain"), status, true), { ...nothing, objects }, context);
+    expect(plan.steps.filter((s) => s.kind === "delete").map((s) => `${s.target.kind}/${s.target.name}`)).toEqual([
+      "Database/main-langfuse",
+    ]);
+  });
+
+  it.each([
+    ["the app owner's", "main-credentials", "app", "spec.bootstrap.initdb.secret"],
+    ["a role's", "main-langfuse-credentials", "langfuse", "spec.managed.roles[].passwordSecret"],
+  ])("%s Secret deleted: re-created with a new password CNPG applies, one Warning Event", (_, name, role, field) => {
+    const objects = live("Retain");
+    objects.delete(`Secret/team-a/${name}`);
+    const plan = planPostgresCluster(
+      resource(withRole("Retain"), status),
+      { ...nothing, capabilities: operators, objects },
+      context,
+    );
+    expect(plan.events).toEqual([
+      {
+        type: "Warning",
+        reason: "CredentialsRotated",
+        message: `Secret team-a/${name} was deleted and is re-created with a new generated password for role ${role}, which CNPG sets in the database from that Secret (${field} of CNPG Cluster team-a/main): the old password stops working, every consumer must pick up the new one from the Secret`,
+      },
+    ]);
+    const step = plan.steps.find((s) => s.kind === "generate-credentials" && s.object.metadata.name === name);
+    expect(step).toMatchObject({ username: role, object: { metadata: { labels: { "cnpg.io/reload": "true" } } } });
+    expect(step?.description).toBe(
+      `re-create Secret team-a/${name}, deleted, with a new password for role ${role}: CNPG applies it to the database (${field})`,
+    );
+  });
+
+  it("reports no rotation when the Secrets are there, nor on the first pass, before anything was emitted", () => {
+    const present = planPostgresCluster(
+      resource(withRole("Retain"), status),
+      { ...nothing, capabilities: operators, objects: live("Retain") },
+      context,
+    );
+    const first = planPostgresCluster(resource(withRole("Retain")), { ...nothing, capabilities: operators }, context);
+    expect([...present.events, ...first.events]).toEqual([]);
+  });
+});
