@@ -42,6 +42,7 @@ export interface KubeObject {
     readonly labels?: Readonly<Record<string, string>>;
     readonly annotations?: Readonly<Record<string, string>>;
     readonly ownerReferences?: readonly unknown[];
+    readonly managedFields?: readonly unknown[];
     readonly deletionTimestamp?: unknown;
   };
   readonly spec?: unknown;

@@ -1,5 +1,5 @@
 import type { V1Secret } from "@kubernetes/client-node";
-import { MANAGED_BY_LABEL, OWNED_BY_LABEL } from "../../lib/api/group.js";
+import { MANAGED_BY_LABEL, OPERATOR_NAME, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import type { PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
@@ -37,6 +37,7 @@ interface Marks {
   readonly labels?: Record<string, string> | undefined;
   readonly annotations?: Record<string, string> | undefined;
   readonly ownerReferences?: readonly { kind: string }[] | undefined;
+  readonly managedFields?: readonly { manager?: string | undefined }[] | undefined;
 }
 
 function expectNoMarkOfOurs(metadata: Marks | undefined): void {
@@ -47,6 +48,8 @@ function expectNoMarkOfOurs(metadata: Marks | undefined): void {
   expect(Object.keys(metadata?.labels ?? {}).filter((k) => k.startsWith("core.navique.com/"))).toEqual([]);
   expect(Object.keys(metadata?.annotations ?? {}).filter((k) => k.startsWith("core.navique.com/"))).toEqual([]);
   expect((metadata?.ownerReferences ?? []).filter((o) => o.kind === "PostgresCluster")).toEqual([]);
+  // Nor the apiserver's record of fields the product set: the user's own server-side apply meets no conflict.
+  expect((metadata?.managedFields ?? []).map((m) => m.manager)).not.toContain(OPERATOR_NAME);
 }
 
 const SECRETS = ["main-credentials", "main-langfuse-credentials"];

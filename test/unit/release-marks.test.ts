@@ -42,6 +42,30 @@ describe("releaseMarks", () => {
         { op: "remove", path: "/metadata/ownerReferences/0" },
       ],
     ],
+    [
+      "removes the product's managedFields entries only, each guarded by its manager",
+      {
+        managedFields: [
+          { manager: "navique-ai-core-operator", operation: "Apply" },
+          { manager: "cloudnative-pg", operation: "Update", subresource: "status" },
+          { manager: "navique-ai-core-operator", operation: "Update" },
+        ],
+      },
+      [
+        { op: "test", path: "/metadata/managedFields/2/manager", value: "navique-ai-core-operator" },
+        { op: "test", path: "/metadata/managedFields/0/manager", value: "navique-ai-core-operator" },
+        { op: "remove", path: "/metadata/managedFields/2" },
+        { op: "remove", path: "/metadata/managedFields/0" },
+      ],
+    ],
+    [
+      "clears managedFields with [{}] when every entry is the product's (an emptied list would be ignored)",
+      { managedFields: [{ manager: "navique-ai-core-operator", operation: "Update" }] },
+      [
+        { op: "test", path: "/metadata/managedFields/0/manager", value: "navique-ai-core-operator" },
+        { op: "replace", path: "/metadata/managedFields", value: [{}] },
+      ],
+    ],
   ])("%s", (_, metadata, patch) => {
     expect(releaseMarks({ metadata })).toEqual(patch);
   });
