@@ -240,7 +240,9 @@ function desiredManaged(resource: PostgresCluster, observation: PostgresObservat
       namespace,
       // CNPG's own label: a re-created Secret (a new password) is applied to its role at once.
       labels: { ...labelsFor(resource), [CNPG_RELOAD_LABEL]: "true" },
-      ownerReferences: [ownerReference(resource)],
+      // Under Retain no owner reference, as on the Cluster: the garbage collector would delete the password
+      // of data that is kept — at once under a foreground deletion, before the finalizer could release it.
+      ...(managed.deletionPolicy === "Delete" ? { ownerReferences: [ownerReference(resource)] } : {}),
     },
   };
   const roleSecrets = owners.map<KubeObject>((owner) => ({

@@ -151,11 +151,9 @@ describe("PostgresCluster modes and garbage collection", () => {
     expect(secret.type).toBe("kubernetes.io/basic-auth");
     expect(Buffer.from(secret.data?.username ?? "", "base64").toString()).toBe("app");
     expect(Buffer.from(secret.data?.password ?? "", "base64").toString()).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(secret.metadata?.ownerReferences?.[0]).toMatchObject({
-      kind: "PostgresCluster",
-      name: "main",
-      controller: true,
-    });
+    // Under the default Retain no owner reference: the garbage collector must not take the password of
+    // data that is kept (docs/adr/0014-credentials-on-deletion-and-drift.md).
+    expect(secret.metadata?.ownerReferences).toBeUndefined();
     // The generated password is never inlined: not in the CNPG Cluster, not in the PostgresCluster.
     const password = Buffer.from(secret.data?.password ?? "", "base64").toString();
     expect(JSON.stringify(cluster)).not.toContain(password);

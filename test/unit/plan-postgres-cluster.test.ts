@@ -430,6 +430,18 @@ describe("credentials on deletion and drift", () => {
     );
   });
 
+  it.each([
+    ["Retain", undefined],
+    ["Delete", [{ ...owner, controller: true, blockOwnerDeletion: true }]],
+  ])("under %s, the generated Secrets carry owner references %j", (policy, references) => {
+    const plan = planPostgresCluster(resource(withRole(policy)), { ...nothing, capabilities: operators }, context);
+    const secrets = plan.steps.flatMap((s) => (s.kind === "generate-credentials" ? [s.object] : []));
+    expect(secrets.map((s) => [s.metadata.name, s.metadata.ownerReferences])).toEqual([
+      ["main-credentials", references],
+      ["main-langfuse-credentials", references],
+    ]);
+  });
+
   it("reports no rotation when the Secrets are there, nor on the first pass, before anything was emitted", () => {
     const present = planPostgresCluster(
       resource(withRole("Retain"), status),
