@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { V1MicroTime } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import {
@@ -10,6 +9,7 @@ import {
   withLeaseLock,
 } from "../../lib/apply/lease-lock.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
+import { run } from "../../lib/local-plane/process.js";
 import { testClient } from "../support/capabilities.js";
 import { eventually } from "../support/cluster.js";
 
@@ -72,7 +72,8 @@ describe("withLeaseLock", () => {
     );
   });
 
-  // GIVEN a holder that is alive and renewing while its work outlasts the lease duration
+  // GIVEN a holder that is alive and renewing while its work — a child process, as a helm call is —
+  //       outlasts the lease duration
   // WHEN a second process wants the lock meanwhile
   // THEN the second one waits until the first is done: renewals keep the lease from looking expired.
   it("is kept past its lease duration by a live holder that renews it", async () => {
@@ -85,7 +86,7 @@ describe("withLeaseLock", () => {
       name,
       async () => {
         events.push("first in");
-        await sleep(holdMs);
+        await run("sleep", [String(holdMs / 1000)]);
         events.push("first out");
       },
       { holder: "first" },
@@ -120,7 +121,10 @@ describe("withLeaseLock", () => {
         });
         return "done";
       },
-      { holder: "robbed", onRenewFailed: (error) => failures.push((error as Error).message) },
+      {
+        holder: "robbed",
+        onRenewFailed: (error) => failures.push(error instanceof Error ? error.message : String(error)),
+      },
     );
     expect(result).toBe("done");
     expect(failures[0]).toBe(`the lease ${SYSTEM_NAMESPACE}/${name} is no longer held by robbed (held by nobody)`);
