@@ -64,8 +64,8 @@ describe("the PostgresCluster CRD on the apiserver", () => {
     namespace = await createTestNamespace("pgc-crd");
   });
   afterAll(async () => {
-    await deleteNamespaceAndWait(client, namespace.name);
-    await unlock();
+    if (namespace) await deleteNamespaceAndWait(client, namespace.name);
+    await unlock?.();
   });
 
   const create = (name: string, spec: Record<string, unknown>) =>

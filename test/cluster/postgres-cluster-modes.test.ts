@@ -88,9 +88,11 @@ describe("PostgresCluster modes and garbage collection", () => {
       }
       await deleteNamespaceAndWait(client, name);
     }
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await removeLicence(client);
-    await unlock();
+    if (client && helm) {
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+      await removeLicence(client);
+    }
+    await unlock?.();
   });
 
   it("managed: installs the operators, emits the CNPG Cluster, Databases and generated credentials, then reports Ready", async () => {

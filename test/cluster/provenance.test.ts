@@ -116,8 +116,8 @@ describe("capability provenance on the local control plane", () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
   afterAll(async () => {
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await unlock();
+    if (client && helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await unlock?.();
   });
 
   /** A namespace for a user's own install, deleted (and waited for) after the test. */

@@ -18,8 +18,8 @@ describe("the Stack CRD on the apiserver", () => {
     namespace = await createTestNamespace("stack-crd");
   });
   afterAll(async () => {
-    await deleteNamespaceAndWait(client, namespace.name);
-    await unlock();
+    if (namespace) await deleteNamespaceAndWait(client, namespace.name);
+    await unlock?.();
   });
 
   const create = (name: string, spec: Record<string, unknown>) =>

@@ -53,10 +53,12 @@ describe("preview, synth-time plan and the operator agree", () => {
   afterAll(async () => {
     operator?.kill("SIGTERM");
     stopPlaying?.();
-    await removeExampleNamespaces(client, helm);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (client && helm) {
+      await removeExampleNamespaces(client, helm);
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    }
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   it("reports the same capability and datastore decisions from all three", async () => {

@@ -54,11 +54,11 @@ describe("licence enforcement across the front ends", () => {
 
   afterAll(async () => {
     await operator?.stop();
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await client.core.deleteNamespace({ name: ns });
-    await removeLicence(client);
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    if (ns) await client.core.deleteNamespace({ name: ns });
+    if (client) await removeLicence(client);
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   it("Community: a third PostgresCluster is refused and a Stack skipped by pulumi preview and navique plan; the operator refuses the PostgresCluster, the first two untouched", async () => {

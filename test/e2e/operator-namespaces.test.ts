@@ -42,11 +42,11 @@ describe("the operator with --watch-namespaces", () => {
 
   afterAll(async () => {
     // The operator finalizes the served namespace's PostgresClusters as the namespace goes.
-    await deleteNamespaceAndWait(client, served);
-    await operator.stop();
-    await deleteNamespaceAndWait(client, elsewhere);
-    await removeLicence(client);
-    await unlock();
+    if (served) await deleteNamespaceAndWait(client, served);
+    await operator?.stop();
+    if (elsewhere) await deleteNamespaceAndWait(client, elsewhere);
+    if (client) await removeLicence(client);
+    await unlock?.();
   });
 
   it("reconciles what is in a served namespace and leaves the rest untouched", async () => {

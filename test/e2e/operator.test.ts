@@ -56,13 +56,16 @@ describe("the operator", () => {
 
   afterAll(async () => {
     clearInterval(playing);
-    const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
-    operator.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    expect(output()).toContain("[operator] stopped");
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await unlock();
+    // Undefined when beforeAll failed before starting it: nothing to stop then.
+    if (operator) {
+      const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
+      operator.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(output()).toContain("[operator] stopped");
+    }
+    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await unlock?.();
   });
 
   const cnpgUid = async () => (await readCnpgCluster(client, ns, "drift"))?.metadata as { uid?: string } | undefined;

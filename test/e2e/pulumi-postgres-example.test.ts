@@ -61,10 +61,12 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
 
   afterAll(async () => {
     stopPlaying?.();
-    await removeExampleNamespaces(client, helm);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (client && helm) {
+      await removeExampleNamespaces(client, helm);
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    }
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   it("previews every decision, with its evidence, before anything changes", async () => {

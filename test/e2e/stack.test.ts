@@ -83,12 +83,12 @@ describe("a Stack under the operator, across the licence", () => {
   });
 
   afterAll(async () => {
-    await operator.stop();
+    await operator?.stop();
     clearInterval(playing);
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await removeLicence(client);
-    await unlock();
+    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    if (client) await removeLicence(client);
+    await unlock?.();
   });
 
   it("under Community: skipped with a condition and one Event naming the feature and how to get it; nothing created", async () => {
@@ -247,11 +247,11 @@ describe("the Pulumi front end of a Stack", () => {
 
   afterAll(async () => {
     clearInterval(playing);
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await removeLicence(client);
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    if (client) await removeLicence(client);
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   const inputs = async (name: string) => ({
