@@ -7,6 +7,7 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   lockCapabilities,
   releaseRecords,
@@ -52,7 +53,7 @@ describe("the operator", () => {
         if (cluster && !cluster.status) await playCnpgClusterReady(client, ns, "drift");
       })().catch(() => undefined);
     }, 300);
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     clearInterval(playing);

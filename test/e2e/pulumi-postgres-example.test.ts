@@ -11,6 +11,7 @@ import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_CHARTS,
   lockCapabilities,
   releaseRecords,
@@ -57,7 +58,7 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
       NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
     };
     await pulumi("stack", "init", "example");
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     stopPlaying?.();

@@ -18,6 +18,7 @@ import { previewDesiredStack } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
@@ -80,7 +81,7 @@ describe("a Stack under the operator, across the licence", () => {
     playing = playCnpg(client, () => ns, ["team-postgres"]);
     operator = inProcessOperator(client, helm, { now: () => clock });
     await operator.start();
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     await operator?.stop();
@@ -243,7 +244,7 @@ describe("the Pulumi front end of a Stack", () => {
     ns = (await createTestNamespace("stack-pulumi")).name;
     playing = playCnpg(client, () => ns, ["bundle-postgres"]);
     work = await mkdtemp(join(tmpdir(), "navique-stack-"));
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     clearInterval(playing);

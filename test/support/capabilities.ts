@@ -58,7 +58,9 @@ export async function lockCapabilities(): Promise<() => Promise<void>> {
   // was left by an earlier block whose afterAll failed before releasing it, and waiting for it would wait
   // for ourselves.
   for (const release of [...held]) await release();
-  const acquired = await acquireDirectoryLock(CAPABILITY_LOCK, () => {}, { signal: torndown.signal });
+  const acquired = await acquireDirectoryLock(CAPABILITY_LOCK, (line) => process.stderr.write(`${line}\n`), {
+    signal: torndown.signal,
+  });
   const release = async () => {
     if (!held.delete(release)) return;
     await acquired();
@@ -66,6 +68,14 @@ export async function lockCapabilities(): Promise<() => Promise<void>> {
   held.add(release);
   return release;
 }
+
+/**
+ * The timeout of a beforeAll that takes the capability lock: the wait for the suites ahead of it (each may
+ * hold the lock for minutes on a busy machine, and every run on the machine shares the lock) must not
+ * count against the time its own setup is allowed. The wait is reported every 30 s; every step of a
+ * setup that is stuck fails first with its own message (`eventually` and the CLIs have their own limits).
+ */
+export const CAPABILITY_SUITE_SETUP_MS = 30 * 60_000;
 
 /** True while this test file holds the capability lock. */
 export function holdsCapabilityLock(): boolean {
