@@ -8,7 +8,7 @@ import type { KubeClient } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
-import { withLeaseLock } from "./lease-lock.js";
+import { type LeaseLockOptions, withLeaseLock } from "./lease-lock.js";
 
 export interface CapabilityInstallerOptions {
   readonly client: KubeClient;
@@ -81,6 +81,20 @@ export class CapabilityInstaller {
     return decisions;
   }
 
+  /** What a process waiting for, or holding, a capability's install lock tells its user. */
+  private lockReports(name: string): LeaseLockOptions {
+    return {
+      onWait: (holder) =>
+        this.report(
+          `[${name}] waiting for ${holder.identity}, which holds the install lock until ${holder.until.toISOString()} unless it renews it`,
+        ),
+      onRenewFailed: (error) =>
+        this.report(
+          `[${name}] renewing the install lock failed, trying again: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+    };
+  }
+
   private async act(name: string): Promise<CapabilityDecision> {
     const entry = this.entry(name);
     return withLeaseLock(
@@ -129,7 +143,7 @@ export class CapabilityInstaller {
         this.client.refreshDiscovery();
         return (await this.observe(name)).decision;
       },
-      { onWait: (holder) => this.report(`[${name}] waiting for ${holder}, which holds the install lock`) },
+      this.lockReports(name),
     );
   }
 
@@ -172,12 +186,17 @@ export class CapabilityInstaller {
     const entry = this.entry(name);
     const first = decideRelease(entry, await observeCapability(this.client, entry), consumers);
     if (!first.uninstall) return { uninstalled: false, reason: first.reason };
-    return withLeaseLock(this.client, capabilityLockName(name), async () => {
-      const decision = decideRelease(entry, await observeCapability(this.client, entry), consumers);
-      if (!decision.uninstall) return { uninstalled: false, reason: decision.reason };
-      this.report(`[${name}] uninstall: ${decision.reason}`);
-      await this.helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
-      return { uninstalled: true, reason: decision.reason };
-    });
+    return withLeaseLock(
+      this.client,
+      capabilityLockName(name),
+      async () => {
+        const decision = decideRelease(entry, await observeCapability(this.client, entry), consumers);
+        if (!decision.uninstall) return { uninstalled: false, reason: decision.reason };
+        this.report(`[${name}] uninstall: ${decision.reason}`);
+        await this.helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
+        return { uninstalled: true, reason: decision.reason };
+      },
+      this.lockReports(name),
+    );
   }
 }

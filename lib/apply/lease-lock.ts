@@ -5,43 +5,84 @@ import { type V1Lease, V1MicroTime } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "../api/group.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 
-/** How long a holder may go without renewing before another process may take the lock over. */
-const LEASE_SECONDS = 60;
-const RENEW_EVERY_MS = 15_000;
+/**
+ * How long a holder may go without renewing before another process may take the lock over. Short, so that
+ * a holder killed mid-install (kill -9, a node lost) delays the next one by seconds, not a minute; the
+ * holder renews three times per lease, so one or two slow or failed renewals on a busy apiserver do not
+ * lose it.
+ */
+export const LEASE_SECONDS = 15;
+export const RENEW_EVERY_MS = 5_000;
 const POLL_MS = 500;
 
 /** This process's identity as a lock holder: unique per process, readable in `kubectl get lease`. */
 export const HOLDER_IDENTITY = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
 
-function expired(lease: V1Lease, now: Date): boolean {
-  const renewed = lease.spec?.renewTime ?? lease.spec?.acquireTime;
-  if (!renewed) return true;
-  const duration = (lease.spec?.leaseDurationSeconds ?? LEASE_SECONDS) * 1000;
-  return new Date(renewed).getTime() + duration < now.getTime();
+/** Who holds a lock another process waits for, and until when its lease runs unless renewed. */
+export interface LeaseHolder {
+  readonly identity: string;
+  readonly until: Date;
+}
+
+export interface LeaseLockOptions {
+  readonly holder?: string;
+  /** Called when the lock is found held by someone else, once per holder. */
+  readonly onWait?: (holder: LeaseHolder) => void;
+  /** Called when a renewal fails; the holder keeps working, and the next renewal tries again. */
+  readonly onRenewFailed?: (error: unknown) => void;
+}
+
+/**
+ * A holder's lease is judged as client-go's leader election judges it: by how long the record has gone
+ * unchanged as this process saw it, never by comparing the holder's renewTime with this machine's clock,
+ * so that clocks skewed between machines cannot make a live holder look expired.
+ */
+class LeaseObserver {
+  private seen: { readonly version: string; readonly at: number } | undefined;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  holder(lease: V1Lease): LeaseHolder & { readonly expired: boolean } {
+    const version = `${lease.spec?.holderIdentity ?? ""}/${lease.metadata?.resourceVersion ?? ""}`;
+    const now = this.now();
+    if (this.seen?.version !== version) this.seen = { version, at: now };
+    const duration = (lease.spec?.leaseDurationSeconds ?? LEASE_SECONDS) * 1000;
+    const until = this.seen.at + duration;
+    return {
+      identity: lease.spec?.holderIdentity ?? "unknown",
+      until: new Date(until),
+      expired: !lease.spec?.holderIdentity || until < now,
+    };
+  }
 }
 
 /**
  * A mutual-exclusion lock across processes and machines, made of a coordination.k8s.io Lease in the
  * system namespace: Helm is not safe for concurrent operations on one release, so every install,
- * upgrade or uninstall of a capability runs under the lock named after it. A holder that dies is
- * replaced once its lease expires; optimistic concurrency (resourceVersion) settles races.
+ * upgrade or uninstall of a capability runs under the lock named after it. The holder renews the lease
+ * while `fn` runs (a timer: helm runs as a child process, so the event loop stays free to renew); a
+ * holder that dies is replaced once its lease has gone unrenewed for its duration; optimistic
+ * concurrency (resourceVersion) settles races. See docs/adr/0007-install-lock.md.
  */
 export async function withLeaseLock<T>(
   client: KubeClient,
   name: string,
   fn: () => Promise<T>,
-  options: { readonly holder?: string; readonly onWait?: (holder: string) => void } = {},
+  options: LeaseLockOptions = {},
 ): Promise<T> {
   const holder = options.holder ?? HOLDER_IDENTITY;
   await ensureSystemNamespace(client);
   await acquire(client, name, holder, options.onWait);
+  let renewal: Promise<void> = Promise.resolve();
   const renewer = setInterval(() => {
-    void renew(client, name, holder);
+    // One renewal at a time; a failure is reported and never rejects (an unhandled rejection would end the process).
+    renewal = renewal.then(() => renew(client, name, holder)).catch((error: unknown) => options.onRenewFailed?.(error));
   }, RENEW_EVERY_MS);
   try {
     return await fn();
   } finally {
     clearInterval(renewer);
+    await renewal;
     await releaseLease(client, name, holder);
   }
 }
@@ -67,8 +108,9 @@ async function acquire(
   client: KubeClient,
   name: string,
   holder: string,
-  onWait?: (holder: string) => void,
+  onWait?: (holder: LeaseHolder) => void,
 ): Promise<void> {
+  const observer = new LeaseObserver();
   let reported = "";
   for (;;) {
     const now = new Date();
@@ -81,7 +123,7 @@ async function acquire(
         });
         return;
       }
-      if (current.spec?.holderIdentity === holder || expired(current, now)) {
+      if (current.spec?.holderIdentity === holder || observer.holder(current).expired) {
         await client.coordination.replaceNamespacedLease({
           name,
           namespace: SYSTEM_NAMESPACE,
@@ -94,27 +136,27 @@ async function acquire(
       if (statusOf(error) !== 409) throw error;
       continue;
     }
-    const other = current.spec?.holderIdentity ?? "unknown";
-    if (other !== reported) {
-      reported = other;
+    const other = observer.holder(current);
+    if (other.identity !== reported) {
+      reported = other.identity;
       onWait?.(other);
     }
     await sleep(POLL_MS);
   }
 }
 
+/** Renews the lease if this holder still holds it; throws what the apiserver answered otherwise. */
 async function renew(client: KubeClient, name: string, holder: string): Promise<void> {
-  const current = await orUndefined(
-    client.coordination.readNamespacedLease({ name, namespace: SYSTEM_NAMESPACE }),
-  ).catch(() => undefined);
-  if (current?.spec?.holderIdentity !== holder) return;
-  await client.coordination
-    .replaceNamespacedLease({
-      name,
-      namespace: SYSTEM_NAMESPACE,
-      body: { ...current, spec: { ...current.spec, renewTime: new V1MicroTime() } },
-    })
-    .catch(() => undefined);
+  const current = await orUndefined(client.coordination.readNamespacedLease({ name, namespace: SYSTEM_NAMESPACE }));
+  if (current?.spec?.holderIdentity !== holder)
+    throw new Error(
+      `the lease ${SYSTEM_NAMESPACE}/${name} is no longer held by ${holder} (held by ${current?.spec?.holderIdentity ?? "nobody"})`,
+    );
+  await client.coordination.replaceNamespacedLease({
+    name,
+    namespace: SYSTEM_NAMESPACE,
+    body: { ...current, spec: { ...current.spec, renewTime: new V1MicroTime() } },
+  });
 }
 
 async function releaseLease(client: KubeClient, name: string, holder: string): Promise<void> {

@@ -8,26 +8,22 @@ import {
   CustomObjectsApi,
   createConfiguration,
   EventsV1Api,
+  type HttpLibrary,
   KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
   type Middleware,
+  Observable,
   type RequestContext,
   type ResponseContext,
   ServerConfiguration,
   setHeaderMiddleware,
 } from "@kubernetes/client-node";
 import { OPERATOR_NAME } from "../api/group.js";
+import { type AttemptOutcome, DEFAULT_RETRY_POLICY, type RetryPolicy, sendWithRetries } from "./api-retry.js";
 
 /** The field manager of every server-side apply the product makes. */
 export const FIELD_MANAGER = OPERATOR_NAME;
-
-/** The identifying part of any object: enough to read, apply or delete it. */
-export interface ObjectHeader {
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string };
-}
 
 /** The identifying part of any object: enough to read, apply or delete it. */
 export interface ObjectHeader {
@@ -48,6 +44,50 @@ class RequestCounter implements Middleware {
   }
 }
 
+/** Hears of each request sent again: what the apiserver answered, and how long the client waits. */
+export type RetryListener = (what: string, outcome: AttemptOutcome, waitMs: number, retry: number) => void;
+
+export interface KubeClientOptions {
+  /** When failed requests are sent again (lib/cluster/api-retry.ts); DEFAULT_RETRY_POLICY unless given. */
+  readonly retry?: RetryPolicy;
+  readonly onRetry?: RetryListener;
+}
+
+/**
+ * client-node's HTTP library with the retry policy around it: every typed API call goes through
+ * `httpApi.send`, below the middleware (which a call's own options may replace), so no call escapes it.
+ */
+class RetryingHttpLibrary implements HttpLibrary {
+  constructor(
+    private readonly inner: HttpLibrary,
+    private readonly policy: RetryPolicy,
+    private readonly onRetry: RetryListener | undefined,
+  ) {}
+
+  send(request: RequestContext): Observable<ResponseContext> {
+    const method = request.getHttpMethod().toString();
+    const headers = request.getHeaders();
+    const contentType = Object.entries(headers).find(([key]) => key.toLowerCase() === "content-type")?.[1];
+    const what = `${method} ${new URL(request.getUrl()).pathname}`;
+    return new Observable(
+      sendWithRetries(
+        this.policy,
+        { method, contentType },
+        () => this.inner.send(request).toPromise(),
+        (response) => ({
+          kind: "response",
+          status: response.httpStatusCode,
+          retryAfter: response.headers["retry-after"],
+        }),
+        async (response) => {
+          await response.body.text();
+        },
+        (outcome, waitMs, retry) => this.onRetry?.(what, outcome, waitMs, retry),
+      ),
+    );
+  }
+}
+
 /** The generic object client, with its discovery-backed path resolution made callable. */
 class ObjectPaths extends KubernetesObjectApi {
   resolvePath(spec: KubernetesObject, action: "patch" | "read" | "delete"): Promise<string> {
@@ -59,13 +99,23 @@ class ObjectPaths extends KubernetesObjectApi {
   }
 }
 
-function send(url: URL, options: RequestOptions, body: string): Promise<{ status: number; body: string }> {
+interface RawResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly retryAfter: string | undefined;
+}
+
+function send(url: URL, options: RequestOptions, body: string): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(url, options, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+        resolve({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString("utf8"),
+          retryAfter: response.headers["retry-after"],
+        }),
       );
       response.on("error", reject);
     });
@@ -103,16 +153,27 @@ export class KubeClient {
   private objects: ObjectPaths;
   private readonly server: string;
   private readonly counter = new RequestCounter();
+  private readonly configuration: ReturnType<typeof createConfiguration>;
+  private readonly retry: RetryPolicy;
+  private readonly onRetry: RetryListener | undefined;
 
-  constructor(readonly kubeconfig: KubeConfig) {
+  constructor(
+    readonly kubeconfig: KubeConfig,
+    options: KubeClientOptions = {},
+  ) {
     const cluster = kubeconfig.getCurrentCluster();
     if (!cluster) throw new Error("the kubeconfig has no current cluster: set current-context");
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.onRetry = options.onRetry;
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeconfig },
+      // client-node's default HTTP library (undici's fetch), wrapped in the retry policy.
+      httpApi: new RetryingHttpLibrary(createConfiguration().httpApi, this.retry, this.onRetry),
       middleware: [setHeaderMiddleware("User-Agent", OPERATOR_NAME)],
       promiseMiddleware: [this.counter],
     });
+    this.configuration = configuration;
     this.core = new CoreV1Api(configuration);
     this.apps = new AppsV1Api(configuration);
     this.extensions = new ApiextensionsV1Api(configuration);
@@ -123,10 +184,10 @@ export class KubeClient {
     this.objects = this.makeObjectApi();
   }
 
-  static fromFile(path: string): KubeClient {
+  static fromFile(path: string, options: KubeClientOptions = {}): KubeClient {
     const kubeconfig = new KubeConfig();
     kubeconfig.loadFromFile(path);
-    return new KubeClient(kubeconfig);
+    return new KubeClient(kubeconfig, options);
   }
 
   /** HTTP requests made so far through this client. */
@@ -135,7 +196,7 @@ export class KubeClient {
   }
 
   private makeObjectApi(): ObjectPaths {
-    const objects = this.kubeconfig.makeApiClient(ObjectPaths);
+    const objects = new ObjectPaths(this.configuration);
     objects.useDefaultNamespaceOf(this.kubeconfig);
     return objects;
   }
@@ -163,7 +224,15 @@ export class KubeClient {
       headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" },
     };
     await this.kubeconfig.applyToHTTPSOptions(requestOptions);
-    const { status, body } = await send(url, requestOptions, JSON.stringify(object));
+    const payload = JSON.stringify(object);
+    const { status, body } = await sendWithRetries(
+      this.retry,
+      { method: "PATCH", contentType: "application/apply-patch+yaml" },
+      () => send(url, requestOptions, payload),
+      (response) => ({ kind: "response", status: response.status, retryAfter: response.retryAfter }),
+      async () => {},
+      (outcome, waitMs, retry) => this.onRetry?.(`PATCH ${url.pathname}`, outcome, waitMs, retry),
+    );
     if (status >= 400)
       throw new ApiException(status, `server-side apply of ${object.kind} ${object.metadata.name} failed`, body, {});
     return JSON.parse(body) as KubernetesObject;

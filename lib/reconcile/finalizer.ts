@@ -11,31 +11,48 @@ interface Finalizable {
   };
 }
 
+/**
+ * Patches the finalizer list. A resource that is gone (404) needs no finalizer work any more: another
+ * front end or the operator finalized and removed it meanwhile (a `pulumi destroy` beside a running
+ * operator does exactly that), so its absence is the goal reached, never a failure. Resolves to false
+ * then, so that a caller can stop working for a resource that no longer exists.
+ */
 async function patchFinalizers(
   client: KubeClient,
   plural: string,
   resource: Finalizable,
   patch: readonly object[],
-): Promise<void> {
-  await client.custom.patchNamespacedCustomObject(
-    {
-      group: API_GROUP,
-      version: API_VERSION,
-      plural,
-      namespace: resource.metadata.namespace,
-      name: resource.metadata.name,
-      body: [...patch],
-    },
-    undefined,
-  );
+): Promise<boolean> {
+  return client.custom
+    .patchNamespacedCustomObject(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural,
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name,
+        body: [...patch],
+      },
+      undefined,
+    )
+    .then(
+      () => true,
+      (error: unknown) => {
+        if (statusOf(error) === 404) return false;
+        throw error;
+      },
+    );
 }
 
-/** Ensures the product's finalizer, so that deletion always passes through the resource's own rules first. */
-export async function ensureFinalizer(client: KubeClient, plural: string, resource: Finalizable): Promise<void> {
+/**
+ * Ensures the product's finalizer, so that deletion always passes through the resource's own rules first.
+ * Resolves to false when the resource is gone (see patchFinalizers), true otherwise.
+ */
+export async function ensureFinalizer(client: KubeClient, plural: string, resource: Finalizable): Promise<boolean> {
   const finalizers = resource.metadata.finalizers ?? [];
-  if (resource.metadata.deletionTimestamp || finalizers.includes(FINALIZER)) return;
+  if (resource.metadata.deletionTimestamp || finalizers.includes(FINALIZER)) return true;
   // Appended, never the whole list rewritten: a finalizer another controller added meanwhile stays.
-  await patchFinalizers(
+  return patchFinalizers(
     client,
     plural,
     resource,
@@ -48,7 +65,8 @@ export async function ensureFinalizer(client: KubeClient, plural: string, resour
 /**
  * Removes the product's finalizer only, by position, guarded by a `test` of that position: other
  * controllers (the garbage collector's foregroundDeletion, for one) may change the list meanwhile, and a
- * stale whole-list write would add back or drop theirs. A failed test means the next pass looks again.
+ * stale whole-list write would add back or drop theirs. A failed test (422) means the next pass looks
+ * again; a resource gone meanwhile (404: someone else removed the last finalizer) is done.
  */
 export async function removeFinalizer(client: KubeClient, plural: string, resource: Finalizable): Promise<void> {
   const index = (resource.metadata.finalizers ?? []).indexOf(FINALIZER);

@@ -176,6 +176,22 @@ export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; o
   }
 }
 
+/**
+ * Runs one deletion pass of a resource that another front end (the operator, a second `pulumi destroy`)
+ * may be finalizing at the same time. The pass works on the copy it read; when the other one removed the
+ * last finalizer meanwhile, the pass's next write answers 404. A resource gone is what a delete wants:
+ * undefined (done) when the pass failed with 404 and the resource is indeed gone; any other failure is
+ * thrown.
+ */
+export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Promise<boolean>): Promise<T | undefined> {
+  try {
+    return await pass();
+  } catch (error) {
+    if (statusOf(error) === 404 && (await gone())) return undefined;
+    throw error;
+  }
+}
+
 /** Delete: deletes the custom resource and runs its finalization (release rules, deletion policy) to the end. */
 export async function destroy(inputs: PostgresClusterInputs): Promise<void> {
   const context = contextFor(inputs);
@@ -193,7 +209,11 @@ export async function destroy(inputs: PostgresClusterInputs): Promise<void> {
   for (;;) {
     const resource = await readPostgresCluster(client, inputs.namespace, inputs.name);
     if (!resource) return;
-    await reconcilePostgresCluster(context, resource);
+    const outcome = await unlessVanished(
+      () => reconcilePostgresCluster(context, resource),
+      async () => (await readPostgresCluster(client, inputs.namespace, inputs.name)) === undefined,
+    );
+    if (!outcome) return;
     if (Date.now() > deadline)
       throw new Error(
         `PostgresCluster ${inputs.namespace}/${inputs.name} was not finalized after ${inputs.timeoutSeconds}s`,

@@ -10,7 +10,7 @@ import { orUndefined } from "../../lib/cluster/kube-client.js";
 import { readStack } from "../../lib/observe/stack.js";
 import { MEMBER_NAME_TAKEN, MEMBERS_READY, type StackPlan } from "../../lib/plan/stack.js";
 import { reconcileStack, reconcileStackDeletion } from "../../lib/reconcile/stack.js";
-import { type ClusterInputs, checkSpec, contextFor, prepareCluster, reconcileOnce } from "./runtime.js";
+import { type ClusterInputs, checkSpec, contextFor, prepareCluster, reconcileOnce, unlessVanished } from "./runtime.js";
 
 /** The Stack dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
 export interface StackInputs extends ClusterInputs {
@@ -135,7 +135,11 @@ export async function destroy(inputs: StackInputs, trustedKeys?: ReadonlyMap<str
   for (;;) {
     const stack = await readStack(client, inputs.namespace, inputs.name);
     if (!stack) return;
-    const outcome = await reconcileStackDeletion(context, stack);
+    const outcome = await unlessVanished(
+      () => reconcileStackDeletion(context, stack),
+      async () => (await readStack(client, inputs.namespace, inputs.name)) === undefined,
+    );
+    if (!outcome) return;
     waitingFor = outcome.plan.conditions[0]?.message ?? waitingFor;
     if (Date.now() > deadline) {
       throw new Error(

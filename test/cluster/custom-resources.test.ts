@@ -49,7 +49,7 @@ describe("custom resources on the local control plane", () => {
     });
   });
   afterAll(async () => {
-    await namespace.cleanup();
+    await namespace?.cleanup();
   });
 
   it("becomes Established", async () => {

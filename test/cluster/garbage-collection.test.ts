@@ -11,7 +11,7 @@ describe("owner-reference garbage collection on the local control plane", () => 
     namespace = await createTestNamespace("smoke-gc");
   });
   afterAll(async () => {
-    await namespace.cleanup();
+    await namespace?.cleanup();
   });
 
   it("deletes a Secret whose owner is deleted, and keeps one without an owner", async () => {

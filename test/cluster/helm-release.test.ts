@@ -40,7 +40,7 @@ describe("helm install, release labels and uninstall", () => {
     );
   });
   afterAll(async () => {
-    await namespace.cleanup();
+    await namespace?.cleanup();
   });
 
   it("stores --labels on the release Secret, waits for the Deployment, and keeps the CRD on uninstall", async () => {

@@ -3,7 +3,12 @@ import { POSTGRES_CLUSTER_PLURAL, PostgresClusterSpec } from "../../lib/api/post
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
-import { deleteNamespaceAndWait, lockCapabilities, testClient } from "../support/capabilities.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  deleteNamespaceAndWait,
+  lockCapabilities,
+  testClient,
+} from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 
 interface Cause {
@@ -62,10 +67,10 @@ describe("the PostgresCluster CRD on the apiserver", () => {
     unlock = await lockCapabilities();
     await ensureNaviqueCrds(client);
     namespace = await createTestNamespace("pgc-crd");
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
-    await deleteNamespaceAndWait(client, namespace.name);
-    await unlock();
+    if (namespace) await deleteNamespaceAndWait(client, namespace.name);
+    await unlock?.();
   });
 
   const create = (name: string, spec: Record<string, unknown>) =>

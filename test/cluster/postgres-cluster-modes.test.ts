@@ -8,6 +8,7 @@ import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -70,7 +71,7 @@ describe("PostgresCluster modes and garbage collection", () => {
     // More PostgresClusters run at once here than the Community edition allows: a test licence.
     await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     for (const name of namespaces) {
       // Finalizers of PostgresClusters left behind would hold their namespace: finish them first.
@@ -88,9 +89,11 @@ describe("PostgresCluster modes and garbage collection", () => {
       }
       await deleteNamespaceAndWait(client, name);
     }
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await removeLicence(client);
-    await unlock();
+    if (client && helm) {
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+      await removeLicence(client);
+    }
+    await unlock?.();
   });
 
   it("managed: installs the operators, emits the CNPG Cluster, Databases and generated credentials, then reports Ready", async () => {

@@ -13,6 +13,7 @@ import { run } from "../../lib/local-plane/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
@@ -108,7 +109,7 @@ describe("capability provenance on the local control plane", () => {
     helm = await testHelm();
     installer = new CapabilityInstaller({ client, helm, source: FIXTURE_SOURCE });
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: true });
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
   beforeEach(async () => {
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
   });
@@ -116,8 +117,8 @@ describe("capability provenance on the local control plane", () => {
     for (const cleanup of cleanups.splice(0)) await cleanup();
   });
   afterAll(async () => {
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await unlock();
+    if (client && helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await unlock?.();
   });
 
   /** A namespace for a user's own install, deleted (and waited for) after the test. */

@@ -3,7 +3,12 @@ import { STACK_PLURAL, StackSpec } from "../../lib/api/stack.js";
 import { parseInput } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
-import { deleteNamespaceAndWait, lockCapabilities, testClient } from "../support/capabilities.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  deleteNamespaceAndWait,
+  lockCapabilities,
+  testClient,
+} from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 
 describe("the Stack CRD on the apiserver", () => {
@@ -16,10 +21,10 @@ describe("the Stack CRD on the apiserver", () => {
     unlock = await lockCapabilities();
     await ensureNaviqueCrds(client);
     namespace = await createTestNamespace("stack-crd");
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
-    await deleteNamespaceAndWait(client, namespace.name);
-    await unlock();
+    if (namespace) await deleteNamespaceAndWait(client, namespace.name);
+    await unlock?.();
   });
 
   const create = (name: string, spec: Record<string, unknown>) =>

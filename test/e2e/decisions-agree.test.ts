@@ -11,7 +11,14 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
-import { FIXTURE_CHARTS, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_CHARTS,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
 import { eventually } from "../support/cluster.js";
 import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
 import { startOperatorProcess } from "../support/operator-process.js";
@@ -48,15 +55,17 @@ describe("preview, synth-time plan and the operator agree", () => {
     await prepareExampleCluster(client, helm);
     stopPlaying = playExampleCnpg(client);
     work = await mkdtemp(join(tmpdir(), "navique-agree-"));
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     operator?.kill("SIGTERM");
     stopPlaying?.();
-    await removeExampleNamespaces(client, helm);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (client && helm) {
+      await removeExampleNamespaces(client, helm);
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    }
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   it("reports the same capability and datastore decisions from all three", async () => {

@@ -11,7 +11,14 @@ import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { readStack } from "../../lib/observe/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
-import { FIXTURE_SOURCE, lockCapabilities, resetCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
@@ -50,15 +57,15 @@ describe("licence enforcement across the front ends", () => {
     ns = (await createTestNamespace("licence")).name;
     await createConnectionSecret(client, ns);
     work = await mkdtemp(join(tmpdir(), "navique-licence-"));
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     await operator?.stop();
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await client.core.deleteNamespace({ name: ns });
-    await removeLicence(client);
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    if (ns) await client.core.deleteNamespace({ name: ns });
+    if (client) await removeLicence(client);
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   it("Community: a third PostgresCluster is refused and a Stack skipped by pulumi preview and navique plan; the operator refuses the PostgresCluster, the first two untouched", async () => {

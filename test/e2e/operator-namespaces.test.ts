@@ -3,7 +3,13 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
-import { deleteNamespaceAndWait, lockCapabilities, testClient, testHelm } from "../support/capabilities.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  deleteNamespaceAndWait,
+  lockCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
@@ -38,15 +44,15 @@ describe("the operator with --watch-namespaces", () => {
     }
     operator = inProcessOperator(client, helm, { watchNamespaces: [served] });
     await operator.start();
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     // The operator finalizes the served namespace's PostgresClusters as the namespace goes.
-    await deleteNamespaceAndWait(client, served);
-    await operator.stop();
-    await deleteNamespaceAndWait(client, elsewhere);
-    await removeLicence(client);
-    await unlock();
+    if (served) await deleteNamespaceAndWait(client, served);
+    await operator?.stop();
+    if (elsewhere) await deleteNamespaceAndWait(client, elsewhere);
+    if (client) await removeLicence(client);
+    await unlock?.();
   });
 
   it("reconciles what is in a served namespace and leaves the rest untouched", async () => {

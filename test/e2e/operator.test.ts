@@ -7,6 +7,7 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   lockCapabilities,
   releaseRecords,
@@ -52,17 +53,20 @@ describe("the operator", () => {
         if (cluster && !cluster.status) await playCnpgClusterReady(client, ns, "drift");
       })().catch(() => undefined);
     }, 300);
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     clearInterval(playing);
-    const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
-    operator.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    expect(output()).toContain("[operator] stopped");
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await unlock();
+    // Undefined when beforeAll failed before starting it: nothing to stop then.
+    if (operator) {
+      const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
+      operator.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(output()).toContain("[operator] stopped");
+    }
+    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await unlock?.();
   });
 
   const cnpgUid = async () => (await readCnpgCluster(client, ns, "drift"))?.metadata as { uid?: string } | undefined;

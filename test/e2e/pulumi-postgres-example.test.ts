@@ -11,6 +11,7 @@ import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/local-plane/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_CHARTS,
   lockCapabilities,
   releaseRecords,
@@ -57,14 +58,16 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
       NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
     };
     await pulumi("stack", "init", "example");
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     stopPlaying?.();
-    await removeExampleNamespaces(client, helm);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (client && helm) {
+      await removeExampleNamespaces(client, helm);
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    }
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   it("previews every decision, with its evidence, before anything changes", async () => {

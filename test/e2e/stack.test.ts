@@ -18,6 +18,7 @@ import { previewDesiredStack } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
@@ -80,15 +81,15 @@ describe("a Stack under the operator, across the licence", () => {
     playing = playCnpg(client, () => ns, ["team-postgres"]);
     operator = inProcessOperator(client, helm, { now: () => clock });
     await operator.start();
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
-    await operator.stop();
+    await operator?.stop();
     clearInterval(playing);
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await removeLicence(client);
-    await unlock();
+    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    if (client) await removeLicence(client);
+    await unlock?.();
   });
 
   it("under Community: skipped with a condition and one Event naming the feature and how to get it; nothing created", async () => {
@@ -243,15 +244,15 @@ describe("the Pulumi front end of a Stack", () => {
     ns = (await createTestNamespace("stack-pulumi")).name;
     playing = playCnpg(client, () => ns, ["bundle-postgres"]);
     work = await mkdtemp(join(tmpdir(), "navique-stack-"));
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     clearInterval(playing);
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await removeLicence(client);
-    await rm(work, { recursive: true, force: true });
-    await unlock();
+    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    if (client) await removeLicence(client);
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
   });
 
   const inputs = async (name: string) => ({

@@ -26,13 +26,60 @@ export async function testHelm(): Promise<HelmCli> {
   return new HelmCli({ binary: (await toolchainPaths()).helm, kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" });
 }
 
+/** Shared by every Jest worker of every run on this machine; a test of the lock itself may point it elsewhere. */
+const CAPABILITY_LOCK = process.env.NAVIQUE_TEST_CAPABILITY_LOCK ?? join(tmpdir(), "navique-test-capabilities.lock");
+
+/** The capability lock's releases this test file holds, and the wait for it still pending, if any. */
+const held = new Set<() => Promise<void>>();
+const torndown = new AbortController();
+
+/**
+ * Releases, after every other hook of the test file, whatever lock the file still holds, and gives up a
+ * wait still pending: registered when this module loads, that is while Jest collects the file, so it
+ * belongs to the file's top level and runs last whether or not the suite's own beforeAll or afterAll
+ * failed. A suite that locked and then failed to set up can therefore never keep the other suites waiting.
+ */
+if (typeof afterAll === "function") {
+  afterAll(async () => {
+    torndown.abort(new Error("the test file was torn down while waiting for the capability lock"));
+    for (const release of [...held]) await release();
+  });
+}
+
 /**
  * Capability operators are cluster-wide (fixed release namespaces, cluster-scoped CRDs, identity labels
  * seen across every namespace), so namespaces cannot isolate suites that install them: such suites hold
- * this lock, shared by every Jest worker, for their whole run.
+ * this lock, shared by every Jest worker, for their whole run. The lock is a directory holding the
+ * holder's pid (lib/local-plane/lock.ts): a worker that died holding it is taken over. The returned
+ * release is for the suite's afterAll; the file-level hook above releases it anyway.
  */
-export function lockCapabilities(): Promise<() => Promise<void>> {
-  return acquireDirectoryLock(join(tmpdir(), "navique-test-capabilities.lock"), () => {});
+export async function lockCapabilities(): Promise<() => Promise<void>> {
+  // The describe blocks of a file run one after the other: a lock this file still holds when it asks again
+  // was left by an earlier block whose afterAll failed before releasing it, and waiting for it would wait
+  // for ourselves.
+  for (const release of [...held]) await release();
+  const acquired = await acquireDirectoryLock(CAPABILITY_LOCK, (line) => process.stderr.write(`${line}\n`), {
+    signal: torndown.signal,
+  });
+  const release = async () => {
+    if (!held.delete(release)) return;
+    await acquired();
+  };
+  held.add(release);
+  return release;
+}
+
+/**
+ * The timeout of a beforeAll that takes the capability lock: the wait for the suites ahead of it (each may
+ * hold the lock for minutes on a busy machine, and every run on the machine shares the lock) must not
+ * count against the time its own setup is allowed. The wait is reported every 30 s; every step of a
+ * setup that is stuck fails first with its own message (`eventually` and the CLIs have their own limits).
+ */
+export const CAPABILITY_SUITE_SETUP_MS = 30 * 60_000;
+
+/** True while this test file holds the capability lock. */
+export function holdsCapabilityLock(): boolean {
+  return held.size > 0;
 }
 
 async function gone(what: string, read: () => Promise<unknown>): Promise<void> {
@@ -57,8 +104,10 @@ export async function deleteNamespaceAndWait(client: KubeClient, name: string): 
 /**
  * Returns the cluster to "nothing installed" for these capabilities: releases uninstalled and system
  * namespaces deleted; with `crds`, their CRDs deleted too (test-only: the product never deletes CRDs).
- * CRDs are deleted only when a suite starts: deleting them right after a chart re-applied them can leave
- * their deletion waiting on the apiserver's storage re-initialisation for minutes.
+ * Only a suite holding the capability lock may do either: CRDs are cluster-wide, and their deletion under
+ * another suite's feet fails that suite. CRDs are deleted only when a suite starts: deleting them right
+ * after a chart re-applied them can leave their deletion waiting on the apiserver's storage
+ * re-initialisation for minutes.
  */
 export async function resetCapabilities(
   client: KubeClient,
@@ -66,6 +115,10 @@ export async function resetCapabilities(
   entries: readonly CapabilityEntry[],
   options: { readonly crds: boolean },
 ): Promise<void> {
+  if (!holdsCapabilityLock())
+    throw new Error(
+      "resetCapabilities changes cluster-wide state other suites see: call it only while holding lockCapabilities()",
+    );
   // Stacks and PostgresClusters left by a run that died count as consumers and against caps: finalize them first.
   const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
   await finalizeStacks(context);

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { withDirectoryLock } from "../../lib/local-plane/lock.js";
+import { acquireDirectoryLock, withDirectoryLock } from "../../lib/local-plane/lock.js";
 
 describe("withDirectoryLock", () => {
   let dir: string;
@@ -65,5 +65,32 @@ describe("withDirectoryLock", () => {
         async () => "again",
       ),
     ).resolves.toBe("again");
+  });
+
+  it("takes over a lock directory no holder finished taking (no pid written) once it is old", async () => {
+    const lock = join(dir, "lock");
+    await mkdir(lock);
+    const longAgo = new Date(Date.now() - 60_000);
+    await utimes(lock, longAgo, longAgo);
+    const reports: string[] = [];
+    await expect(
+      withDirectoryLock(
+        lock,
+        (line) => reports.push(line),
+        async () => "ran",
+      ),
+    ).resolves.toBe("ran");
+    expect(reports).toEqual([`[lock] ${lock}: no holder wrote its pid, taking the lock over`]);
+  });
+
+  it("stops waiting when its signal aborts, leaving the live holder's lock alone", async () => {
+    const lock = join(dir, "lock");
+    const release = await acquireDirectoryLock(lock, () => {});
+    const controller = new AbortController();
+    const waiting = acquireDirectoryLock(lock, () => {}, { signal: controller.signal });
+    controller.abort(new Error("suite torn down"));
+    await expect(waiting).rejects.toThrow("suite torn down");
+    expect((await stat(lock)).isDirectory()).toBe(true);
+    await release();
   });
 });
