@@ -12,9 +12,13 @@ import {
   neededCapabilities,
   objectKey,
   type PostgresObservation,
+  postgresReferences,
+  postgresReferrer,
   resourceKey,
 } from "../plan/postgres-cluster.js";
+import { grantNamespaces, referencePermitted } from "../plan/reference-grants.js";
 import { capInstances, observeEntitlements } from "./license.js";
+import { observeReferenceGrants } from "./reference-grants.js";
 import { listStored, readStored } from "./stored.js";
 
 function decode(secret: V1Secret | undefined): Credentials | undefined {
@@ -45,11 +49,17 @@ export function readPostgresCluster(
   return readStored(client, POSTGRES_CLUSTER_PLURAL, PostgresCluster, namespace, name);
 }
 
-/** The objects whose current state the plan compares against: what was emitted, plus the managed Cluster. */
+/**
+ * The objects whose current state the plan compares against: what was emitted, plus the managed Cluster.
+ * The product never emits a Secret outside the resource's namespace, so none is read there whatever the
+ * status claims: another namespace's Secret is read only through a granted reference.
+ */
 function keysToRead(
   resource: PostgresCluster,
 ): { apiVersion: string; kind: string; name: string; namespace: string }[] {
-  const keys = [...(resource.status?.emitted ?? [])];
+  const keys = (resource.status?.emitted ?? []).filter(
+    (e) => e.kind !== "Secret" || e.namespace === resource.metadata.namespace,
+  );
   if (resource.spec.mode === "managed") {
     keys.push({
       apiVersion: CNPG_API_VERSION,
@@ -103,8 +113,17 @@ export async function observePostgresCluster(
   const observation: {
     -readonly [K in keyof PostgresObservation]: PostgresObservation[K];
   } = { capabilities, consumers, objects, licence: { entitlements, instances } };
+  // Grants first: a reference into another namespace is followed only once a grant there allows it, so
+  // that nothing of that namespace (not even whether the object exists) is read for a resource it did not trust.
+  const referrer = postgresReferrer(namespace);
+  const references = postgresReferences(namespace, resource.spec);
+  const foreign = grantNamespaces(referrer, references);
+  const grants = foreign.length > 0 ? await observeReferenceGrants(client, foreign) : [];
+  if (foreign.length > 0) observation.referenceGrants = grants;
+  const permitted = (field: string) =>
+    references.some((r) => r.field === field && referencePermitted(referrer, r, grants));
   const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
-  if (adopt) {
+  if (adopt && permitted("spec.adopt.clusterRef")) {
     const target = await orUndefined(
       client.custom.getNamespacedCustomObject({
         group: CNPG_GROUP,
@@ -115,6 +134,8 @@ export async function observePostgresCluster(
       }),
     );
     if (target) observation.adoptTarget = target as KubeObject;
+  }
+  if (adopt && permitted("spec.adopt.credentialsSecretRef")) {
     const secret = await orUndefined(
       client.core.readNamespacedSecret({
         name: adopt.credentialsSecretRef.name,

@@ -15,7 +15,7 @@ export const EXAMPLE_NAMESPACES = ["navique-example-platform", "navique-example-
 /**
  * The cluster the examples expect: no example namespace left from before, and the user's own CNPG
  * Cluster `shared` with its credentials in `navique-example-data` (made as kubectl would, without the
- * product), which the examples adopt.
+ * product), which the examples adopt, and the ReferenceGrant by which that namespace allows it.
  */
 export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): Promise<void> {
   await removeExampleNamespaces(client, helm);
@@ -51,6 +51,22 @@ export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): 
       stringData: { username: "chat", password: "user-made-password" },
     },
   });
+  // Its owner lets the examples' PostgresClusters in navique-example-apps adopt them (docs/reference-grants.md).
+  await client.apply(
+    {
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "ReferenceGrant",
+      metadata: { name: "navique-example-apps", namespace: "navique-example-data" },
+      spec: {
+        from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "navique-example-apps" }],
+        to: [
+          { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+          { group: "", kind: "Secret", name: "shared-app" },
+        ],
+      },
+    } as never,
+    { fieldManager: "kubectl" },
+  );
 }
 
 /** Finalizes the examples' PostgresClusters (the product's own deletion path), then deletes their namespaces. */
