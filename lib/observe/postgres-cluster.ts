@@ -16,7 +16,7 @@ import {
   postgresReferrer,
   resourceKey,
 } from "../plan/postgres-cluster.js";
-import { grantNamespaces, referencePermitted } from "../plan/reference-grants.js";
+import { grantNamespaces, type ObservedGrant, referencePermitted } from "../plan/reference-grants.js";
 import { capInstances, observeEntitlements } from "./license.js";
 import { observeReferenceGrants } from "./reference-grants.js";
 import { listStored, readStored } from "./stored.js";
@@ -80,6 +80,11 @@ export async function observePostgresCluster(
     readonly withPrerequisites: (name: string) => string[];
     readonly now: Date;
     readonly trustedKeys?: ReadonlyMap<string, string>;
+    /**
+     * Grants about to be applied together with the resource (`navique plan -f` of a file that declares
+     * them), counted as if they were in the cluster already. The operator never passes any.
+     */
+    readonly pendingGrants?: readonly ObservedGrant[];
   },
 ): Promise<PostgresObservation> {
   const { withPrerequisites } = options;
@@ -118,7 +123,8 @@ export async function observePostgresCluster(
   const referrer = postgresReferrer(namespace);
   const references = postgresReferences(namespace, resource.spec);
   const foreign = grantNamespaces(referrer, references);
-  const grants = foreign.length > 0 ? await observeReferenceGrants(client, foreign) : [];
+  const pending = (options.pendingGrants ?? []).filter((g) => foreign.includes(g.namespace));
+  const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
   if (foreign.length > 0) observation.referenceGrants = grants;
   const permitted = (field: string) =>
     references.some((r) => r.field === field && referencePermitted(referrer, r, grants));

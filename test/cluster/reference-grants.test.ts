@@ -1,6 +1,9 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { REFERENCE_GRANT_PLURAL } from "../../lib/api/reference-grant.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -14,6 +17,7 @@ import {
   type ReconcileContext,
   reconcilePostgresCluster,
 } from "../../lib/reconcile/postgres-cluster.js";
+import { previewDesired } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import {
   deleteNamespaceAndWait,
@@ -36,6 +40,9 @@ import {
 } from "../support/postgres.js";
 
 const grants = { group: API_GROUP, version: API_VERSION, plural: REFERENCE_GRANT_PLURAL };
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+const KUBECONFIG = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
 
 /** The CNPG CRDs, applied as a user installing them by hand would (the fixture chart carries CNPG's). */
 async function applyCnpgCrds(client: KubeClient, helm: HelmCli): Promise<void> {
@@ -278,6 +285,56 @@ describe("references into another namespace need a ReferenceGrant there", () => 
       return outcome.requeue ? undefined : outcome;
     });
     expect(condition(await readPostgresCluster(client, apps, "local-db"), "Ready")?.status).toBe("True");
+  });
+
+  it("the preview (pulumi preview) and `navique plan -f` print the missing grant before anything is created", async () => {
+    const apps = await namespace("grant-preview");
+    const data = await namespace("grant-preview-data");
+    await prepareDataNamespace(client, data);
+    const desired = PostgresCluster.parse({
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: "PostgresCluster",
+      metadata: { name: "chat-db", namespace: apps },
+      spec: adoptFrom(data),
+    });
+    const line = `PostgresCluster ${apps}/chat-db: reference not permitted: ${notPermitted(apps, data)}`;
+    const preview = await previewDesired(context, desired);
+    expect(preview.lines).toEqual([line]);
+    expect(preview.notPermitted).toBe(notPermitted(apps, data));
+
+    // navique plan -f on a file holding the PostgresCluster: the same line, from the CLI.
+    const work = await mkdtemp(join(tmpdir(), "navique-grant-plan-"));
+    try {
+      const file = join(work, "platform.yaml");
+      const grant = {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: "ReferenceGrant",
+        metadata: { name: "apps-may-adopt", namespace: data },
+        spec: {
+          from: [{ group: API_GROUP, kind: "PostgresCluster", namespace: apps }],
+          to: [
+            { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+            { group: "", kind: "Secret", name: "shared-app" },
+          ],
+        },
+      };
+      const plan = async (documents: readonly unknown[]) => {
+        await writeFile(file, documents.map((d) => stringify(d)).join("---\n"));
+        const { stdout } = await run(TSX, [CLI, "plan", "-f", file, "--kubeconfig", KUBECONFIG]);
+        return stdout.split("\n").filter((l) => l.startsWith("PostgresCluster "));
+      };
+      expect(await plan([desired])).toEqual([line]);
+      // A grant in the same file will be applied with it: planned as granted.
+      expect(await plan([desired, grant])).toEqual([
+        `PostgresCluster ${apps}/chat-db: copy the credentials of ${data}/shared-app into Secret ${apps}/chat-db-adopted-credentials`,
+        `PostgresCluster ${apps}/chat-db: apply CNPG Database ${data}/shared-librechat beside the adopted cluster`,
+      ]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+    // Previews change nothing.
+    expect(await readPostgresCluster(client, apps, "chat-db")).toBeUndefined();
+    expect(await readCopy(client, apps)).toBeUndefined();
   });
 
   describe("the operator", () => {
