@@ -1,5 +1,7 @@
 import { Chart, Testing } from "cdk8s";
+import { parseAllDocuments } from "yaml";
 import { PostgresCluster, ReferenceGrant } from "../../constructs/index.js";
+import { operatorChartFiles } from "../../constructs/operator-chart.js";
 
 const adoptFromData = {
   mode: "adopt" as const,
@@ -74,5 +76,25 @@ describe("synth-time ReferenceGrant checks", () => {
           spec: { from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "Apps" }], to: [] },
         }),
     ).toThrow(/spec\.from\[0\]\.namespace: must be a lowercase RFC 1123 label.*spec\.to: /s);
+  });
+});
+
+describe("the operator's chart", () => {
+  it("lets the operator list and watch ReferenceGrants, and installs their CRD", () => {
+    const files = operatorChartFiles("0.0.0");
+    expect(files.has("crds/referencegrants.core.navique.com.yaml")).toBe(true);
+    const role = parseAllDocuments(files.get("templates/operator.yaml") ?? "")
+      .map(
+        (d) => d.toJS() as { kind?: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] },
+      )
+      .find((o) => o.kind === "ClusterRole");
+    const allows = (verb: string) =>
+      (role?.rules ?? []).some(
+        (r) =>
+          (r.apiGroups.includes("*") || r.apiGroups.includes("core.navique.com")) &&
+          (r.resources.includes("*") || r.resources.includes("referencegrants")) &&
+          (r.verbs.includes("*") || r.verbs.includes(verb)),
+      );
+    expect(["get", "list", "watch"].filter((verb) => !allows(verb))).toEqual([]);
   });
 });
