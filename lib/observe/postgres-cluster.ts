@@ -16,7 +16,7 @@ import {
   postgresReferrer,
   resourceKey,
 } from "../plan/postgres-cluster.js";
-import { grantNamespaces, type ObservedGrant, referencePermitted } from "../plan/reference-grants.js";
+import { grantNamespaces, type ObservedGrant, ungrantedReferences } from "../plan/reference-grants.js";
 import { capInstances, observeEntitlements } from "./license.js";
 import { observeReferenceGrants } from "./reference-grants.js";
 import { listStored, readStored } from "./stored.js";
@@ -126,10 +126,10 @@ export async function observePostgresCluster(
   const pending = (options.pendingGrants ?? []).filter((g) => foreign.includes(g.namespace));
   const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
   if (foreign.length > 0) observation.referenceGrants = grants;
-  const permitted = (field: string) =>
-    references.some((r) => r.field === field && referencePermitted(referrer, r, grants));
-  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
-  if (adopt && permitted("spec.adopt.clusterRef")) {
+  // All or nothing: the planner refuses the resource if any reference is not granted, so none is followed.
+  const permitted = ungrantedReferences(referrer, references, grants).length === 0;
+  const adopt = resource.spec.mode === "adopt" && permitted ? resource.spec.adopt : undefined;
+  if (adopt) {
     const target = await orUndefined(
       client.custom.getNamespacedCustomObject({
         group: CNPG_GROUP,
@@ -140,8 +140,6 @@ export async function observePostgresCluster(
       }),
     );
     if (target) observation.adoptTarget = target as KubeObject;
-  }
-  if (adopt && permitted("spec.adopt.credentialsSecretRef")) {
     const secret = await orUndefined(
       client.core.readNamespacedSecret({
         name: adopt.credentialsSecretRef.name,

@@ -311,7 +311,7 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     expect(await eventsAbout(client, apps, "chat-db")).toHaveLength(3);
   });
 
-  it("a grant of the wrong kind or for another namespace opens nothing; a same-namespace adoption needs none", async () => {
+  it("a grant of the wrong kind, or covering only part of the references, opens nothing; a same-namespace adoption needs none", async () => {
     const apps = await namespace("grant-wrong");
     const data = await namespace("grant-wrong-data");
     await prepareDataNamespace(client, data);
@@ -334,6 +334,30 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     expect(condition(await readPostgresCluster(client, apps, "chat-db"), "Ready")?.reason).toBe(
       "ReferenceNotPermitted",
     );
+    // Half a grant (the Cluster, not the Secret): still refused, and nothing of B is read, the Cluster included.
+    await client.custom.createNamespacedCustomObject({
+      ...grants,
+      namespace: data,
+      body: {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: "ReferenceGrant",
+        metadata: { name: "cluster-only" },
+        spec: {
+          from: [{ group: API_GROUP, kind: "PostgresCluster", namespace: apps }],
+          to: [{ group: "postgresql.cnpg.io", kind: "Cluster" }],
+        },
+      },
+    });
+    const half = await reconcileOnce(apps);
+    expect(condition(half.plan.status, "Ready")?.message).toBe(
+      `spec.adopt.credentialsSecretRef (namespace ${data}) is not granted by the referenced namespace: nothing was read, copied or created there. Create a ReferenceGrant in namespace ${data} from group core.navique.com kind PostgresCluster namespace ${apps} to group "" kind Secret name shared-app`,
+    );
+    const halfResource = await readPostgresCluster(client, apps, "chat-db");
+    if (!halfResource) throw new Error("the PostgresCluster vanished");
+    const observed = await observePostgresCluster(client, context.installer, halfResource, observeOptions(context));
+    expect(observed.adoptTarget).toBeUndefined();
+    expect(observed.adoptCredentials).toBeUndefined();
+    expect(await readCopy(client, apps)).toBeUndefined();
 
     // The same objects in the resource's own namespace: adopted without any grant.
     await prepareDataNamespace(client, apps);
