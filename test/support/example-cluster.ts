@@ -51,12 +51,22 @@ export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): 
       stringData: { username: "chat", password: "user-made-password" },
     },
   });
-  // Its owner lets the examples' PostgresClusters in navique-example-apps adopt them (docs/reference-grants.md).
+  await grantExampleAdoption(client);
+}
+
+/** The examples' ReferenceGrant, as examples/cdk8s declares it. */
+export const EXAMPLE_GRANT = { namespace: "navique-example-data", name: "navique-example-apps" };
+
+/**
+ * The owner of navique-example-data lets the examples' PostgresClusters in navique-example-apps adopt
+ * its cluster and credentials (docs/reference-grants.md), with kubectl.
+ */
+export async function grantExampleAdoption(client: KubeClient): Promise<void> {
   await client.apply(
     {
       apiVersion: "core.navique.com/v1alpha1",
       kind: "ReferenceGrant",
-      metadata: { name: "navique-example-apps", namespace: "navique-example-data" },
+      metadata: { name: EXAMPLE_GRANT.name, namespace: EXAMPLE_GRANT.namespace },
       spec: {
         from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "navique-example-apps" }],
         to: [
