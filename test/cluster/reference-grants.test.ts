@@ -19,6 +19,7 @@ import {
 } from "../../lib/reconcile/postgres-cluster.js";
 import { previewDesired } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
+import { reconcileOnce as reconcileOnceAsPulumiUp } from "../../providers/pulumi/runtime.js";
 import {
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
@@ -358,6 +359,10 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     expect(observed.adoptTarget).toBeUndefined();
     expect(observed.adoptCredentials).toBeUndefined();
     expect(await readCopy(client, apps)).toBeUndefined();
+    // `pulumi up` cannot deliver it: its pass fails with the same message rather than waiting.
+    await expect(reconcileOnceAsPulumiUp(context, apps, "chat-db")).rejects.toThrow(
+      `PostgresCluster ${apps}/chat-db: reference not permitted: spec.adopt.credentialsSecretRef (namespace ${data}) is not granted by the referenced namespace`,
+    );
 
     // The same objects in the resource's own namespace: adopted without any grant.
     await prepareDataNamespace(client, apps);
