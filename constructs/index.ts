@@ -1,4 +1,5 @@
 export { NaviqueLicense, type NaviqueLicenseProps } from "./navique-license.js";
 export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";
 export { PostgresCluster, type PostgresClusterProps } from "./postgres-cluster.js";
+export { ReferenceGrant, type ReferenceGrantProps } from "./reference-grant.js";
 export { Stack, type StackProps } from "./stack.js";

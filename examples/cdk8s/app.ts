@@ -1,10 +1,11 @@
 /**
- * The same two PostgreSQL datastores as examples/pulumi, for GitOps: the operator's install and the two
- * PostgresClusters, synthesized as YAML for Argo CD or Flux to apply. The operator in the cluster then
+ * The same two PostgreSQL datastores as examples/pulumi, for GitOps: the operator's install, the two
+ * PostgresClusters and the ReferenceGrant that lets the adopting one reach into the data namespace,
+ * synthesized as YAML for Argo CD or Flux to apply. The operator in the cluster then
  * makes the same decisions `pulumi preview` shows (check them with `navique plan -f <file>`).
  */
 import { ApiObject, App, Chart } from "cdk8s";
-import { NaviqueOperator, PostgresCluster } from "../../constructs/index.js";
+import { NaviqueOperator, PostgresCluster, ReferenceGrant } from "../../constructs/index.js";
 
 export function buildApp(outdir: string): App {
   const app = new App({ outdir, outputFileExtension: ".yaml" });
@@ -26,6 +27,19 @@ export function buildApp(outdir: string): App {
         credentialsSecretRef: { name: "shared-app", namespace: "navique-example-data" },
       },
       databases: [{ name: "librechat" }],
+    },
+  });
+  // chat-db adopts from another namespace: that namespace must grant it, or the operator refuses
+  // (ReferenceNotPermitted) and synth fails (docs/reference-grants.md).
+  new ReferenceGrant(chart, "chat-db-may-adopt", {
+    name: "navique-example-apps",
+    namespace: "navique-example-data",
+    spec: {
+      from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "navique-example-apps" }],
+      to: [
+        { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+        { group: "", kind: "Secret", name: "shared-app" },
+      ],
     },
   });
   return app;

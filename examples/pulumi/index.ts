@@ -3,7 +3,8 @@
  * - `platform-db`, managed: CloudNativePG (and cert-manager before it) installed when absent, a CNPG
  *   Cluster with one database per consumer, generated credentials;
  * - `chat-db`, adopted: the CNPG Cluster `shared` that already runs in `navique-example-data` (with its
- *   credentials in Secret `shared-app` there) gets a `librechat` database, never touched otherwise.
+ *   credentials in Secret `shared-app` there) gets a `librechat` database, never touched otherwise. That
+ *   namespace must grant it with a ReferenceGrant (docs/reference-grants.md); `pulumi preview` says which.
  *
  * Run from the repository root (Pulumi.yaml there points here) with NODE_OPTIONS="--import tsx";
  * KUBECONFIG chooses the cluster, NAVIQUE_CHART_SOURCE where charts come from (official by default).

@@ -19,7 +19,8 @@ export interface KindDefinition {
   readonly scope: "Namespaced" | "Cluster";
   readonly description: string;
   readonly spec: z.ZodType;
-  readonly status: z.ZodType;
+  /** Left out for a kind nobody reconciles into (a ReferenceGrant): no status, no status subresource. */
+  readonly status?: z.ZodType;
   readonly printerColumns: readonly PrinterColumn[];
   /** CEL rules on the whole object (e.g. a singleton's fixed name). */
   readonly rootValidations?: readonly { readonly rule: string; readonly message: string }[];
@@ -61,7 +62,7 @@ export function customResourceDefinition(definition: KindDefinition) {
           name: API_VERSION,
           served: true,
           storage: true,
-          subresources: { status: {} },
+          ...(definition.status ? { subresources: { status: {} } } : {}),
           additionalPrinterColumns: definition.printerColumns.map((column) => ({ ...column })),
           schema: {
             openAPIV3Schema: {
@@ -72,7 +73,7 @@ export function customResourceDefinition(definition: KindDefinition) {
                 kind: { type: "string", description: "Kind of this object." },
                 metadata: { type: "object" },
                 spec: structuralSchema(definition.spec),
-                status: structuralSchema(definition.status),
+                ...(definition.status ? { status: structuralSchema(definition.status) } : {}),
               },
               required: ["spec"],
               ...(definition.rootValidations

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments } from "yaml";
 import { POSTGRES_CLUSTER_KIND, PostgresCluster } from "../api/postgres-cluster.js";
+import { REFERENCE_GRANT_KIND, ReferenceGrant } from "../api/reference-grant.js";
 import { STACK_KIND, Stack } from "../api/stack.js";
 import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
@@ -14,8 +15,8 @@ import { previewDesired, previewDesiredStack } from "../reconcile/preview.js";
 
 /**
  * `navique plan -f FILE`: for every PostgresCluster and Stack in a YAML file (e.g. cdk8s synth output), the
- * decisions a reconcile would make against the cluster — the same lines `pulumi preview` prints.
- * Changes nothing.
+ * decisions a reconcile would make against the cluster — the same lines `pulumi preview` prints. The
+ * file's ReferenceGrants count as applied (with it, they will be). Changes nothing.
  */
 export async function runPlan(options: {
   readonly file: string | undefined;
@@ -36,6 +37,15 @@ export async function runPlan(options: {
     if (document?.kind === STACK_KIND) return [parseInput(Stack, document, where)];
     return [];
   });
+  // The file's ReferenceGrants are applied with it: they count as if in the cluster already.
+  const pendingGrants = documents.flatMap((document, index) =>
+    document?.kind === REFERENCE_GRANT_KIND
+      ? [parseInput(ReferenceGrant, document, `${options.file} document ${index + 1}`)].map((grant) => ({
+          namespace: grant.metadata.namespace,
+          spec: grant.spec,
+        }))
+      : [],
+  );
   const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
   const client = KubeClient.fromFile(target.kubeconfig);
   const context = createReconcileContext({
@@ -47,7 +57,7 @@ export async function runPlan(options: {
     const decisions =
       resource.kind === STACK_KIND
         ? await previewDesiredStack(context, resource)
-        : await previewDesired(context, resource);
+        : await previewDesired(context, resource, pendingGrants);
     for (const line of decisions.lines) process.stdout.write(`${line}\n`);
   }
 

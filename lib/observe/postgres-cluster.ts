@@ -12,9 +12,13 @@ import {
   neededCapabilities,
   objectKey,
   type PostgresObservation,
+  postgresReferences,
+  postgresReferrer,
   resourceKey,
 } from "../plan/postgres-cluster.js";
+import { grantNamespaces, type ObservedGrant, ungrantedReferences } from "../plan/reference-grants.js";
 import { capInstances, observeEntitlements } from "./license.js";
+import { observeReferenceGrants } from "./reference-grants.js";
 import { listStored, readStored } from "./stored.js";
 
 function decode(secret: V1Secret | undefined): Credentials | undefined {
@@ -45,11 +49,17 @@ export function readPostgresCluster(
   return readStored(client, POSTGRES_CLUSTER_PLURAL, PostgresCluster, namespace, name);
 }
 
-/** The objects whose current state the plan compares against: what was emitted, plus the managed Cluster. */
+/**
+ * The objects whose current state the plan compares against: what was emitted, plus the managed Cluster.
+ * The product never emits a Secret outside the resource's namespace, so none is read there whatever the
+ * status claims: another namespace's Secret is read only through a granted reference.
+ */
 function keysToRead(
   resource: PostgresCluster,
 ): { apiVersion: string; kind: string; name: string; namespace: string }[] {
-  const keys = [...(resource.status?.emitted ?? [])];
+  const keys = (resource.status?.emitted ?? []).filter(
+    (e) => e.kind !== "Secret" || e.namespace === resource.metadata.namespace,
+  );
   if (resource.spec.mode === "managed") {
     keys.push({
       apiVersion: CNPG_API_VERSION,
@@ -70,6 +80,11 @@ export async function observePostgresCluster(
     readonly withPrerequisites: (name: string) => string[];
     readonly now: Date;
     readonly trustedKeys?: ReadonlyMap<string, string>;
+    /**
+     * Grants about to be applied together with the resource (`navique plan -f` of a file that declares
+     * them), counted as if they were in the cluster already. The operator never passes any.
+     */
+    readonly pendingGrants?: readonly ObservedGrant[];
   },
 ): Promise<PostgresObservation> {
   const { withPrerequisites } = options;
@@ -103,7 +118,17 @@ export async function observePostgresCluster(
   const observation: {
     -readonly [K in keyof PostgresObservation]: PostgresObservation[K];
   } = { capabilities, consumers, objects, licence: { entitlements, instances } };
-  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
+  // Grants first: a reference into another namespace is followed only once a grant there allows it, so
+  // that nothing of that namespace (not even whether the object exists) is read for a resource it did not trust.
+  const referrer = postgresReferrer(namespace);
+  const references = postgresReferences(namespace, resource.spec);
+  const foreign = grantNamespaces(referrer, references);
+  const pending = (options.pendingGrants ?? []).filter((g) => foreign.includes(g.namespace));
+  const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
+  if (foreign.length > 0) observation.referenceGrants = grants;
+  // All or nothing: the planner refuses the resource if any reference is not granted, so none is followed.
+  const permitted = ungrantedReferences(referrer, references, grants).length === 0;
+  const adopt = resource.spec.mode === "adopt" && permitted ? resource.spec.adopt : undefined;
   if (adopt) {
     const target = await orUndefined(
       client.custom.getNamespacedCustomObject({

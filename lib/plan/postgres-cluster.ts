@@ -1,11 +1,12 @@
 import { type Condition, DATASTORE_READY, OPERATORS_READY, READY, reportedBefore } from "../api/conditions.js";
-import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
+import { API_GROUP, API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import {
   type CapabilityStatus,
   type DeletionPolicy,
   type EmittedObject,
   POSTGRES_CLUSTER_KIND,
   type PostgresCluster,
+  type PostgresClusterSpec,
   type PostgresClusterStatus,
 } from "../api/postgres-cluster.js";
 import { refNamespace } from "../api/refs.js";
@@ -14,6 +15,7 @@ import type { Entitlements } from "../licence/entitlements.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
+  CNPG_GROUP,
   CNPG_RELOAD_LABEL,
   type CnpgClusterStatus,
   clusterPasswordSecrets,
@@ -24,6 +26,14 @@ import {
   readWriteHost,
 } from "./cnpg.js";
 import type { CapabilityDecision } from "./provenance.js";
+import {
+  type ObservedGrant,
+  REFERENCE_NOT_PERMITTED,
+  type Reference,
+  type Referrer,
+  referenceNotPermittedMessage,
+  ungrantedReferences,
+} from "./reference-grants.js";
 import { type JsonPatchOperation, releaseMarks } from "./release-marks.js";
 
 /** The capability a PostgresCluster of type cnpg in managed mode needs (its prerequisites come with it). */
@@ -71,6 +81,11 @@ export interface PostgresObservation {
   readonly adoptTarget?: KubeObject;
   /** The credentials referenced in adopt mode, when the Secret exists. */
   readonly adoptCredentials?: Credentials;
+  /**
+   * The ReferenceGrants of every namespace the resource's references point into (none when they all stay
+   * in its namespace). Absent: none observed, so no reference into another namespace is honoured.
+   */
+  readonly referenceGrants?: readonly ObservedGrant[];
   /** The connection Secret referenced in external mode, when it exists. */
   readonly externalCredentials?: Credentials;
   /** The entitlements in force, and every PostgresCluster as the cap sees it (this one included). */
@@ -337,7 +352,7 @@ function desiredManaged(resource: PostgresCluster, observation: PostgresObservat
 }
 
 function desiredAdopted(resource: PostgresCluster, observation: PostgresObservation): Desired {
-  const { name, namespace } = resource.metadata;
+  const { namespace } = resource.metadata;
   const adopt = resource.spec.adopt;
   if (!adopt) throw new Error("unreachable: mode adopt without spec.adopt passed validation");
   const targetNamespace = refNamespace(adopt.clusterRef, namespace);
@@ -362,7 +377,7 @@ function desiredAdopted(resource: PostgresCluster, observation: PostgresObservat
     kind: "Secret",
     type: "kubernetes.io/basic-auth",
     metadata: {
-      name: `${name}-adopted-credentials`,
+      name: adoptedCredentialsName(resource),
       namespace,
       labels: labelsFor(resource),
       ownerReferences: [ownerReference(resource)],
@@ -817,9 +832,104 @@ function refusedPlan(resource: PostgresCluster, refusal: LicenceRefusal): Postgr
   };
 }
 
+/** A PostgresCluster as the `from` of a ReferenceGrant names it. */
+export function postgresReferrer(namespace: string): Referrer {
+  return { group: API_GROUP, kind: POSTGRES_CLUSTER_KIND, namespace };
+}
+
+/**
+ * Every reference of a PostgresCluster that a ReferenceGrant can open, resolved against its namespace:
+ * in adopt mode the CNPG Cluster and the credentials Secret. (External mode's connection Secret must be
+ * in the resource's own namespace, grant or not: desiredExternal refuses any other.)
+ */
+export function postgresReferences(namespace: string, spec: PostgresClusterSpec): Reference[] {
+  const adopt = spec.mode === "adopt" ? spec.adopt : undefined;
+  if (!adopt) return [];
+  return [
+    {
+      field: "spec.adopt.clusterRef",
+      group: CNPG_GROUP,
+      kind: "Cluster",
+      name: adopt.clusterRef.name,
+      namespace: refNamespace(adopt.clusterRef, namespace),
+    },
+    {
+      field: "spec.adopt.credentialsSecretRef",
+      group: "",
+      kind: "Secret",
+      name: adopt.credentialsSecretRef.name,
+      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+    },
+  ];
+}
+
+/** The name of the Secret an adopting PostgresCluster copies the referenced credentials into. */
+export function adoptedCredentialsName(resource: PostgresCluster): string {
+  return `${resource.metadata.name}-adopted-credentials`;
+}
+
+/**
+ * A PostgresCluster whose references into another namespace are not granted: nothing is read, copied or
+ * created for it, and the condition says which grant to create. When a grant it relied on was removed,
+ * access is revoked as Gateway API requires: the credentials copied under it are deleted, so the password
+ * no longer sits in this namespace. The adopted cluster is never touched, and the Databases created beside
+ * it stay (deleting them acts on the other namespace; they are collected with the PostgresCluster).
+ */
+function notPermittedPlan(
+  resource: PostgresCluster,
+  observation: PostgresObservation,
+  ungranted: readonly Reference[],
+): PostgresPlan {
+  const { namespace } = resource.metadata;
+  const message = referenceNotPermittedMessage(postgresReferrer(namespace), ungranted);
+  const conditions = [
+    condition(resource, READY, false, REFERENCE_NOT_PERMITTED, message),
+    condition(resource, DATASTORE_READY, false, REFERENCE_NOT_PERMITTED, message),
+  ];
+  const events: PlannedEvent[] = reportedBefore(resource.status?.conditions, READY, REFERENCE_NOT_PERMITTED)
+    ? []
+    : [{ type: "Warning", reason: REFERENCE_NOT_PERMITTED, message }];
+  const revoked = (resource.status?.emitted ?? []).filter((emitted) => {
+    if (emitted.kind !== "Secret" || emitted.namespace !== namespace) return false;
+    if (emitted.name !== adoptedCredentialsName(resource)) return false;
+    const current = observation.objects.get(objectKey(emitted));
+    return current?.metadata.labels?.[OWNED_BY_LABEL] === ownedByValue(resource);
+  });
+  const steps = revoked.map<PlanStep>((target) => ({
+    kind: "delete",
+    target,
+    description: `delete Secret ${target.namespace}/${target.name}: the credentials it copied are no longer granted`,
+  }));
+  for (const target of revoked) {
+    events.push({
+      type: "Normal",
+      reason: "GarbageCollected",
+      message: `deleting Secret ${target.namespace}/${target.name}: the grant that allowed copying the credentials is gone`,
+    });
+  }
+  const removed = new Set(revoked.map(objectKey));
+  return {
+    steps,
+    conditions,
+    events,
+    status: {
+      observedGeneration: resource.metadata.generation ?? 0,
+      conditions,
+      // Kept, so that a mode change made meanwhile is still garbage-collected from the right state.
+      ...(resource.status?.mode ? { mode: resource.status.mode } : {}),
+      ...(resource.status?.type ? { type: resource.status.type } : {}),
+      capabilities: resource.status?.capabilities ?? [],
+      emitted: (resource.status?.emitted ?? []).filter((e) => !removed.has(objectKey(e))),
+    },
+    // A grant created or removed re-queues the resource (the operator watches ReferenceGrants).
+    requeue: false,
+  };
+}
+
 /**
  * What stops a PostgresCluster before anything is done for it: the licence first (a new instance beyond
- * the cap gets nothing, not even its operators), then the operator's namespace scope. Never a deletion.
+ * the cap gets nothing, not even its operators), then the operator's namespace scope, then the grants of
+ * the namespaces its references point into. Never a deletion.
  */
 function heldBack(
   resource: PostgresCluster,
@@ -835,6 +945,12 @@ function heldBack(
   if (!licence.allowed) return refusedPlan(resource, licence);
   const outside = unwatchedReferences(resource, context.watchNamespaces);
   if (outside.length > 0) return outOfScopePlan(resource, outside, context.watchNamespaces ?? []);
+  const ungranted = ungrantedReferences(
+    postgresReferrer(resource.metadata.namespace),
+    postgresReferences(resource.metadata.namespace, resource.spec),
+    observation.referenceGrants ?? [],
+  );
+  if (ungranted.length > 0) return notPermittedPlan(resource, observation, ungranted);
   return undefined;
 }
 

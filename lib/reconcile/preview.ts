@@ -5,6 +5,7 @@ import { observePostgresCluster, readPostgresCluster } from "../observe/postgres
 import { readStack } from "../observe/stack.js";
 import { type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
+import { type ObservedGrant, REFERENCE_NOT_PERMITTED } from "../plan/reference-grants.js";
 import { observeOptions, type ReconcileContext } from "./postgres-cluster.js";
 import { previewStack } from "./stack.js";
 
@@ -22,19 +23,20 @@ export interface PreviewDecisions {
   readonly lines: readonly string[];
   /** Set when the licence refuses the resource: then nothing else would happen. */
   readonly refusal?: PostgresPlan["refusal"];
+  /** Set, to the grant to create, when a reference into another namespace is not granted there. */
+  readonly notPermitted?: string;
 }
 
 /** Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator alike. */
 export async function previewDecisions(
   context: ReconcileContext,
   resource: PostgresCluster,
+  pendingGrants: readonly ObservedGrant[] = [],
 ): Promise<PreviewDecisions> {
-  const observation = await observePostgresCluster(
-    context.client,
-    context.installer,
-    resource,
-    observeOptions(context),
-  );
+  const observation = await observePostgresCluster(context.client, context.installer, resource, {
+    ...observeOptions(context),
+    pendingGrants,
+  });
   const assumingOperatorsReady = {
     ...observation,
     capabilities: observation.capabilities.map((d) => ({ ...d, action: "none" as const, ready: true, waitingFor: [] })),
@@ -50,9 +52,20 @@ export async function previewDecisions(
     ...observation.capabilities.map((d) => `PostgresCluster ${where}: capability ${d.capability}: ${d.summary}`),
     ...steps.map((s) => `PostgresCluster ${where}: ${s.description}`),
   ];
+  const ready = projected.conditions.find((c) => c.type === "Ready");
+  if (ready?.reason === REFERENCE_NOT_PERMITTED) {
+    // Said before anything is created: the missing grant, exactly as the condition will say it.
+    lines.push(`PostgresCluster ${where}: reference not permitted: ${ready.message}`);
+    return {
+      capabilities: observation.capabilities,
+      steps,
+      events: projected.events,
+      lines,
+      notPermitted: ready.message,
+    };
+  }
   if (steps.length === 0) {
     // Nothing to do: either all is in place, or something outside the product is missing — say which.
-    const ready = projected.conditions.find((c) => c.type === "Ready");
     lines.push(
       `PostgresCluster ${where}: ${ready?.status === "True" ? "nothing to change" : `nothing to do until: ${ready?.message ?? "unknown"}`}`,
     );
@@ -74,11 +87,16 @@ function asPlanned<R extends { readonly spec: unknown; readonly metadata: object
 /**
  * The decisions for a desired PostgresCluster that may or may not exist yet: planned against the live
  * object when there is a valid one (its status says what was emitted before), otherwise as a new one.
+ * `pendingGrants`: ReferenceGrants applied together with it, counted as if in the cluster already.
  */
-export async function previewDesired(context: ReconcileContext, desired: PostgresCluster): Promise<PreviewDecisions> {
+export async function previewDesired(
+  context: ReconcileContext,
+  desired: PostgresCluster,
+  pendingGrants: readonly ObservedGrant[] = [],
+): Promise<PreviewDecisions> {
   const { namespace, name } = desired.metadata;
   const live = await readPostgresCluster(context.client, namespace, name).catch(() => undefined);
-  return previewDecisions(context, asPlanned(desired, live));
+  return previewDecisions(context, asPlanned(desired, live), pendingGrants);
 }
 
 /** The decisions for a desired Stack: the licence's word, then each member's own decisions. */

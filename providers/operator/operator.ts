@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { API_GROUP, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { LICENSE_PLURAL } from "../../lib/api/license.js";
 import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { REFERENCE_GRANT_PLURAL } from "../../lib/api/reference-grant.js";
 import { STACK_PLURAL, Stack } from "../../lib/api/stack.js";
 import { fieldPath, formatProblem } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
@@ -11,6 +12,8 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { type Reporter, stderrReporter } from "../../lib/local-plane/progress.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
+import { postgresReferences, postgresReferrer } from "../../lib/plan/postgres-cluster.js";
+import { grantNamespaces } from "../../lib/plan/reference-grants.js";
 import { stackOfMember } from "../../lib/plan/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { reconcileLicense } from "../../lib/reconcile/license.js";
@@ -46,6 +49,8 @@ export interface OperatorOptions {
 const LICENSE_KEY = "License:navique";
 /** Work-queue keys of Stacks: `Stack:namespace/name`. */
 const STACK_PREFIX = "Stack:";
+/** Work-queue keys of a namespace whose ReferenceGrants changed: `ReferenceGrant:namespace`. */
+const GRANTS_PREFIX = "ReferenceGrant:";
 
 const WATCH_RETRY_MS = 5_000;
 
@@ -116,6 +121,12 @@ export class NaviqueOperator {
       },
       OWNED_BY_LABEL,
     );
+    // A grant created, changed or removed: every resource referencing its namespace is judged again at
+    // once (Gateway API: a removed grant revokes what it allowed), not at the next resync.
+    this.watchKind(API_GROUP, API_VERSION, REFERENCE_GRANT_PLURAL, (object) => {
+      const namespace = object.metadata?.namespace;
+      return namespace ? [`${GRANTS_PREFIX}${namespace}`] : [];
+    });
     this.watch(
       `/apis/${API_GROUP}/${API_VERSION}/${LICENSE_PLURAL}`,
       async () =>
@@ -231,6 +242,24 @@ export class NaviqueOperator {
     }
   }
 
+  /** The PostgresClusters whose references point into `namespace` (its grants changed) are enqueued. */
+  private async enqueueReferrersOf(namespace: string): Promise<void> {
+    const { custom } = this.options.client;
+    const kind = { group: API_GROUP, version: API_VERSION, plural: POSTGRES_CLUSTER_PLURAL };
+    const lists = await Promise.all(
+      this.namespaces
+        ? this.namespaces.map((served) => custom.listNamespacedCustomObject({ ...kind, namespace: served }))
+        : [custom.listClusterCustomObject(kind)],
+    );
+    for (const item of lists.flatMap((list) => (list as { items?: unknown[] }).items ?? [])) {
+      const parsed = PostgresCluster.safeParse(item);
+      if (!parsed.success) continue;
+      const { namespace: own, name } = parsed.data.metadata;
+      const into = grantNamespaces(postgresReferrer(own), postgresReferences(own, parsed.data.spec));
+      if (into.includes(namespace)) this.queue.add(`${own}/${name}`);
+    }
+  }
+
   private async reconcileLicense(): Promise<void> {
     try {
       // The same clock and keys as the PostgresCluster reconciles.
@@ -294,6 +323,12 @@ export class NaviqueOperator {
 
   private async reconcile(key: string): Promise<void> {
     if (key === LICENSE_KEY) return this.reconcileLicense();
+    if (key.startsWith(GRANTS_PREFIX)) {
+      return this.enqueueReferrersOf(key.slice(GRANTS_PREFIX.length)).then(
+        () => void this.failures.delete(key),
+        (error: unknown) => this.retryLater(key, error),
+      );
+    }
     // A key can name another namespace (a member's label, an adopted object's owner): not ours to serve.
     const namespace = key.replace(STACK_PREFIX, "").split("/")[0] ?? "";
     if (this.namespaces && !this.namespaces.includes(namespace)) return;

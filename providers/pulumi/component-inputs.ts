@@ -34,7 +34,7 @@ export interface ClusterArgs {
 type Decide<R> = (
   context: ReconcileContext,
   desired: R,
-) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown }>;
+) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>;
 
 /**
  * What a component hands its dynamic resource: the spec parsed by the kind's schema (a bad one is a
@@ -97,7 +97,9 @@ export function defaultKubeconfig(): string {
 export async function logPreview(
   component: pulumi.Resource,
   cluster: { readonly kubeconfig: string; readonly helm: string; readonly chartSource?: string | undefined },
-  decide: (context: ReconcileContext) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown }>,
+  decide: (
+    context: ReconcileContext,
+  ) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>,
 ): Promise<void> {
   if (!existsSync(cluster.kubeconfig)) {
     await pulumi.log.warn(`cannot preview decisions: kubeconfig ${cluster.kubeconfig} does not exist`, component);
@@ -110,7 +112,7 @@ export async function logPreview(
       source: parseChartSource(cluster.chartSource),
     });
     const decisions = await decide(context);
-    const log = decisions.refusal ? pulumi.log.warn : pulumi.log.info;
+    const log = decisions.refusal || decisions.notPermitted ? pulumi.log.warn : pulumi.log.info;
     for (const line of decisions.lines) await log(line, component);
   } catch (error) {
     await pulumi.log.warn(

@@ -18,6 +18,7 @@ import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
+import { REFERENCE_NOT_PERMITTED } from "../../lib/plan/reference-grants.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   type ReconcileContext,
@@ -98,8 +99,8 @@ export async function prepareCluster(client: KubeClient, namespace: string): Pro
 }
 
 /**
- * Reconciles one PostgresCluster once, as `up` does at each pass; a licence refusal is an error, since
- * Pulumi cannot deliver what was declared.
+ * Reconciles one PostgresCluster once, as `up` does at each pass; a licence refusal or a reference into
+ * another namespace that it does not grant is an error, since Pulumi cannot deliver what was declared.
  */
 export async function reconcileOnce(
   context: ReconcileContext,
@@ -111,6 +112,11 @@ export async function reconcileOnce(
   const outcome = await reconcilePostgresCluster(context, resource);
   if (outcome.plan.refusal) {
     throw new Error(`PostgresCluster ${namespace}/${name} refused by the licence: ${outcome.plan.refusal.message}`);
+  }
+  // Nothing is done until the other namespace grants the reference: waiting would not change that.
+  const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
+  if (ready?.reason === REFERENCE_NOT_PERMITTED) {
+    throw new Error(`PostgresCluster ${namespace}/${name}: reference not permitted: ${ready.message}`);
   }
   return outcome;
 }

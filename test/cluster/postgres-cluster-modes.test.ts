@@ -197,6 +197,25 @@ describe("PostgresCluster modes and garbage collection", () => {
       },
     });
     const before = await readCnpgCluster(client, data, "shared");
+    // The data namespace's owner lets PostgresClusters of apps adopt them (docs/reference-grants.md).
+    await client.custom.createNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "referencegrants",
+      namespace: data,
+      body: {
+        apiVersion: "core.navique.com/v1alpha1",
+        kind: "ReferenceGrant",
+        metadata: { name: "apps-may-adopt" },
+        spec: {
+          from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: apps }],
+          to: [
+            { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+            { group: "", kind: "Secret", name: "shared-app" },
+          ],
+        },
+      },
+    });
 
     await createPostgresCluster(client, apps, "chat-db", {
       mode: "adopt",

@@ -19,7 +19,13 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
+import {
+  EXAMPLE_GRANT,
+  grantExampleAdoption,
+  playExampleCnpg,
+  prepareExampleCluster,
+  removeExampleNamespaces,
+} from "../support/example-cluster.js";
 import { readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
 
 const EXAMPLE = join(process.cwd(), "examples", "pulumi");
@@ -68,6 +74,24 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     }
     if (work) await rm(work, { recursive: true, force: true });
     await unlock?.();
+  });
+
+  it("without the data namespace's ReferenceGrant, the preview warns with the grant to create", async () => {
+    await client.custom.deleteNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "referencegrants",
+      ...EXAMPLE_GRANT,
+    });
+    try {
+      const preview = await pulumi("preview");
+      expect(preview).toMatch(
+        /warning: PostgresCluster navique-example-apps\/chat-db: reference not permitted: spec\.adopt\.clusterRef \(namespace navique-example-data\) and spec\.adopt\.credentialsSecretRef \(namespace navique-example-data\) are not granted by the referenced namespace: nothing was read, copied or created there\. Create a ReferenceGrant in namespace navique-example-data from group core\.navique\.com kind PostgresCluster namespace navique-example-apps to group postgresql\.cnpg\.io kind Cluster name shared, and to group "" kind Secret name shared-app/,
+      );
+      expect(preview).not.toContain("copy the credentials of navique-example-data/shared-app");
+    } finally {
+      await grantExampleAdoption(client);
+    }
   });
 
   it("previews every decision, with its evidence, before anything changes", async () => {

@@ -15,7 +15,7 @@ export const EXAMPLE_NAMESPACES = ["navique-example-platform", "navique-example-
 /**
  * The cluster the examples expect: no example namespace left from before, and the user's own CNPG
  * Cluster `shared` with its credentials in `navique-example-data` (made as kubectl would, without the
- * product), which the examples adopt.
+ * product), which the examples adopt, and the ReferenceGrant by which that namespace allows it.
  */
 export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): Promise<void> {
   await removeExampleNamespaces(client, helm);
@@ -51,6 +51,32 @@ export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): 
       stringData: { username: "chat", password: "user-made-password" },
     },
   });
+  await grantExampleAdoption(client);
+}
+
+/** The examples' ReferenceGrant, as examples/cdk8s declares it. */
+export const EXAMPLE_GRANT = { namespace: "navique-example-data", name: "navique-example-apps" };
+
+/**
+ * The owner of navique-example-data lets the examples' PostgresClusters in navique-example-apps adopt
+ * its cluster and credentials (docs/reference-grants.md), with kubectl.
+ */
+export async function grantExampleAdoption(client: KubeClient): Promise<void> {
+  await client.apply(
+    {
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "ReferenceGrant",
+      metadata: { name: EXAMPLE_GRANT.name, namespace: EXAMPLE_GRANT.namespace },
+      spec: {
+        from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "navique-example-apps" }],
+        to: [
+          { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+          { group: "", kind: "Secret", name: "shared-app" },
+        ],
+      },
+    } as never,
+    { fieldManager: "kubectl" },
+  );
 }
 
 /** Finalizes the examples' PostgresClusters (the product's own deletion path), then deletes their namespaces. */

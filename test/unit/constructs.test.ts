@@ -61,13 +61,14 @@ describe("the NaviqueOperator construct", () => {
       "CustomResourceDefinition/licenses.core.navique.com",
       "CustomResourceDefinition/postgresclusters.core.navique.com",
       "CustomResourceDefinition/stacks.core.navique.com",
+      "CustomResourceDefinition/referencegrants.core.navique.com",
       "Namespace/navique-system",
       "ServiceAccount/navique-ai-core-operator",
       "ClusterRole/navique-ai-core-operator",
       "ClusterRoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
     ]);
-    const deployment = objects[7];
+    const deployment = objects[8];
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
       "operator",
       "--resync",
