@@ -1,4 +1,5 @@
 import type { CapabilityEntry } from "../catalog/capability.js";
+import { imageRepository, matchingUpstreamImage } from "../catalog/image-identity.js";
 import {
   decodeReleaseSecret,
   HELM_NAME_LABEL,
@@ -50,22 +51,22 @@ function labelSelector(labels: Readonly<Record<string, string>>): string {
     .join(",");
 }
 
-/** `ghcr.io/org/name:1.2@sha256:…` → `ghcr.io/org/name`; a bare `org/name` is Docker Hub's. */
-export function imageRepository(image: string): string {
-  const withoutDigest = image.split("@")[0] ?? image;
-  const lastSlash = withoutDigest.lastIndexOf("/");
-  const colon = withoutDigest.lastIndexOf(":");
-  const repository = colon > lastSlash ? withoutDigest.slice(0, colon) : withoutDigest;
-  const firstSegment = repository.split("/")[0] ?? "";
-  const hasRegistry =
-    repository.includes("/") &&
-    (firstSegment.includes(".") || firstSegment.includes(":") || firstSegment === "localhost");
-  if (hasRegistry) return repository;
-  return repository.includes("/") ? `docker.io/${repository}` : `docker.io/library/${repository}`;
-}
-
-function normaliseRepository(repository: string): string {
-  return imageRepository(`${repository}:x`);
+/**
+ * `image <repository>` for the first container whose image is one of the upstream repositories, from
+ * whatever registry; a mirror's repository is named with the upstream one it stands for.
+ */
+function imageMatch(
+  containers: readonly { readonly image?: string }[],
+  upstream: readonly string[],
+): string | undefined {
+  for (const container of containers) {
+    const image = container.image ?? "";
+    const identity = matchingUpstreamImage(image, upstream);
+    if (!identity) continue;
+    const found = imageRepository(image);
+    return found === imageRepository(identity) ? `image ${found}` : `image ${found} (mirror of ${identity})`;
+  }
+  return undefined;
 }
 
 async function observeCrds(client: KubeClient, names: readonly string[]): Promise<CrdState[]> {
@@ -120,19 +121,17 @@ async function findControllers(client: KubeClient, entry: CapabilityEntry): Prom
       }));
     }
   }
-  const wanted = new Set(entry.identity.images.map(normaliseRepository));
   const sightings: ControllerSighting[] = [];
   let continueToken: string | undefined;
   do {
     const page = await client.apps.listDeploymentForAllNamespaces({ limit: DEPLOYMENT_PAGE, _continue: continueToken });
     for (const deployment of page.items) {
-      const images = (deployment.spec?.template.spec?.containers ?? []).map((c) => imageRepository(c.image ?? ""));
-      const match = images.find((image) => wanted.has(image));
+      const match = imageMatch(deployment.spec?.template.spec?.containers ?? [], entry.identity.images);
       if (match) {
         sightings.push({
           name: deployment.metadata?.name ?? "",
           namespace: deployment.metadata?.namespace ?? "",
-          matchedBy: `image ${match}`,
+          matchedBy: match,
           ready: deploymentReady(deployment),
         });
       }
