@@ -1,10 +1,12 @@
+import { setHeaderMiddleware } from "@kubernetes/client-node";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { imageRepository, matchingUpstreamImage } from "../catalog/image-identity.js";
 import {
+  cachedReleaseRecord,
   decodeReleaseSecret,
   HELM_NAME_LABEL,
   HELM_OWNER_LABEL,
-  latestRevision,
+  latestReleaseSecret,
   type ReleaseRecord,
   type ReleaseWorkload,
 } from "../cluster/helm-release-record.js";
@@ -141,16 +143,39 @@ async function findControllers(client: KubeClient, entry: CapabilityEntry): Prom
   return sightings;
 }
 
+/**
+ * Lists only the metadata of the matching objects (a PartialObjectMetadataList): release Secrets are
+ * chosen by their labels, and a real operator's revision weighs ~0.5 MB of payload each.
+ */
+const METADATA_ONLY = {
+  middleware: [setHeaderMiddleware("Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")],
+  middlewareMergeStrategy: "append" as const,
+};
+
+/**
+ * The latest revision of the release: its Secret is chosen by the labels of a metadata-only list, and
+ * fetched and decoded only when this Secret at this resourceVersion was not decoded before.
+ */
+async function observeRelease(client: KubeClient, entry: CapabilityEntry): Promise<ReleaseRecord | undefined> {
+  const { name, namespace } = entry.release;
+  const secrets = await client.core.listNamespacedSecret(
+    { namespace, labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${name}` },
+    METADATA_ONLY,
+  );
+  // An empty PartialObjectMetadataList comes with `items: null`.
+  const latest = latestReleaseSecret(secrets.items ?? []);
+  const secretName = latest?.metadata?.name;
+  if (!latest || !secretName) return undefined;
+  const cached = cachedReleaseRecord(latest);
+  if (cached) return cached;
+  const full = await orUndefined(client.core.readNamespacedSecret({ name: secretName, namespace }));
+  // Gone between the list and the read: a revision replaced meanwhile; the next pass sees the new one.
+  return full ? decodeReleaseSecret(full) : undefined;
+}
+
 /** Reads one capability's state with a small number of requests that does not grow with unrelated objects. */
 export async function observeCapability(client: KubeClient, entry: CapabilityEntry): Promise<CapabilityObservation> {
-  const [secrets, crds] = await Promise.all([
-    client.core.listNamespacedSecret({
-      namespace: entry.release.namespace,
-      labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${entry.release.name}`,
-    }),
-    observeCrds(client, entry.crds.names),
-  ]);
-  const release = latestRevision(secrets.items.map(decodeReleaseSecret));
+  const [release, crds] = await Promise.all([observeRelease(client, entry), observeCrds(client, entry.crds.names)]);
   const allCrdsExist = crds.every((crd) => crd.exists);
   const controllers = !release && allCrdsExist ? await findControllers(client, entry) : [];
   const releaseWorkloads = release ? await observeWorkloads(client, release.workloads) : [];
