@@ -2,13 +2,41 @@ import { OWNERSHIP_MARKS } from "../api/group.js";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import { type ChartSource, OFFICIAL_REPOSITORIES, resolveChart } from "../catalog/chart-source.js";
-import type { HelmCli } from "../cluster/helm-cli.js";
-import type { ReleaseRecord } from "../cluster/helm-release-record.js";
-import type { KubeClient } from "../cluster/kube-client.js";
+import type { HelmCli, HelmInstallOptions } from "../cluster/helm-cli.js";
+import {
+  HELM_MANAGED_BY,
+  HELM_MANAGED_BY_LABEL,
+  HELM_RELEASE_NAME_ANNOTATION,
+  HELM_RELEASE_NAMESPACE_ANNOTATION,
+  type ReleaseRecord,
+} from "../cluster/helm-release-record.js";
+import { type KubeClient, type ObjectHeader, orUndefined } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
+import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
+import { decideReleaseOwnership, ownedByRelease, ownershipConflictMessage } from "../plan/release-ownership.js";
 import { withLeaseLock } from "./lease-lock.js";
+import { StepFailure } from "./step-failure.js";
+
+/** A JSON pointer segment (RFC 6901) for a label or annotation key. */
+function pointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** JSON patch operations that set `entries` in metadata.<field>, creating the map when absent. */
+function setOps(
+  field: "labels" | "annotations",
+  current: Readonly<Record<string, string>> | undefined,
+  entries: Readonly<Record<string, string>>,
+): { op: "add"; path: string; value: unknown }[] {
+  if (!current) return [{ op: "add", path: `/metadata/${field}`, value: { ...entries } }];
+  return Object.entries(entries).map(([key, value]) => ({
+    op: "add",
+    path: `/metadata/${field}/${pointer(key)}`,
+    value,
+  }));
+}
 
 export interface CapabilityInstallerOptions {
   readonly client: KubeClient;
@@ -92,7 +120,7 @@ export class CapabilityInstaller {
         if (decision.action === "none") return decision;
         this.report(`[${name}] ${decision.summary}`);
         const chart = await resolveChart(entry, this.source);
-        const options = {
+        const options: HelmInstallOptions = {
           namespace: entry.release.namespace,
           createNamespace: true,
           labels: OWNERSHIP_MARKS,
@@ -101,15 +129,16 @@ export class CapabilityInstaller {
           ...(chart.repo ? { repo: chart.repo } : {}),
           // Readiness gates, not helm's wait, decide when dependants proceed.
           wait: false,
-          // Detection found no controller anywhere, so CRDs that exist are orphans (left by an earlier
-          // install, ours or not): the release takes them over instead of failing on their ownership, and
-          // our pinned definitions win over whatever last wrote them.
-          takeOwnership: true,
+          // Only objects proven ours reach helm (see preflight): on those, our pinned definitions win
+          // over whatever field manager last wrote them (e.g. orphaned CRDs applied by kubectl).
           forceConflicts: true,
         };
+        const pending = observation.release?.status.startsWith("pending-") ?? false;
+        const orphanedCrds = await this.preflight(entry, chart.ref, options);
+        await this.stampOrphanedCrds(entry, orphanedCrds);
         if (decision.action === "install") {
           await this.helm.install(entry.release.name, chart.ref, options);
-        } else if (observation.release?.status.startsWith("pending-")) {
+        } else if (pending && observation.release) {
           // A previous operation died midway (we hold the lock, so nobody else runs one), and helm
           // refuses to upgrade a pending release.
           await this.repairPending(
@@ -131,6 +160,71 @@ export class CapabilityInstaller {
       },
       { onWait: (holder) => this.report(`[${name}] waiting for ${holder}, which holds the install lock`) },
     );
+  }
+
+  /**
+   * Everything that can be known before a helm operation writes a revision. The chart is rendered with
+   * the same values, version and source; every rendered object that already exists must be the
+   * release's own, or one of the capability's CRDs orphaned by an earlier install (returned, to be
+   * stamped), else the install is refused naming them (OwnershipConflict).
+   */
+  private async preflight(entry: CapabilityEntry, chart: string, options: HelmInstallOptions): Promise<ObjectHeader[]> {
+    const manifest = await this.helm.template(entry.release.name, chart, options);
+    const rendered = await placeRenderedObjects(this.client, manifest, entry.release.namespace);
+    const verdict = decideReleaseOwnership(entry, await observeExistingObjects(this.client, rendered.served));
+    if (verdict.conflicts.length > 0) {
+      const message = ownershipConflictMessage(entry, verdict);
+      this.report(`[${entry.name}] refused: ${message}`);
+      throw new StepFailure("OwnershipConflict", message);
+    }
+    return [...verdict.orphanedCrds];
+  }
+
+  /**
+   * Marks the capability's orphaned CRDs as the release's, the one thing helm checks before making an
+   * existing object part of a release: our install adopts them without `--take-ownership`, which would
+   * adopt every other rendered object too.
+   */
+  private async stampOrphanedCrds(entry: CapabilityEntry, crds: readonly ObjectHeader[]): Promise<void> {
+    for (const crd of crds) {
+      const live = await this.client.extensions.readCustomResourceDefinition({ name: crd.metadata.name });
+      this.report(`[${entry.name}] CRD ${crd.metadata.name} is an orphan: adopting it into the release`);
+      await this.client.extensions.patchCustomResourceDefinition({
+        name: crd.metadata.name,
+        body: [
+          { op: "test", path: "/metadata/resourceVersion", value: live.metadata?.resourceVersion },
+          ...setOps("labels", live.metadata?.labels, { [HELM_MANAGED_BY_LABEL]: HELM_MANAGED_BY }),
+          ...setOps("annotations", live.metadata?.annotations, {
+            [HELM_RELEASE_NAME_ANNOTATION]: entry.release.name,
+            [HELM_RELEASE_NAMESPACE_ANNOTATION]: entry.release.namespace,
+          }),
+        ],
+      });
+    }
+  }
+
+  /**
+   * After our release is uninstalled, the CRDs it kept (resource-policy keep) still name it as their
+   * owner. They are made ownerless, like CRDs applied by hand: nothing then claims them for a release
+   * that no longer exists, and whoever installs the operator next adopts them the same way (our own
+   * install through stampOrphanedCrds, a user's with `helm install --take-ownership`).
+   */
+  private async releaseKeptCrds(entry: CapabilityEntry): Promise<void> {
+    for (const name of entry.crds.names) {
+      const live = await orUndefined(this.client.extensions.readCustomResourceDefinition({ name }));
+      const labels = live?.metadata?.labels ?? {};
+      const annotations = live?.metadata?.annotations ?? {};
+      if (!live || !ownedByRelease({ labels, annotations }, entry.release)) continue;
+      await this.client.extensions.patchCustomResourceDefinition({
+        name,
+        body: [
+          { op: "test", path: "/metadata/resourceVersion", value: live.metadata?.resourceVersion },
+          { op: "remove", path: `/metadata/labels/${pointer(HELM_MANAGED_BY_LABEL)}` },
+          { op: "remove", path: `/metadata/annotations/${pointer(HELM_RELEASE_NAME_ANNOTATION)}` },
+          { op: "remove", path: `/metadata/annotations/${pointer(HELM_RELEASE_NAMESPACE_ANNOTATION)}` },
+        ],
+      });
+    }
   }
 
   /**
@@ -166,7 +260,8 @@ export class CapabilityInstaller {
 
   /**
    * Releases a capability a resource no longer needs (SPEC 3.2): `consumers` are recomputed by the caller
-   * from live resources; uninstalls only at zero consumers and only an Owned release. CRDs stay.
+   * from live resources; uninstalls only at zero consumers and only an Owned release. CRDs stay, no
+   * longer marked as the release's.
    */
   async release(name: string, consumers: readonly string[]): Promise<{ uninstalled: boolean; reason: string }> {
     const entry = this.entry(name);
@@ -177,6 +272,7 @@ export class CapabilityInstaller {
       if (!decision.uninstall) return { uninstalled: false, reason: decision.reason };
       this.report(`[${name}] uninstall: ${decision.reason}`);
       await this.helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
+      await this.releaseKeptCrds(entry);
       return { uninstalled: true, reason: decision.reason };
     });
   }

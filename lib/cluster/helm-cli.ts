@@ -54,6 +54,13 @@ export interface HelmReleaseInfo {
   };
 }
 
+function chartArgs(options: HelmInstallOptions): string[] {
+  const args: string[] = [];
+  if (options.version) args.push("--version", options.version);
+  if (options.repo) args.push("--repo", options.repo);
+  return args;
+}
+
 /** The one module through which the product runs helm (see docs/adr/0003-helm-cli.md). */
 export class HelmCli {
   constructor(readonly options: HelmCliOptions) {}
@@ -93,12 +100,10 @@ export class HelmCli {
     chart: string,
     options: HelmInstallOptions,
   ): Promise<HelmReleaseInfo> {
-    const scratch = await mkdtemp(join(tmpdir(), "navique-helm-"));
-    try {
+    return this.withValues(options, async (valueArgs) => {
       const args = [verb, release, chart, ...this.common(options.namespace), "--output", "json"];
+      args.push(...chartArgs(options), ...valueArgs);
       if (options.createNamespace) args.push("--create-namespace");
-      if (options.version) args.push("--version", options.version);
-      if (options.repo) args.push("--repo", options.repo);
       if (options.takeOwnership) args.push("--take-ownership");
       if (options.forceConflicts) args.push("--force-conflicts");
       // helm keeps every revision unless told otherwise; only upgrade takes the bound.
@@ -106,13 +111,31 @@ export class HelmCli {
       if (options.wait ?? true) args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
       const labels = Object.entries(options.labels ?? {});
       if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
-      if (options.values) {
-        const valuesFile = join(scratch, "values.yaml");
-        await writeFile(valuesFile, stringify(options.values), { mode: 0o600 });
-        args.push("--values", valuesFile);
-      }
       const result = await run(this.options.binary, args, { env: this.env() });
       return JSON.parse(result.stdout) as HelmReleaseInfo;
+    });
+  }
+
+  /**
+   * `helm template`: the chart's manifests as an install of `release` with these values and version
+   * would render them, without the cluster (no lookups) and without the `crds/` directory, whose CRDs
+   * helm creates only when missing and never takes over. Hooks are included.
+   */
+  async template(release: string, chart: string, options: HelmInstallOptions): Promise<string> {
+    return this.withValues(options, async (valueArgs) => {
+      const args = ["template", release, chart, "--namespace", options.namespace, ...chartArgs(options), ...valueArgs];
+      return (await run(this.options.binary, args, { env: this.env() })).stdout;
+    });
+  }
+
+  /** Runs `action` with `--values <private file>` arguments for the options' values (none without values). */
+  private async withValues<T>(options: HelmInstallOptions, action: (args: string[]) => Promise<T>): Promise<T> {
+    if (!options.values) return action([]);
+    const scratch = await mkdtemp(join(tmpdir(), "navique-helm-"));
+    try {
+      const valuesFile = join(scratch, "values.yaml");
+      await writeFile(valuesFile, stringify(options.values), { mode: 0o600 });
+      return await action(["--values", valuesFile]);
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }

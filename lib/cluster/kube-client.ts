@@ -54,6 +54,10 @@ class ObjectPaths extends KubernetesObjectApi {
     return this.specUriPath(spec, action);
   }
 
+  async namespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
+    return (await this.resource(apiVersion, kind))?.namespaced;
+  }
+
   useDefaultNamespaceOf(kubeconfig: KubeConfig): void {
     this.setDefaultNamespace(kubeconfig);
   }
@@ -146,6 +150,15 @@ export class KubeClient {
    */
   refreshDiscovery(): void {
     this.objects = this.makeObjectApi();
+  }
+
+  /**
+   * Whether the API serves `kind` of `apiVersion` in namespaces (true) or cluster-wide (false);
+   * undefined when it does not serve the kind at all (e.g. a CRD not installed yet).
+   */
+  async namespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
+    this.counter.count += 1;
+    return this.objects.namespaced(apiVersion, kind);
   }
 
   /** Server-side apply with the product's field manager, taking ownership of the fields it sets. */
