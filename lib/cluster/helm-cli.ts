@@ -35,6 +35,12 @@ export interface HelmInstallOptions {
   readonly takeOwnership?: boolean;
   /** Override other field managers on conflicting fields (`--force-conflicts`). @default false */
   readonly forceConflicts?: boolean;
+  /**
+   * Simulate on the server (`--dry-run=server`): helm renders against the cluster and checks the
+   * ownership of existing objects, writes no release record (no revision) and applies nothing; it does
+   * NOT send the objects to the apiserver, so the apiserver's own refusals are not seen. @default false
+   */
+  readonly dryRun?: boolean;
   /** Release revisions helm keeps. @default 5 */
   readonly historyMax?: number;
   /** Wait until the release's resources are ready. @default true */
@@ -103,12 +109,19 @@ export class HelmCli {
     return this.withValues(options, async (valueArgs) => {
       const args = [verb, release, chart, ...this.common(options.namespace), "--output", "json"];
       args.push(...chartArgs(options), ...valueArgs);
-      if (options.createNamespace) args.push("--create-namespace");
+      if (options.dryRun) {
+        // helm v4 spells it --dry-run=server: rendered against the cluster (lookups, capabilities,
+        // ownership of existing objects), no release record written, nothing applied.
+        args.push("--dry-run=server");
+      } else if (options.createNamespace) {
+        args.push("--create-namespace");
+      }
       if (options.takeOwnership) args.push("--take-ownership");
       if (options.forceConflicts) args.push("--force-conflicts");
       // helm keeps every revision unless told otherwise; only upgrade takes the bound.
       if (verb === "upgrade") args.push("--history-max", String(options.historyMax ?? 5));
-      if (options.wait ?? true) args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
+      if ((options.wait ?? true) && !options.dryRun)
+        args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
       const labels = Object.entries(options.labels ?? {});
       if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
       const result = await run(this.options.binary, args, { env: this.env() });
@@ -171,4 +184,18 @@ export class HelmCli {
     }
     return JSON.parse(result.stdout) as HelmReleaseInfo;
   }
+}
+
+/**
+ * One line of what helm said went wrong: its last `Error:` line (helm prints the cause there, after
+ * any warnings), without the prefix, cut at 400 characters. Never the command line, which names the
+ * values file, nor the rest of stderr.
+ */
+export function helmErrorSummary(error: unknown): string {
+  if (!(error instanceof CommandFailedError))
+    return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+  const lines = (error.result.stderr || error.result.stdout).trim().split("\n");
+  const errorLine = [...lines].reverse().find((line) => line.startsWith("Error:")) ?? lines[lines.length - 1] ?? "";
+  const summary = errorLine.replace(/^Error:\s*/, "").trim();
+  return summary.length > 400 ? `${summary.slice(0, 399)}…` : summary || `helm exited with code ${error.result.code}`;
 }

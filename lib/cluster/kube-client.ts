@@ -161,8 +161,14 @@ export class KubeClient {
     return this.objects.namespaced(apiVersion, kind);
   }
 
-  /** Server-side apply with the product's field manager, taking ownership of the fields it sets. */
-  async apply(object: ObjectHeader, options: { readonly fieldManager?: string } = {}): Promise<KubernetesObject> {
+  /**
+   * Server-side apply with the product's field manager, taking ownership of the fields it sets. With
+   * `dryRun`, the apiserver validates and admits the object without persisting it (`dryRun=All`).
+   */
+  async apply(
+    object: ObjectHeader,
+    options: { readonly fieldManager?: string; readonly dryRun?: boolean } = {},
+  ): Promise<KubernetesObject> {
     this.counter.count += 1;
     // client-node's generic patch re-serialises built-in kinds through its typed models, which drops
     // JSON names it maps differently (`default`, `enum`, `x-kubernetes-validations` in a CRD): the
@@ -171,6 +177,7 @@ export class KubeClient {
     const url = new URL(`${this.server}${path}`);
     url.searchParams.set("fieldManager", options.fieldManager ?? FIELD_MANAGER);
     url.searchParams.set("force", "true");
+    if (options.dryRun) url.searchParams.set("dryRun", "All");
     const requestOptions: RequestOptions = {
       method: "PATCH",
       headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" },

@@ -1,6 +1,8 @@
 import { join } from "node:path";
 import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
 import { StepFailure } from "../../lib/apply/step-failure.js";
+import type { CapabilityEntry } from "../../lib/catalog/capability.js";
+import { CATALOG } from "../../lib/catalog/catalog.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -227,5 +229,26 @@ describe("capability installs and objects that are not theirs", () => {
       return current.ready ? current : undefined;
     });
     expect(decision).toMatchObject({ state: "Adopted", action: "none" });
+  });
+
+  it("refuses what the apiserver would refuse before helm writes any revision, pass after pass", async () => {
+    // A chart whose values the apiserver rejects (replicas must be >= 0); our preflight of ownership
+    // passes, helm's own dry run does not send objects to the apiserver, so only the apply dry run sees it.
+    const rejected: CapabilityEntry = { ...CLOUDNATIVE_PG, values: { ...CLOUDNATIVE_PG.values, replicaCount: -1 } };
+    const catalog = new Map([...CATALOG, ["cloudnative-pg", rejected]]);
+    const failing = new CapabilityInstaller({ client, helm, source: FIXTURE_SOURCE, catalog });
+    await ensureReady(failing, "cert-manager");
+    for (let pass = 0; pass < 3; pass++) {
+      const failure = await failureOf(failing.ensure("cloudnative-pg"));
+      expect(failure.reason).toBe("InstallFailed");
+      expect(failure.message).toBe(
+        'the apiserver refuses Deployment cnpg-system/cloudnative-pg that cloudnative-pg 0.29.0 renders: Deployment.apps "cloudnative-pg" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0. ' +
+          "Nothing was installed (no helm revision). Remove the cause (a conflicting object, an admission policy, a quota) and the next pass installs",
+      );
+      expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    }
+    // The same chart with valid values installs.
+    expect(await ensureReady(installer, "cloudnative-pg")).toMatchObject({ state: "Owned", ready: true });
+    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(1);
   });
 });
