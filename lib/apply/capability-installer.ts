@@ -15,12 +15,7 @@ import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
 import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
-import {
-  decideReleaseOwnership,
-  describeObject,
-  ownedByRelease,
-  ownershipConflictMessage,
-} from "../plan/release-ownership.js";
+import { decideReleaseOwnership, describeObject, ownershipConflictMessage } from "../plan/release-ownership.js";
 import { withLeaseLock } from "./lease-lock.js";
 import { StepFailure } from "./step-failure.js";
 
@@ -306,30 +301,6 @@ export class CapabilityInstaller {
   }
 
   /**
-   * After our release is uninstalled, the CRDs it kept (resource-policy keep) still name it as their
-   * owner. They are made ownerless, like CRDs applied by hand: nothing then claims them for a release
-   * that no longer exists, and whoever installs the operator next adopts them the same way (our own
-   * install through stampOrphanedCrds, a user's with `helm install --take-ownership`).
-   */
-  private async releaseKeptCrds(entry: CapabilityEntry): Promise<void> {
-    for (const name of entry.crds.names) {
-      const live = await orUndefined(this.client.extensions.readCustomResourceDefinition({ name }));
-      const labels = live?.metadata?.labels ?? {};
-      const annotations = live?.metadata?.annotations ?? {};
-      if (!live || !ownedByRelease({ labels, annotations }, entry.release)) continue;
-      await this.client.extensions.patchCustomResourceDefinition({
-        name,
-        body: [
-          { op: "test", path: "/metadata/resourceVersion", value: live.metadata?.resourceVersion },
-          { op: "remove", path: `/metadata/labels/${pointer(HELM_MANAGED_BY_LABEL)}` },
-          { op: "remove", path: `/metadata/annotations/${pointer(HELM_RELEASE_NAME_ANNOTATION)}` },
-          { op: "remove", path: `/metadata/annotations/${pointer(HELM_RELEASE_NAMESPACE_ANNOTATION)}` },
-        ],
-      });
-    }
-  }
-
-  /**
    * Repairs a release left pending: an upgrade or rollback that died is rolled back to the revision
    * before it, which keeps the running controller, and then upgraded to the pinned chart; an install that
    * died has nothing to go back to, so it is removed and installed again (CRDs are kept by policy).
@@ -362,8 +333,8 @@ export class CapabilityInstaller {
 
   /**
    * Releases a capability a resource no longer needs (SPEC 3.2): `consumers` are recomputed by the caller
-   * from live resources; uninstalls only at zero consumers and only an Owned release. CRDs stay, no
-   * longer marked as the release's.
+   * from live resources; uninstalls only at zero consumers and only an Owned release. CRDs stay, with
+   * helm's ownership of the release name left as helm leaves it (docs/adr/0011-capability-install-ownership.md).
    */
   async release(name: string, consumers: readonly string[]): Promise<{ uninstalled: boolean; reason: string }> {
     const entry = this.entry(name);
@@ -374,7 +345,6 @@ export class CapabilityInstaller {
       if (!decision.uninstall) return { uninstalled: false, reason: decision.reason };
       this.report(`[${name}] uninstall: ${decision.reason}`);
       await this.helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
-      await this.releaseKeptCrds(entry);
       return { uninstalled: true, reason: decision.reason };
     });
   }

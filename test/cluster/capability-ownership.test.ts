@@ -23,7 +23,6 @@ import {
 import { createTestNamespace, eventually } from "../support/cluster.js";
 
 const CNPG_CHART = join(FIXTURE_CHARTS, "cloudnative-pg");
-const HELM_OWNERSHIP_KEYS = ["meta.helm.sh/release-name", "meta.helm.sh/release-namespace"];
 
 async function ensureReady(installer: CapabilityInstaller, name: string): Promise<CapabilityDecision> {
   return eventually(`${name} to be Ready`, async () => {
@@ -177,7 +176,7 @@ describe("capability installs and objects that are not theirs", () => {
     });
   });
 
-  it("leaves the kept CRDs ownerless on release, so that a user's own helm install of the operator can adopt them", async () => {
+  it("after a release, a user's own helm install of the operator proceeds: plainly under our release name, with --take-ownership under another", async () => {
     await ensureReady(installer, "cloudnative-pg");
     const uid = (await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" })).metadata
       ?.uid;
@@ -185,37 +184,42 @@ describe("capability installs and objects that are not theirs", () => {
     for (const name of CLOUDNATIVE_PG.crds.names) {
       const kept = await client.extensions.readCustomResourceDefinition({ name });
       expect(kept.metadata?.deletionTimestamp).toBeUndefined();
-      for (const key of HELM_OWNERSHIP_KEYS) expect(kept.metadata?.annotations?.[key]).toBeUndefined();
-      expect(kept.metadata?.labels?.["app.kubernetes.io/managed-by"]).toBeUndefined();
     }
+    const binary = (await toolchainPaths()).helm;
+    const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
+    const userHelm = (verb: "install" | "uninstall", release: string, namespace: string, ...extra: string[]) =>
+      runUnchecked(binary, [
+        verb,
+        release,
+        ...(verb === "install" ? [CNPG_CHART, "--create-namespace"] : ["--wait"]),
+        "--namespace",
+        namespace,
+        "--kubeconfig",
+        kubeconfig,
+        ...extra,
+      ]);
 
-    // The user installs the operator themselves, under their own release name, in their own namespace.
+    // The kept CRDs still carry helm's ownership of the release name and namespace, so the user's plain
+    // install under that name (cert-manager's documented command is exactly ours) adopts them.
+    const sameName = await userHelm("install", "cloudnative-pg", "cnpg-system");
+    expect(sameName.stderr).toBe("");
+    expect(sameName.code).toBe(0);
+    expect((await installer.observe("cloudnative-pg")).decision.state).toBe("Adopted");
+    expect((await userHelm("uninstall", "cloudnative-pg", "cnpg-system")).code).toBe(0);
+
+    // Under another name, helm refuses any existing object not marked as that release's, whatever it
+    // carries; the documented procedure is --take-ownership (or crds.create=false).
     const namespace = await createTestNamespace("users-cnpg");
     cleanups.push(() => deleteNamespaceAndWait(client, namespace.name));
     cleanups.push(async () => {
       await helm.uninstall("my-cnpg", namespace.name);
     });
-    const binary = (await toolchainPaths()).helm;
-    const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
-    const userInstall = (...extra: string[]) =>
-      runUnchecked(binary, [
-        "install",
-        "my-cnpg",
-        CNPG_CHART,
-        "--namespace",
-        namespace.name,
-        "--kubeconfig",
-        kubeconfig,
-        ...extra,
-      ]);
-    // helm refuses any existing object without its ownership, so a plain install names the CRDs...
-    const plain = await userInstall();
+    const plain = await userHelm("install", "my-cnpg", namespace.name);
     expect(plain.code).not.toBe(0);
     expect(plain.stderr).toContain(
-      'CustomResourceDefinition "backups.postgresql.cnpg.io" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata',
+      'CustomResourceDefinition "backups.postgresql.cnpg.io" in namespace "" exists and cannot be imported into the current release: invalid ownership metadata; annotation validation error: key "meta.helm.sh/release-name" must equal "my-cnpg": current value is "cloudnative-pg"',
     );
-    // ...and the documented procedure adopts them: --take-ownership (or crds.create=false).
-    const adopting = await userInstall("--take-ownership");
+    const adopting = await userHelm("install", "my-cnpg", namespace.name, "--take-ownership");
     expect(adopting.stderr).toBe("");
     expect(adopting.code).toBe(0);
     const crd = await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" });
