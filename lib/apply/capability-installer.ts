@@ -242,6 +242,8 @@ export class CapabilityInstaller {
       }
     }
     if (how.helmDryRun) {
+      // With --take-ownership in the DRY run only: the ownership check is ours (above, and helm's own
+      // again in the real operation), and the orphaned CRDs are not stamped yet, which helm would refuse.
       await this.asInstallFailure(entry, "helm's dry run", () =>
         how.verb === "install"
           ? this.helm.install(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true })

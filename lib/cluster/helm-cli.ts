@@ -29,8 +29,8 @@ export interface HelmInstallOptions {
   /** Repository URL for a chart given by name (`helm install --repo`). */
   readonly repo?: string;
   /**
-   * Adopt existing resources that carry no helm ownership (`--take-ownership`), e.g. CRDs orphaned by an
-   * earlier install. @default false
+   * Adopt EVERY existing object the chart renders, whoever owns it (`--take-ownership`). The product
+   * passes it to dry runs only (docs/adr/0011-capability-install-ownership.md). @default false
    */
   readonly takeOwnership?: boolean;
   /** Override other field managers on conflicting fields (`--force-conflicts`). @default false */
