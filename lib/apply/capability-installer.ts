@@ -2,13 +2,58 @@ import { OWNERSHIP_MARKS } from "../api/group.js";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import { type ChartSource, OFFICIAL_REPOSITORIES, resolveChart } from "../catalog/chart-source.js";
-import type { HelmCli } from "../cluster/helm-cli.js";
-import type { ReleaseRecord } from "../cluster/helm-release-record.js";
-import type { KubeClient } from "../cluster/kube-client.js";
+import { type HelmCli, type HelmInstallOptions, helmErrorSummary } from "../cluster/helm-cli.js";
+import {
+  HELM_MANAGED_BY,
+  HELM_MANAGED_BY_LABEL,
+  HELM_RELEASE_NAME_ANNOTATION,
+  HELM_RELEASE_NAMESPACE_ANNOTATION,
+  type ReleaseRecord,
+} from "../cluster/helm-release-record.js";
+import { type KubeClient, type ObjectHeader, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
+import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
+import { decideReleaseOwnership, describeObject, ownershipConflictMessage } from "../plan/release-ownership.js";
 import { type LeaseLockOptions, withLeaseLock } from "./lease-lock.js";
+import { StepFailure } from "./step-failure.js";
+
+/** The field manager helm v4 applies with (pkg/kube client default): the dry run applies as helm will. */
+const HELM_FIELD_MANAGER = "helm";
+
+/** A JSON pointer segment (RFC 6901) for a label or annotation key. */
+function pointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/** JSON patch operations that set `entries` in metadata.<field>, creating the map when absent. */
+function setOps(
+  field: "labels" | "annotations",
+  current: Readonly<Record<string, string>> | undefined,
+  entries: Readonly<Record<string, string>>,
+): { op: "add"; path: string; value: unknown }[] {
+  if (!current) return [{ op: "add", path: `/metadata/${field}`, value: { ...entries } }];
+  return Object.entries(entries).map(([key, value]) => ({
+    op: "add",
+    path: `/metadata/${field}/${pointer(key)}`,
+    value,
+  }));
+}
+
+/** The apiserver's own words for a refused request (its Status message), else the error's first line. */
+function apiRefusal(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  if (typeof body === "string") {
+    try {
+      const status = JSON.parse(body) as { message?: string };
+      if (status.message) return status.message;
+    } catch {
+      // not a Status: fall through
+    }
+  }
+  return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+}
 
 export interface CapabilityInstallerOptions {
   readonly client: KubeClient;
@@ -106,7 +151,7 @@ export class CapabilityInstaller {
         if (decision.action === "none") return decision;
         this.report(`[${name}] ${decision.summary}`);
         const chart = await resolveChart(entry, this.source);
-        const options = {
+        const options: HelmInstallOptions = {
           namespace: entry.release.namespace,
           createNamespace: true,
           labels: OWNERSHIP_MARKS,
@@ -115,36 +160,160 @@ export class CapabilityInstaller {
           ...(chart.repo ? { repo: chart.repo } : {}),
           // Readiness gates, not helm's wait, decide when dependants proceed.
           wait: false,
-          // Detection found no controller anywhere, so CRDs that exist are orphans (left by an earlier
-          // install, ours or not): the release takes them over instead of failing on their ownership, and
-          // our pinned definitions win over whatever last wrote them.
-          takeOwnership: true,
+          // Only objects proven ours reach helm (see preflight): on those, our pinned definitions win
+          // over whatever field manager last wrote them (e.g. orphaned CRDs applied by kubectl).
           forceConflicts: true,
         };
-        if (decision.action === "install") {
-          await this.helm.install(entry.release.name, chart.ref, options);
-        } else if (observation.release?.status.startsWith("pending-")) {
-          // A previous operation died midway (we hold the lock, so nobody else runs one), and helm
-          // refuses to upgrade a pending release.
-          await this.repairPending(
-            name,
-            observation.release,
-            async () => {
-              await this.helm.upgrade(entry.release.name, chart.ref, options);
-            },
-            async () => {
-              await this.helm.install(entry.release.name, chart.ref, options);
-            },
-          );
-        } else {
-          await this.helm.upgrade(entry.release.name, chart.ref, options);
-        }
+        const pending = observation.release?.status.startsWith("pending-") ?? false;
+        const orphanedCrds = await this.preflight(entry, chart.ref, options, {
+          verb: decision.action === "install" ? "install" : "upgrade",
+          // helm refuses any operation on a pending release, its dry run included; the repair below
+          // gets it out of that state first.
+          helmDryRun: !pending,
+        });
+        await this.stampOrphanedCrds(entry, orphanedCrds);
+        await this.asInstallFailure(entry, "the install", async () => {
+          if (decision.action === "install") {
+            await this.helm.install(entry.release.name, chart.ref, options);
+          } else if (pending && observation.release) {
+            // A previous operation died midway (we hold the lock, so nobody else runs one), and helm
+            // refuses to upgrade a pending release.
+            await this.repairPending(
+              name,
+              observation.release,
+              async () => {
+                await this.helm.upgrade(entry.release.name, chart.ref, options);
+              },
+              async () => {
+                await this.helm.install(entry.release.name, chart.ref, options);
+              },
+            );
+          } else {
+            await this.helm.upgrade(entry.release.name, chart.ref, options);
+          }
+        });
         // The chart may have brought new CRDs: the next apply must discover them.
         this.client.refreshDiscovery();
         return (await this.observe(name)).decision;
       },
       this.lockReports(name),
     );
+  }
+
+  /**
+   * Everything that can be known before a helm operation writes a revision. The chart is rendered with
+   * the same values, version and source; every rendered object that already exists must be the
+   * release's own, or one of the capability's CRDs orphaned by an earlier install (returned, to be
+   * stamped), else the install is refused naming them (OwnershipConflict). Then the apiserver validates
+   * and admits each object without persisting it (dry-run apply, which helm's own dry run does not do),
+   * and helm simulates the operation (`--dry-run=server`: rendering against the cluster, its checks).
+   * Any refusal there is an InstallFailed with no revision made; the same cause refused again on the
+   * next pass makes none either.
+   */
+  private async preflight(
+    entry: CapabilityEntry,
+    chart: string,
+    options: HelmInstallOptions,
+    how: { readonly verb: "install" | "upgrade"; readonly helmDryRun: boolean },
+  ): Promise<ObjectHeader[]> {
+    const manifest = await this.asInstallFailure(entry, "rendering the chart", () =>
+      this.helm.template(entry.release.name, chart, options),
+    );
+    const rendered = await placeRenderedObjects(this.client, manifest, entry.release.namespace);
+    const verdict = decideReleaseOwnership(entry, await observeExistingObjects(this.client, rendered.served));
+    if (verdict.conflicts.length > 0) {
+      const message = ownershipConflictMessage(entry, verdict);
+      this.report(`[${entry.name}] refused: ${message}`);
+      throw new StepFailure("OwnershipConflict", message);
+    }
+    const renderedKinds = new Set(
+      rendered.served
+        .filter((o) => o.kind === "CustomResourceDefinition")
+        .map((o) => {
+          const spec = (o as { spec?: { group?: string; names?: { kind?: string } } }).spec;
+          return `${spec?.group}/${spec?.names?.kind}`;
+        }),
+    );
+    for (const { object } of rendered.unserved) {
+      // A custom resource of a CRD the same chart installs is validated once its CRD exists, by helm.
+      if (renderedKinds.has(`${object.apiVersion.split("/")[0]}/${object.kind}`)) continue;
+      throw new StepFailure(
+        "InstallFailed",
+        `${entry.name} ${entry.chart.version} renders ${describeObject(object)} of ${object.apiVersion}, which the cluster does not serve. Nothing was installed. Install the API it needs first (its CRD or operator)`,
+      );
+    }
+    await this.ensureNamespace(entry.release.namespace);
+    for (const object of rendered.served) {
+      try {
+        await this.client.apply(object, { fieldManager: HELM_FIELD_MANAGER, dryRun: true });
+      } catch (error) {
+        throw new StepFailure(
+          "InstallFailed",
+          `the apiserver refuses ${describeObject(object)} that ${entry.name} ${entry.chart.version} renders: ${apiRefusal(error)}. Nothing was installed (no helm revision). Remove the cause (a conflicting object, an admission policy, a quota) and the next pass installs`,
+          undefined,
+          { cause: error },
+        );
+      }
+    }
+    if (how.helmDryRun) {
+      // With --take-ownership in the DRY run only: the ownership check is ours (above, and helm's own
+      // again in the real operation), and the orphaned CRDs are not stamped yet, which helm would refuse.
+      await this.asInstallFailure(entry, "helm's dry run", () =>
+        how.verb === "install"
+          ? this.helm.install(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true })
+          : this.helm.upgrade(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true }),
+      );
+    }
+    return [...verdict.orphanedCrds];
+  }
+
+  /** Runs a helm step; its failure becomes an InstallFailed with helm's one-line cause and what to do. */
+  private async asInstallFailure<T>(entry: CapabilityEntry, step: string, action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      if (error instanceof StepFailure) throw error;
+      const summary = helmErrorSummary(error);
+      throw new StepFailure(
+        "InstallFailed",
+        `${step} of ${entry.name} ${entry.chart.version} as release ${entry.release.namespace}/${entry.release.name} failed: ${summary}. Correct the cause helm names; the next pass retries`,
+        `InstallFailed:${entry.name}:${step}:${summary}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** The release namespace, created as `helm --create-namespace` would, so that the dry run can place objects in it. */
+  private async ensureNamespace(name: string): Promise<void> {
+    if (await orUndefined(this.client.core.readNamespace({ name }))) return;
+    await this.client.core
+      .createNamespace({ body: { metadata: { name, labels: { name } } } })
+      .catch((error: unknown) => {
+        if (statusOf(error) !== 409) throw error;
+      });
+  }
+
+  /**
+   * Marks the capability's orphaned CRDs as the release's, the one thing helm checks before making an
+   * existing object part of a release: our install adopts them without `--take-ownership`, which would
+   * adopt every other rendered object too.
+   */
+  private async stampOrphanedCrds(entry: CapabilityEntry, crds: readonly ObjectHeader[]): Promise<void> {
+    for (const crd of crds) {
+      const live = await this.client.extensions.readCustomResourceDefinition({ name: crd.metadata.name });
+      this.report(`[${entry.name}] CRD ${crd.metadata.name} is an orphan: adopting it into the release`);
+      await this.client.extensions.patchCustomResourceDefinition({
+        name: crd.metadata.name,
+        body: [
+          { op: "test", path: "/metadata/resourceVersion", value: live.metadata?.resourceVersion },
+          ...setOps("labels", live.metadata?.labels, { [HELM_MANAGED_BY_LABEL]: HELM_MANAGED_BY }),
+          ...setOps("annotations", live.metadata?.annotations, {
+            [HELM_RELEASE_NAME_ANNOTATION]: entry.release.name,
+            [HELM_RELEASE_NAMESPACE_ANNOTATION]: entry.release.namespace,
+          }),
+        ],
+      });
+    }
   }
 
   /**
@@ -180,7 +349,8 @@ export class CapabilityInstaller {
 
   /**
    * Releases a capability a resource no longer needs (SPEC 3.2): `consumers` are recomputed by the caller
-   * from live resources; uninstalls only at zero consumers and only an Owned release. CRDs stay.
+   * from live resources; uninstalls only at zero consumers and only an Owned release. CRDs stay, with
+   * helm's ownership of the release name left as helm leaves it (docs/adr/0011-capability-install-ownership.md).
    */
   async release(name: string, consumers: readonly string[]): Promise<{ uninstalled: boolean; reason: string }> {
     const entry = this.entry(name);

@@ -1,6 +1,6 @@
 import { CapabilityEntry } from "./capability.js";
 
-/** cert-manager: the universal prerequisite (webhook certificates of other operators). Facts: CATALOG.md. */
+/** cert-manager: the universal prerequisite (webhook certificates of other operators). Every fact is checked against the upstream chart: docs/provenance.md, "Catalog facts". */
 export const CERT_MANAGER = CapabilityEntry.parse({
   name: "cert-manager",
   description: "X.509 certificate management; issues webhook certificates for other capability operators.",

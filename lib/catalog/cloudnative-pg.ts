@@ -1,6 +1,6 @@
 import { CapabilityEntry } from "./capability.js";
 
-/** CloudNativePG: the operator behind PostgresCluster type cnpg. Facts: CATALOG.md. */
+/** CloudNativePG: the operator behind PostgresCluster type cnpg. Every fact is checked against the upstream chart: docs/provenance.md, "Catalog facts". */
 export const CLOUDNATIVE_PG = CapabilityEntry.parse({
   name: "cloudnative-pg",
   description: "PostgreSQL operator (CloudNativePG); reconciles Cluster and Database resources.",
@@ -13,12 +13,19 @@ export const CLOUDNATIVE_PG = CapabilityEntry.parse({
   },
   release: { name: "cloudnative-pg", namespace: "cnpg-system" },
   crds: {
+    // Chart 0.29.0 templates/crds/crds.yaml, in its order.
     names: [
-      "clusters.postgresql.cnpg.io",
-      "databases.postgresql.cnpg.io",
-      "poolers.postgresql.cnpg.io",
       "backups.postgresql.cnpg.io",
+      "clusterimagecatalogs.postgresql.cnpg.io",
+      "clusters.postgresql.cnpg.io",
+      "databaseroles.postgresql.cnpg.io",
+      "databases.postgresql.cnpg.io",
+      "failoverquorums.postgresql.cnpg.io",
+      "imagecatalogs.postgresql.cnpg.io",
+      "poolers.postgresql.cnpg.io",
+      "publications.postgresql.cnpg.io",
       "scheduledbackups.postgresql.cnpg.io",
+      "subscriptions.postgresql.cnpg.io",
     ],
     shippedAs: "templates",
   },

@@ -29,12 +29,18 @@ export interface HelmInstallOptions {
   /** Repository URL for a chart given by name (`helm install --repo`). */
   readonly repo?: string;
   /**
-   * Adopt existing resources that carry no helm ownership (`--take-ownership`), e.g. CRDs orphaned by an
-   * earlier install. @default false
+   * Adopt EVERY existing object the chart renders, whoever owns it (`--take-ownership`). The product
+   * passes it to dry runs only (docs/adr/0011-capability-install-ownership.md). @default false
    */
   readonly takeOwnership?: boolean;
   /** Override other field managers on conflicting fields (`--force-conflicts`). @default false */
   readonly forceConflicts?: boolean;
+  /**
+   * Simulate on the server (`--dry-run=server`): helm renders against the cluster and checks the
+   * ownership of existing objects, writes no release record (no revision) and applies nothing; it does
+   * NOT send the objects to the apiserver, so the apiserver's own refusals are not seen. @default false
+   */
+  readonly dryRun?: boolean;
   /** Release revisions helm keeps. @default 5 */
   readonly historyMax?: number;
   /** Wait until the release's resources are ready. @default true */
@@ -52,6 +58,13 @@ export interface HelmReleaseInfo {
   readonly chart?: {
     readonly metadata?: { readonly name?: string; readonly version?: string; readonly appVersion?: string };
   };
+}
+
+function chartArgs(options: HelmInstallOptions): string[] {
+  const args: string[] = [];
+  if (options.version) args.push("--version", options.version);
+  if (options.repo) args.push("--repo", options.repo);
+  return args;
 }
 
 /** The one module through which the product runs helm (see docs/adr/0003-helm-cli.md). */
@@ -93,26 +106,49 @@ export class HelmCli {
     chart: string,
     options: HelmInstallOptions,
   ): Promise<HelmReleaseInfo> {
-    const scratch = await mkdtemp(join(tmpdir(), "navique-helm-"));
-    try {
+    return this.withValues(options, async (valueArgs) => {
       const args = [verb, release, chart, ...this.common(options.namespace), "--output", "json"];
-      if (options.createNamespace) args.push("--create-namespace");
-      if (options.version) args.push("--version", options.version);
-      if (options.repo) args.push("--repo", options.repo);
+      args.push(...chartArgs(options), ...valueArgs);
+      if (options.dryRun) {
+        // helm v4 spells it --dry-run=server: rendered against the cluster (lookups, capabilities,
+        // ownership of existing objects), no release record written, nothing applied.
+        args.push("--dry-run=server");
+      } else if (options.createNamespace) {
+        args.push("--create-namespace");
+      }
       if (options.takeOwnership) args.push("--take-ownership");
       if (options.forceConflicts) args.push("--force-conflicts");
       // helm keeps every revision unless told otherwise; only upgrade takes the bound.
       if (verb === "upgrade") args.push("--history-max", String(options.historyMax ?? 5));
-      if (options.wait ?? true) args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
+      if ((options.wait ?? true) && !options.dryRun)
+        args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
       const labels = Object.entries(options.labels ?? {});
       if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
-      if (options.values) {
-        const valuesFile = join(scratch, "values.yaml");
-        await writeFile(valuesFile, stringify(options.values), { mode: 0o600 });
-        args.push("--values", valuesFile);
-      }
       const result = await run(this.options.binary, args, { env: this.env() });
       return JSON.parse(result.stdout) as HelmReleaseInfo;
+    });
+  }
+
+  /**
+   * `helm template`: the chart's manifests as an install of `release` with these values and version
+   * would render them, without the cluster (no lookups) and without the `crds/` directory, whose CRDs
+   * helm creates only when missing and never takes over. Hooks are included.
+   */
+  async template(release: string, chart: string, options: HelmInstallOptions): Promise<string> {
+    return this.withValues(options, async (valueArgs) => {
+      const args = ["template", release, chart, "--namespace", options.namespace, ...chartArgs(options), ...valueArgs];
+      return (await run(this.options.binary, args, { env: this.env() })).stdout;
+    });
+  }
+
+  /** Runs `action` with `--values <private file>` arguments for the options' values (none without values). */
+  private async withValues<T>(options: HelmInstallOptions, action: (args: string[]) => Promise<T>): Promise<T> {
+    if (!options.values) return action([]);
+    const scratch = await mkdtemp(join(tmpdir(), "navique-helm-"));
+    try {
+      const valuesFile = join(scratch, "values.yaml");
+      await writeFile(valuesFile, stringify(options.values), { mode: 0o600 });
+      return await action(["--values", valuesFile]);
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
@@ -148,4 +184,18 @@ export class HelmCli {
     }
     return JSON.parse(result.stdout) as HelmReleaseInfo;
   }
+}
+
+/**
+ * One line of what helm said went wrong: its last `Error:` line (helm prints the cause there, after
+ * any warnings), without the prefix, cut at 400 characters. Never the command line, which names the
+ * values file, nor the rest of stderr.
+ */
+export function helmErrorSummary(error: unknown): string {
+  if (!(error instanceof CommandFailedError))
+    return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+  const lines = (error.result.stderr || error.result.stdout).trim().split("\n");
+  const errorLine = [...lines].reverse().find((line) => line.startsWith("Error:")) ?? lines[lines.length - 1] ?? "";
+  const summary = errorLine.replace(/^Error:\s*/, "").trim();
+  return summary.length > 400 ? `${summary.slice(0, 399)}…` : summary || `helm exited with code ${error.result.code}`;
 }

@@ -5,7 +5,19 @@ import { parseAllDocuments } from "yaml";
 /** Labels helm itself puts on every release Secret. */
 export const HELM_OWNER_LABEL = "owner";
 export const HELM_NAME_LABEL = "name";
+export const HELM_VERSION_LABEL = "version";
+export const HELM_STATUS_LABEL = "status";
 export const HELM_RELEASE_SECRET_TYPE = "helm.sh/release.v1";
+
+/**
+ * How helm marks an object as part of a release, and the only thing it checks before making an existing
+ * object part of one (helm v4 pkg/action/validate.go, checkOwnership): this label, and both annotations
+ * naming the release. `--take-ownership` skips the check for every object the chart renders.
+ */
+export const HELM_MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
+export const HELM_MANAGED_BY = "Helm";
+export const HELM_RELEASE_NAME_ANNOTATION = "meta.helm.sh/release-name";
+export const HELM_RELEASE_NAMESPACE_ANNOTATION = "meta.helm.sh/release-namespace";
 
 /** A workload the release's manifest declares, whose readiness the release's readiness depends on. */
 export interface ReleaseWorkload {
@@ -49,22 +61,33 @@ function decodePayload(secret: V1Secret): EncodedRelease {
   return JSON.parse(json) as EncodedRelease;
 }
 
+/** The kinds whose readiness a release's readiness depends on; every other document is skipped unparsed. */
+const WORKLOAD_DOCUMENT = /^kind:\s*["']?(Deployment|StatefulSet)["']?\s*$/m;
+
+/**
+ * The Deployments and StatefulSets of a manifest. A real operator's manifest is mostly CRD schemas
+ * (~1.3 MB for cloudnative-pg): documents are split on helm's `---` separators and only those whose
+ * top-level kind is a workload are parsed.
+ */
 function workloadsOf(manifest: string, releaseNamespace: string): ReleaseWorkload[] {
   const workloads: ReleaseWorkload[] = [];
-  for (const document of parseAllDocuments(manifest)) {
-    const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
-    if (!object || (object.kind !== "Deployment" && object.kind !== "StatefulSet") || !object.metadata?.name) continue;
-    workloads.push({
-      kind: object.kind,
-      name: object.metadata.name,
-      namespace: object.metadata.namespace ?? releaseNamespace,
-    });
+  for (const text of manifest.split(/^---\s*$/m)) {
+    if (!WORKLOAD_DOCUMENT.test(text)) continue;
+    for (const document of parseAllDocuments(text)) {
+      const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
+      if (!object || (object.kind !== "Deployment" && object.kind !== "StatefulSet") || !object.metadata?.name)
+        continue;
+      workloads.push({
+        kind: object.kind,
+        name: object.metadata.name,
+        namespace: object.metadata.namespace ?? releaseNamespace,
+      });
+    }
   }
   return workloads;
 }
 
-/** Decodes one release Secret; labels are trusted for name, revision and status, the payload for the rest. */
-export function decodeReleaseSecret(secret: V1Secret): ReleaseRecord {
+function decode(secret: V1Secret): ReleaseRecord {
   const labels = secret.metadata?.labels ?? {};
   const namespace = secret.metadata?.namespace ?? "";
   const payload = decodePayload(secret);
@@ -72,18 +95,58 @@ export function decodeReleaseSecret(secret: V1Secret): ReleaseRecord {
   return {
     name: labels[HELM_NAME_LABEL] ?? payload.name ?? "",
     namespace,
-    revision: Number.parseInt(labels.version ?? String(payload.version ?? 0), 10),
-    status: labels.status ?? payload.info?.status ?? "unknown",
+    revision: Number.parseInt(labels[HELM_VERSION_LABEL] ?? String(payload.version ?? 0), 10),
+    status: labels[HELM_STATUS_LABEL] ?? payload.info?.status ?? "unknown",
     labels,
     ...(metadata ? { chart: { name: metadata.name, version: metadata.version, appVersion: metadata.appVersion } } : {}),
     workloads: workloadsOf(payload.manifest ?? "", namespace),
   };
 }
 
-/** The latest revision among a release's records (helm keeps one Secret per revision). */
-export function latestRevision(records: readonly ReleaseRecord[]): ReleaseRecord | undefined {
-  return records.reduce<ReleaseRecord | undefined>(
-    (latest, record) => (!latest || record.revision > latest.revision ? record : latest),
+/**
+ * Decoded records by Secret uid and resourceVersion: a stored revision changes only with a new
+ * resourceVersion, and detection repeats every few seconds while a capability becomes Ready.
+ */
+const decoded = new Map<string, ReleaseRecord>();
+const DECODED_KEPT = 64;
+
+function cacheKey(secret: V1Secret): string | undefined {
+  const { uid, resourceVersion } = secret.metadata ?? {};
+  return uid && resourceVersion ? `${uid}/${resourceVersion}` : undefined;
+}
+
+/** The record already decoded from this Secret at this resourceVersion; its metadata alone is enough to ask. */
+export function cachedReleaseRecord(secret: V1Secret): ReleaseRecord | undefined {
+  const key = cacheKey(secret);
+  return key ? decoded.get(key) : undefined;
+}
+
+/** Decodes one release Secret; labels are trusted for name, revision and status, the payload for the rest. */
+export function decodeReleaseSecret(secret: V1Secret): ReleaseRecord {
+  const cached = cachedReleaseRecord(secret);
+  if (cached) return cached;
+  const record = decode(secret);
+  const key = cacheKey(secret);
+  if (key) {
+    if (decoded.size >= DECODED_KEPT) decoded.delete(decoded.keys().next().value ?? "");
+    decoded.set(key, record);
+  }
+  return record;
+}
+
+/** A release Secret's revision, from the `version` label helm v4 puts on it (pkg/storage/driver/secrets.go). */
+function labelledRevision(secret: V1Secret): number {
+  const revision = Number.parseInt(secret.metadata?.labels?.[HELM_VERSION_LABEL] ?? "", 10);
+  return Number.isNaN(revision) ? -1 : revision;
+}
+
+/**
+ * The latest revision among a release's Secrets (helm keeps one per revision), chosen by their labels:
+ * the Secrets may be metadata only, and the older revisions' payloads are never needed.
+ */
+export function latestReleaseSecret(secrets: readonly V1Secret[]): V1Secret | undefined {
+  return secrets.reduce<V1Secret | undefined>(
+    (best, secret) => (!best || labelledRevision(secret) > labelledRevision(best) ? secret : best),
     undefined,
   );
 }

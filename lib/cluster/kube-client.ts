@@ -94,6 +94,10 @@ class ObjectPaths extends KubernetesObjectApi {
     return this.specUriPath(spec, action);
   }
 
+  async namespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
+    return (await this.resource(apiVersion, kind))?.namespaced;
+  }
+
   useDefaultNamespaceOf(kubeconfig: KubeConfig): void {
     this.setDefaultNamespace(kubeconfig);
   }
@@ -209,8 +213,23 @@ export class KubeClient {
     this.objects = this.makeObjectApi();
   }
 
-  /** Server-side apply with the product's field manager, taking ownership of the fields it sets. */
-  async apply(object: ObjectHeader, options: { readonly fieldManager?: string } = {}): Promise<KubernetesObject> {
+  /**
+   * Whether the API serves `kind` of `apiVersion` in namespaces (true) or cluster-wide (false);
+   * undefined when it does not serve the kind at all (e.g. a CRD not installed yet).
+   */
+  async namespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
+    this.counter.count += 1;
+    return this.objects.namespaced(apiVersion, kind);
+  }
+
+  /**
+   * Server-side apply with the product's field manager, taking ownership of the fields it sets. With
+   * `dryRun`, the apiserver validates and admits the object without persisting it (`dryRun=All`).
+   */
+  async apply(
+    object: ObjectHeader,
+    options: { readonly fieldManager?: string; readonly dryRun?: boolean } = {},
+  ): Promise<KubernetesObject> {
     this.counter.count += 1;
     // client-node's generic patch re-serialises built-in kinds through its typed models, which drops
     // JSON names it maps differently (`default`, `enum`, `x-kubernetes-validations` in a CRD): the
@@ -219,6 +238,7 @@ export class KubeClient {
     const url = new URL(`${this.server}${path}`);
     url.searchParams.set("fieldManager", options.fieldManager ?? FIELD_MANAGER);
     url.searchParams.set("force", "true");
+    if (options.dryRun) url.searchParams.set("dryRun", "All");
     const requestOptions: RequestOptions = {
       method: "PATCH",
       headers: { "content-type": "application/apply-patch+yaml", accept: "application/json" },

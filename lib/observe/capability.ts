@@ -1,9 +1,12 @@
+import { setHeaderMiddleware } from "@kubernetes/client-node";
 import type { CapabilityEntry } from "../catalog/capability.js";
+import { imageRepository, matchingUpstreamImage } from "../catalog/image-identity.js";
 import {
+  cachedReleaseRecord,
   decodeReleaseSecret,
   HELM_NAME_LABEL,
   HELM_OWNER_LABEL,
-  latestRevision,
+  latestReleaseSecret,
   type ReleaseRecord,
   type ReleaseWorkload,
 } from "../cluster/helm-release-record.js";
@@ -50,22 +53,22 @@ function labelSelector(labels: Readonly<Record<string, string>>): string {
     .join(",");
 }
 
-/** `ghcr.io/org/name:1.2@sha256:…` → `ghcr.io/org/name`; a bare `org/name` is Docker Hub's. */
-export function imageRepository(image: string): string {
-  const withoutDigest = image.split("@")[0] ?? image;
-  const lastSlash = withoutDigest.lastIndexOf("/");
-  const colon = withoutDigest.lastIndexOf(":");
-  const repository = colon > lastSlash ? withoutDigest.slice(0, colon) : withoutDigest;
-  const firstSegment = repository.split("/")[0] ?? "";
-  const hasRegistry =
-    repository.includes("/") &&
-    (firstSegment.includes(".") || firstSegment.includes(":") || firstSegment === "localhost");
-  if (hasRegistry) return repository;
-  return repository.includes("/") ? `docker.io/${repository}` : `docker.io/library/${repository}`;
-}
-
-function normaliseRepository(repository: string): string {
-  return imageRepository(`${repository}:x`);
+/**
+ * `image <repository>` for the first container whose image is one of the upstream repositories, from
+ * whatever registry; a mirror's repository is named with the upstream one it stands for.
+ */
+function imageMatch(
+  containers: readonly { readonly image?: string }[],
+  upstream: readonly string[],
+): string | undefined {
+  for (const container of containers) {
+    const image = container.image ?? "";
+    const identity = matchingUpstreamImage(image, upstream);
+    if (!identity) continue;
+    const found = imageRepository(image);
+    return found === imageRepository(identity) ? `image ${found}` : `image ${found} (mirror of ${identity})`;
+  }
+  return undefined;
 }
 
 async function observeCrds(client: KubeClient, names: readonly string[]): Promise<CrdState[]> {
@@ -120,19 +123,17 @@ async function findControllers(client: KubeClient, entry: CapabilityEntry): Prom
       }));
     }
   }
-  const wanted = new Set(entry.identity.images.map(normaliseRepository));
   const sightings: ControllerSighting[] = [];
   let continueToken: string | undefined;
   do {
     const page = await client.apps.listDeploymentForAllNamespaces({ limit: DEPLOYMENT_PAGE, _continue: continueToken });
     for (const deployment of page.items) {
-      const images = (deployment.spec?.template.spec?.containers ?? []).map((c) => imageRepository(c.image ?? ""));
-      const match = images.find((image) => wanted.has(image));
+      const match = imageMatch(deployment.spec?.template.spec?.containers ?? [], entry.identity.images);
       if (match) {
         sightings.push({
           name: deployment.metadata?.name ?? "",
           namespace: deployment.metadata?.namespace ?? "",
-          matchedBy: `image ${match}`,
+          matchedBy: match,
           ready: deploymentReady(deployment),
         });
       }
@@ -142,16 +143,39 @@ async function findControllers(client: KubeClient, entry: CapabilityEntry): Prom
   return sightings;
 }
 
+/**
+ * Lists only the metadata of the matching objects (a PartialObjectMetadataList): release Secrets are
+ * chosen by their labels, and a real operator's revision weighs ~0.5 MB of payload each.
+ */
+const METADATA_ONLY = {
+  middleware: [setHeaderMiddleware("Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")],
+  middlewareMergeStrategy: "append" as const,
+};
+
+/**
+ * The latest revision of the release: its Secret is chosen by the labels of a metadata-only list, and
+ * fetched and decoded only when this Secret at this resourceVersion was not decoded before.
+ */
+async function observeRelease(client: KubeClient, entry: CapabilityEntry): Promise<ReleaseRecord | undefined> {
+  const { name, namespace } = entry.release;
+  const secrets = await client.core.listNamespacedSecret(
+    { namespace, labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${name}` },
+    METADATA_ONLY,
+  );
+  // An empty PartialObjectMetadataList comes with `items: null`.
+  const latest = latestReleaseSecret(secrets.items ?? []);
+  const secretName = latest?.metadata?.name;
+  if (!latest || !secretName) return undefined;
+  const cached = cachedReleaseRecord(latest);
+  if (cached) return cached;
+  const full = await orUndefined(client.core.readNamespacedSecret({ name: secretName, namespace }));
+  // Gone between the list and the read: a revision replaced meanwhile; the next pass sees the new one.
+  return full ? decodeReleaseSecret(full) : undefined;
+}
+
 /** Reads one capability's state with a small number of requests that does not grow with unrelated objects. */
 export async function observeCapability(client: KubeClient, entry: CapabilityEntry): Promise<CapabilityObservation> {
-  const [secrets, crds] = await Promise.all([
-    client.core.listNamespacedSecret({
-      namespace: entry.release.namespace,
-      labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${entry.release.name}`,
-    }),
-    observeCrds(client, entry.crds.names),
-  ]);
-  const release = latestRevision(secrets.items.map(decodeReleaseSecret));
+  const [release, crds] = await Promise.all([observeRelease(client, entry), observeCrds(client, entry.crds.names)]);
   const allCrdsExist = crds.every((crd) => crd.exists);
   const controllers = !release && allCrdsExist ? await findControllers(client, entry) : [];
   const releaseWorkloads = release ? await observeWorkloads(client, release.workloads) : [];

@@ -134,7 +134,7 @@ describe("capability provenance on the local control plane", () => {
       ["cert-manager", "Absent", "install"],
       ["cloudnative-pg", "Absent", "install"],
     ]);
-    expect(before[1]?.evidence).toBe("no release cnpg-system/cloudnative-pg; 0/5 CRDs present; no controller");
+    expect(before[1]?.evidence).toBe("no release cnpg-system/cloudnative-pg; 0/11 CRDs present; no controller");
 
     const passes = await ensureReady(installer, "cloudnative-pg");
     // The prerequisite is brought to readiness before cloudnative-pg is touched.
@@ -241,6 +241,38 @@ describe("capability provenance on the local control plane", () => {
     );
   });
 
+  it("a controller recognisable only by its image, pulled from a mirror registry: Adopted", async () => {
+    const namespace = await foreignNamespace("cnpg-mirror");
+    await applyRawManifests(client, CNPG_CHART, namespace);
+    // An air-gapped cluster: no identity labels, and the image comes from the cluster's own registry.
+    const relabelAndMirror = (image: string) =>
+      client.apps.patchNamespacedDeployment(
+        {
+          name: "raw-cloudnative-pg",
+          namespace,
+          body: [
+            { op: "replace", path: "/metadata/labels", value: { app: "database-controller" } },
+            { op: "replace", path: "/spec/template/spec/containers/0/image", value: image },
+          ],
+        },
+        undefined,
+      );
+    await relabelAndMirror("mirror.example.com/cloudnative-pg/cloudnative-pg:1.30.0");
+    const mirrored = (await installer.observe("cloudnative-pg")).decision;
+    expect(mirrored).toMatchObject({ state: "Adopted", action: "none" });
+    expect(mirrored.evidence).toContain(
+      `controller Deployment ${namespace}/raw-cloudnative-pg matched by image mirror.example.com/cloudnative-pg/cloudnative-pg (mirror of ghcr.io/cloudnative-pg/cloudnative-pg)`,
+    );
+
+    // A pull-through proxy that keeps the upstream host in the path.
+    await relabelAndMirror("registry.local:5000/ghcr.io/cloudnative-pg/cloudnative-pg:1.30.0");
+    const proxied = (await installer.observe("cloudnative-pg")).decision;
+    expect(proxied.state).toBe("Adopted");
+    expect(proxied.evidence).toContain(
+      "matched by image registry.local:5000/ghcr.io/cloudnative-pg/cloudnative-pg (mirror of ghcr.io/cloudnative-pg/cloudnative-pg)",
+    );
+  });
+
   it("orphaned CRDs alone: Absent, and the chart is installed again", async () => {
     await ensureReady(installer, "cloudnative-pg");
     const crdUid = (await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" }))
@@ -250,7 +282,7 @@ describe("capability provenance on the local control plane", () => {
     const orphaned = (await installer.observe("cloudnative-pg")).decision;
     expect(orphaned.state).toBe("Absent");
     expect(orphaned.evidence).toBe(
-      "no release cnpg-system/cloudnative-pg; 5/5 CRDs present but no controller matches its identity: CRDs alone are orphans",
+      "no release cnpg-system/cloudnative-pg; 11/11 CRDs present but no controller matches its identity: CRDs alone are orphans",
     );
     await ensureReady(installer, "cloudnative-pg");
     expect((await installer.observe("cloudnative-pg")).decision.state).toBe("Owned");

@@ -1,0 +1,104 @@
+import { parseAllDocuments } from "yaml";
+import {
+  HELM_NAME_LABEL,
+  HELM_OWNER_LABEL,
+  HELM_RELEASE_NAME_ANNOTATION,
+  HELM_RELEASE_NAMESPACE_ANNOTATION,
+} from "../cluster/helm-release-record.js";
+import type { KubeClient, ObjectHeader } from "../cluster/kube-client.js";
+import type { ExistingObject } from "../plan/release-ownership.js";
+
+/** One object of a rendered chart, with the namespace helm would put it in. */
+export interface RenderedObject extends ObjectHeader {
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly [key: string]: unknown };
+  readonly [key: string]: unknown;
+}
+
+/** The API does not serve the object's kind (yet): a CRD the same chart installs, or a missing one. */
+export interface UnservedObject {
+  readonly object: RenderedObject;
+}
+
+export interface RenderedManifest {
+  /** Objects of kinds the API serves, namespaced ones placed in their namespace as helm places them. */
+  readonly served: readonly RenderedObject[];
+  readonly unserved: readonly UnservedObject[];
+}
+
+const HOOK_ANNOTATION = "helm.sh/hook";
+
+interface ParsedObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; annotations?: Record<string, string> };
+}
+
+/**
+ * The release's objects from `helm template` output: hooks are left out (helm runs them as its own
+ * lifecycle and never records them in the release, so it never deletes them with it), and so are empty
+ * documents. A namespaced object without a namespace goes to the release namespace, as helm puts it.
+ */
+export async function placeRenderedObjects(
+  client: KubeClient,
+  manifest: string,
+  releaseNamespace: string,
+): Promise<RenderedManifest> {
+  const served: RenderedObject[] = [];
+  const unserved: UnservedObject[] = [];
+  for (const document of parseAllDocuments(manifest)) {
+    const parsed = document.toJS() as ParsedObject | null;
+    if (!parsed?.kind || !parsed.apiVersion || !parsed.metadata?.name) continue;
+    if (parsed.metadata.annotations?.[HOOK_ANNOTATION]) continue;
+    const object = parsed as RenderedObject;
+    const namespaced = await client.namespaced(object.apiVersion, object.kind);
+    if (namespaced === undefined) {
+      unserved.push({ object });
+      continue;
+    }
+    const { namespace, ...rest } = object.metadata;
+    served.push({
+      ...object,
+      metadata: namespaced ? { ...rest, namespace: namespace ?? releaseNamespace } : rest,
+    });
+  }
+  return { served, unserved };
+}
+
+/** Whether a helm release still exists: any record of it that is not `uninstalled` (kept by --keep-history). */
+async function releaseLive(client: KubeClient, namespace: string, release: string): Promise<boolean> {
+  const records = await client.core.listNamespacedSecret({
+    namespace,
+    labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${release}`,
+  });
+  return records.items.some((record) => record.metadata?.labels?.status !== "uninstalled");
+}
+
+function header(object: RenderedObject): ObjectHeader {
+  const { namespace, name } = object.metadata;
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata: namespace ? { name, namespace } : { name } };
+}
+
+/** The rendered objects that already exist, with their ownership metadata and the liveness of the release it names. */
+export async function observeExistingObjects(
+  client: KubeClient,
+  objects: readonly RenderedObject[],
+): Promise<ExistingObject[]> {
+  const existing: ExistingObject[] = [];
+  for (const object of objects) {
+    const live = await client.read(header(object));
+    if (!live) continue;
+    const labels = live.metadata?.labels ?? {};
+    const annotations = live.metadata?.annotations ?? {};
+    const release = annotations[HELM_RELEASE_NAME_ANNOTATION];
+    const namespace = annotations[HELM_RELEASE_NAMESPACE_ANNOTATION];
+    existing.push({
+      object: header(object),
+      labels,
+      annotations,
+      ...(release && namespace
+        ? { holder: { release, namespace, live: await releaseLive(client, namespace, release) } }
+        : {}),
+    });
+  }
+  return existing;
+}
