@@ -1,7 +1,14 @@
 import { type Condition, READY, reportedBefore } from "../api/conditions.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_KIND, type PostgresCluster } from "../api/postgres-cluster.js";
-import { STACK_FEATURE, STACK_KIND, type Stack, type StackMember, type StackStatus } from "../api/stack.js";
+import {
+  STACK_FEATURE,
+  STACK_KIND,
+  STACK_POSTGRES_SUFFIX,
+  type Stack,
+  type StackMember,
+  type StackStatus,
+} from "../api/stack.js";
 import { enforceCap, enforceFeature, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import type { KubeObject, PlannedEvent } from "./postgres-cluster.js";
@@ -53,7 +60,7 @@ export function stackOfMember(ownedBy: string | undefined): string | undefined {
 
 /** The name of a Stack's PostgreSQL member: `<stack>-postgres`. */
 export function postgresMemberName(stackName: string): string {
-  return `${stackName}-postgres`;
+  return `${stackName}${STACK_POSTGRES_SUFFIX}`;
 }
 
 /**
