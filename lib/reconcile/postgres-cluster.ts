@@ -5,7 +5,15 @@ import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
 import { observePostgresCluster } from "../observe/postgres-cluster.js";
-import { CNPG_CAPABILITY, type PlanStep, type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
+import {
+  CNPG_CAPABILITY,
+  failedPlan,
+  failurePhase,
+  type PlanStep,
+  type PostgresPlan,
+  planPostgresCluster,
+} from "../plan/postgres-cluster.js";
+import { ReconcileFailure, stepFailureOf } from "./failure.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { recordEvents, writeStatus } from "./report.js";
 
@@ -129,6 +137,11 @@ async function execute(
  * order (stopping after operators are ensured, so that their new kinds are discovered before use), record
  * Events, write status. Safe to repeat: every step is idempotent and a pass interrupted anywhere leaves a
  * state the next pass converges from. "Not ready yet" is `requeue`, never an exception.
+ *
+ * A step that fails ends the pass as a failure on the resource: its phase condition (OperatorsReady or
+ * DatastoreReady) and Ready False with the failure's reason and summary, one Warning Event per distinct
+ * cause, the status written all the same; then the pass throws a ReconcileFailure, which the operator
+ * retries with backoff and Pulumi shows as the error.
  */
 export async function reconcilePostgresCluster(
   context: ReconcileContext,
@@ -136,13 +149,23 @@ export async function reconcilePostgresCluster(
 ): Promise<ReconcileOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
+  const where = `${resource.metadata.namespace}/${resource.metadata.name}`;
   await ensureFinalizer(context.client, POSTGRES_CLUSTER_PLURAL, resource);
-  const plan = await previewPostgresCluster(context, resource);
+  let plan = await previewPostgresCluster(context, resource);
   const performed: string[] = [];
   let stoppedEarly = false;
+  let failure: ReconcileFailure | undefined;
   for (const step of plan.steps) {
-    report(`[${resource.metadata.namespace}/${resource.metadata.name}] ${step.description}`);
-    const next = await execute(context, resource, step);
+    report(`[${where}] ${step.description}`);
+    let next: "continue" | "stop";
+    try {
+      next = await execute(context, resource, step);
+    } catch (error) {
+      const cause = stepFailureOf(step, error);
+      plan = failedPlan(resource, plan, step, cause);
+      failure = new ReconcileFailure(`PostgresCluster ${where}`, failurePhase(step), cause);
+      break;
+    }
     performed.push(step.description);
     if (next === "stop") {
       stoppedEarly = true;
@@ -150,7 +173,8 @@ export async function reconcilePostgresCluster(
     }
   }
   await recordEvents(context.client, resource, plan.events, now(), report);
-  const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
+  const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
   if (!finalized) await writeStatus(context.client, POSTGRES_CLUSTER_PLURAL, resource, plan.status, now());
+  if (failure) throw failure;
   return { plan, performed, requeue: plan.requeue || stoppedEarly, finalized };
 }

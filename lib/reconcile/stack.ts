@@ -5,7 +5,15 @@ import { orUndefined } from "../cluster/kube-client.js";
 import { silentReporter } from "../local-plane/progress.js";
 import { readPostgresCluster } from "../observe/postgres-cluster.js";
 import { observeStack } from "../observe/stack.js";
-import { planStack, type StackPlan, type StackStep, stackMembers } from "../plan/stack.js";
+import {
+  failedStackPlan,
+  planStack,
+  type StackPlan,
+  type StackStep,
+  stackFailurePhase,
+  stackMembers,
+} from "../plan/stack.js";
+import { ReconcileFailure, stepFailureOf } from "./failure.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { observeOptions, type ReconcileContext, reconcilePostgresCluster } from "./postgres-cluster.js";
 import { recordEvents, writeStatus } from "./report.js";
@@ -49,24 +57,35 @@ async function execute(context: ReconcileContext, stack: Stack, step: StackStep)
 /**
  * One reconcile pass of a Stack stored in the cluster: ensure its finalizer, observe, plan, apply its
  * members (server-side apply, idempotent) — or, when it is being deleted, delete them and remove the
- * finalizer once they are gone — record Events, write status. The members themselves (PostgresClusters)
+ * finalizer once they are gone — record Events, write status. A step that fails is reported on the
+ * Stack (MembersReady and Ready False, one Warning Event per cause, the status written) and thrown. The members themselves (PostgresClusters)
  * are reconciled as any other resource of their kind: by the operator, or by the Pulumi provider that
  * created the Stack.
  */
 export async function reconcileStack(context: ReconcileContext, stack: Stack): Promise<StackOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
+  const where = `${stack.metadata.namespace}/${stack.metadata.name}`;
   await ensureFinalizer(context.client, STACK_PLURAL, stack);
-  const plan = await previewStack(context, stack);
+  let plan = await previewStack(context, stack);
   const performed: string[] = [];
+  let failure: ReconcileFailure | undefined;
   for (const step of plan.steps) {
-    report(`[${stack.metadata.namespace}/${stack.metadata.name}] ${step.description}`);
-    await execute(context, stack, step);
+    report(`[${where}] ${step.description}`);
+    try {
+      await execute(context, stack, step);
+    } catch (error) {
+      const cause = stepFailureOf(step, error);
+      plan = failedStackPlan(stack, plan, step, cause);
+      failure = new ReconcileFailure(`Stack ${where}`, stackFailurePhase(step), cause);
+      break;
+    }
     performed.push(step.description);
   }
   await recordEvents(context.client, stack, plan.events, now(), report);
-  const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
+  const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
   if (!finalized) await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
+  if (failure) throw failure;
   return { plan, performed, requeue: plan.requeue, finalized };
 }
 
