@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { OWNED_BY_LABEL } from "../api/group.js";
+import { FINALIZER, OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
-import { observePostgresCluster } from "../observe/postgres-cluster.js";
+import { observePostgresCluster, readPostgresCluster } from "../observe/postgres-cluster.js";
 import {
   CNPG_CAPABILITY,
   failedPlan,
   failurePhase,
+  objectKey,
   type PlanStep,
+  type PostgresObservation,
   type PostgresPlan,
   planPostgresCluster,
 } from "../plan/postgres-cluster.js";
@@ -87,29 +89,47 @@ async function generateCredentials(
   }
 }
 
+/** After a step: go on, go on without having changed anything, or end the pass here. */
+type StepResult = "continue" | "unchanged" | "stop";
+
+/** The resourceVersion of an object, as read or as answered. */
+function versionOf(object: unknown): string | undefined {
+  return (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+}
+
 async function execute(
   context: ReconcileContext,
   resource: PostgresCluster,
   step: PlanStep,
-): Promise<"continue" | "stop"> {
+  observation: PostgresObservation,
+): Promise<StepResult> {
   const { client } = context;
   switch (step.kind) {
     case "ensure-capability":
       await context.installer.ensure(CNPG_CAPABILITY);
       return "stop";
-    case "apply":
-      await client.apply(step.object);
-      return "continue";
+    case "apply": {
+      // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).
+      const before = observation.objects.get(
+        objectKey({
+          kind: step.object.kind,
+          name: step.object.metadata.name,
+          namespace: step.object.metadata.namespace ?? "",
+        }),
+      );
+      const after = await client.apply(step.object);
+      return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
+    }
     case "generate-credentials":
-      await generateCredentials(client, step);
-      return "continue";
+      return (await generateCredentials(client, step)) ? "continue" : "unchanged";
     case "delete":
-      await client.delete({
+      return (await client.delete({
         apiVersion: step.target.apiVersion,
         kind: step.target.kind,
         metadata: { name: step.target.name, namespace: step.target.namespace },
-      });
-      return "continue";
+      }))
+        ? "continue"
+        : "unchanged";
     case "retain":
       await client.custom.patchNamespacedCustomObject(
         {
@@ -133,6 +153,17 @@ async function execute(
 }
 
 /**
+ * Reads the resource again after its finalizer was just added: the status write that ends the pass is
+ * conditional on the resourceVersion, which adding the finalizer changed.
+ */
+async function withFinalizer(context: ReconcileContext, resource: PostgresCluster): Promise<PostgresCluster> {
+  const had = resource.metadata.deletionTimestamp || resource.metadata.finalizers?.includes(FINALIZER);
+  await ensureFinalizer(context.client, POSTGRES_CLUSTER_PLURAL, resource);
+  if (had) return resource;
+  return (await readPostgresCluster(context.client, resource.metadata.namespace, resource.metadata.name)) ?? resource;
+}
+
+/**
  * One reconcile pass of a PostgresCluster stored in the cluster: observe, plan, perform the steps in
  * order (stopping after operators are ensured, so that their new kinds are discovered before use), record
  * Events, write status. Safe to repeat: every step is idempotent and a pass interrupted anywhere leaves a
@@ -141,25 +172,31 @@ async function execute(
  * A step that fails ends the pass as a failure on the resource: its phase condition (OperatorsReady or
  * DatastoreReady) and Ready False with the failure's reason and summary, one Warning Event per distinct
  * cause, the status written all the same; then the pass throws a ReconcileFailure, which the operator
- * retries with backoff and Pulumi shows as the error.
+ * retries with backoff and Pulumi shows as the error. Only what changed something is reported: a pass
+ * that finds everything in place logs nothing and writes nothing.
  */
 export async function reconcilePostgresCluster(
   context: ReconcileContext,
-  resource: PostgresCluster,
+  stored: PostgresCluster,
 ): Promise<ReconcileOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
+  const resource = await withFinalizer(context, stored);
   const where = `${resource.metadata.namespace}/${resource.metadata.name}`;
-  await ensureFinalizer(context.client, POSTGRES_CLUSTER_PLURAL, resource);
-  let plan = await previewPostgresCluster(context, resource);
+  const observation = await observePostgresCluster(
+    context.client,
+    context.installer,
+    resource,
+    observeOptions(context),
+  );
+  let plan = planPostgresCluster(resource, observation, context);
   const performed: string[] = [];
   let stoppedEarly = false;
   let failure: ReconcileFailure | undefined;
   for (const step of plan.steps) {
-    report(`[${where}] ${step.description}`);
-    let next: "continue" | "stop";
+    let next: StepResult;
     try {
-      next = await execute(context, resource, step);
+      next = await execute(context, resource, step, observation);
     } catch (error) {
       const cause = stepFailureOf(step, error);
       plan = failedPlan(resource, plan, step, cause);
@@ -167,6 +204,7 @@ export async function reconcilePostgresCluster(
       break;
     }
     performed.push(step.description);
+    if (next !== "unchanged") report(`[${where}] ${step.description}`);
     if (next === "stop") {
       stoppedEarly = true;
       break;
@@ -174,7 +212,11 @@ export async function reconcilePostgresCluster(
   }
   await recordEvents(context.client, resource, plan.events, now(), report);
   const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
-  if (!finalized) await writeStatus(context.client, POSTGRES_CLUSTER_PLURAL, resource, plan.status, now());
+  const written = finalized
+    ? "unchanged"
+    : await writeStatus(context.client, POSTGRES_CLUSTER_PLURAL, resource, plan.status, now());
   if (failure) throw failure;
-  return { plan, performed, requeue: plan.requeue || stoppedEarly, finalized };
+  // Changed meanwhile by another process: the next pass decides from what it wrote.
+  const requeue = plan.requeue || stoppedEarly || written === "conflict";
+  return { plan, performed, requeue, finalized };
 }

@@ -1,13 +1,14 @@
-import { API_GROUP, API_VERSION } from "../api/group.js";
+import { API_GROUP, API_VERSION, FINALIZER } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL } from "../api/postgres-cluster.js";
 import { STACK_PLURAL, type Stack } from "../api/stack.js";
 import { orUndefined } from "../cluster/kube-client.js";
 import { silentReporter } from "../local-plane/progress.js";
 import { readPostgresCluster } from "../observe/postgres-cluster.js";
-import { observeStack } from "../observe/stack.js";
+import { observeStack, readStack } from "../observe/stack.js";
 import {
   failedStackPlan,
   planStack,
+  type StackObservation,
   type StackPlan,
   type StackStep,
   stackFailurePhase,
@@ -32,26 +33,43 @@ export async function previewStack(context: ReconcileContext, stack: Stack): Pro
   return planStack(stack, await observeStack(context.client, stack, observeOptions(context)));
 }
 
-async function execute(context: ReconcileContext, stack: Stack, step: StackStep): Promise<void> {
+/** Performs one step; true when it changed something (an apply of identical content changes nothing). */
+async function execute(
+  context: ReconcileContext,
+  stack: Stack,
+  step: StackStep,
+  observation: StackObservation,
+): Promise<boolean> {
   switch (step.kind) {
-    case "apply":
-      await context.client.apply(step.object);
-      return;
+    case "apply": {
+      const before = observation.members.get(step.object.metadata.name)?.metadata.resourceVersion;
+      const after = await context.client.apply(step.object);
+      return before === undefined || before !== after.metadata?.resourceVersion;
+    }
     case "delete":
-      await orUndefined(
-        context.client.custom.deleteNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: POSTGRES_CLUSTER_PLURAL,
-          namespace: step.target.namespace,
-          name: step.target.name,
-        }),
+      return (
+        (await orUndefined(
+          context.client.custom.deleteNamespacedCustomObject({
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: POSTGRES_CLUSTER_PLURAL,
+            namespace: step.target.namespace,
+            name: step.target.name,
+          }),
+        )) !== undefined
       );
-      return;
     case "remove-finalizer":
       await removeFinalizer(context.client, STACK_PLURAL, stack);
-      return;
+      return true;
   }
+}
+
+/** Reads the Stack again after its finalizer was just added: the status write is conditional on its resourceVersion. */
+async function withFinalizer(context: ReconcileContext, stack: Stack): Promise<Stack> {
+  const had = stack.metadata.deletionTimestamp || stack.metadata.finalizers?.includes(FINALIZER);
+  await ensureFinalizer(context.client, STACK_PLURAL, stack);
+  if (had) return stack;
+  return (await readStack(context.client, stack.metadata.namespace, stack.metadata.name)) ?? stack;
 }
 
 /**
@@ -62,18 +80,18 @@ async function execute(context: ReconcileContext, stack: Stack, step: StackStep)
  * are reconciled as any other resource of their kind: by the operator, or by the Pulumi provider that
  * created the Stack.
  */
-export async function reconcileStack(context: ReconcileContext, stack: Stack): Promise<StackOutcome> {
+export async function reconcileStack(context: ReconcileContext, stored: Stack): Promise<StackOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
+  const stack = await withFinalizer(context, stored);
   const where = `${stack.metadata.namespace}/${stack.metadata.name}`;
-  await ensureFinalizer(context.client, STACK_PLURAL, stack);
-  let plan = await previewStack(context, stack);
+  const observation = await observeStack(context.client, stack, observeOptions(context));
+  let plan = planStack(stack, observation);
   const performed: string[] = [];
   let failure: ReconcileFailure | undefined;
   for (const step of plan.steps) {
-    report(`[${where}] ${step.description}`);
     try {
-      await execute(context, stack, step);
+      if (await execute(context, stack, step, observation)) report(`[${where}] ${step.description}`);
     } catch (error) {
       const cause = stepFailureOf(step, error);
       plan = failedStackPlan(stack, plan, step, cause);
@@ -84,9 +102,9 @@ export async function reconcileStack(context: ReconcileContext, stack: Stack): P
   }
   await recordEvents(context.client, stack, plan.events, now(), report);
   const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
-  if (!finalized) await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
+  const written = finalized ? "unchanged" : await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
   if (failure) throw failure;
-  return { plan, performed, requeue: plan.requeue, finalized };
+  return { plan, performed, requeue: plan.requeue || written === "conflict", finalized };
 }
 
 /**

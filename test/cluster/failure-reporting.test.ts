@@ -1,7 +1,6 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -17,7 +16,12 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, createTestNamespace } from "../support/cluster.js";
-import { adoptingPostgresCluster, installCloudnativePg, USER_PASSWORD } from "../support/failing-step.js";
+import {
+  adoptingPostgresCluster,
+  installCloudnativePg,
+  naviqueCrdsServed,
+  USER_PASSWORD,
+} from "../support/failing-step.js";
 import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import {
   createPostgresCluster,
@@ -64,7 +68,7 @@ describe("a failing step is reported on the PostgresCluster", () => {
     client = testClient();
     helm = await testHelm();
     unlock = await lockCapabilities();
-    await ensureNaviqueCrds(client);
+    await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, LOCK_WAIT_MS);

@@ -1,3 +1,8 @@
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import { POSTGRES_CLUSTER_PLURAL } from "../../lib/api/postgres-cluster.js";
+import { STACK_PLURAL } from "../../lib/api/stack.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
 import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
 import { eventually } from "./cluster.js";
@@ -64,4 +69,18 @@ export async function adoptingPostgresCluster(
     mode: "adopt",
     adopt: { clusterRef: { name: "shared" }, credentialsSecretRef: { name: "shared-app" } },
   });
+}
+
+/**
+ * The product's CRDs applied, and served: a CRD whose schema changed (another suite may have applied an
+ * older one) has its storage re-initialised, and the apiserver answers 429 meanwhile.
+ */
+export async function naviqueCrdsServed(client: KubeClient): Promise<void> {
+  await ensureNaviqueCrds(client);
+  for (const plural of [POSTGRES_CLUSTER_PLURAL, STACK_PLURAL]) {
+    await eventually(`the ${plural} kind to be served`, async () => {
+      await client.custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural });
+      return true;
+    });
+  }
 }

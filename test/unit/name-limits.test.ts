@@ -10,6 +10,7 @@ import { CNPG_API_VERSION, readWriteHost } from "../../lib/plan/cnpg.js";
 import { type PlanContext, planPostgresCluster } from "../../lib/plan/postgres-cluster.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import { postgresMemberName, stackMembers } from "../../lib/plan/stack.js";
+import { eventName } from "../../lib/reconcile/event-name.js";
 import { PostgresCluster as PulumiPostgresCluster } from "../../providers/pulumi/postgres-cluster.js";
 import { Stack as PulumiStack } from "../../providers/pulumi/stack.js";
 
@@ -90,6 +91,9 @@ describe("the name limits", () => {
     expect(cluster?.name).toMatch(DNS_1035);
     const service = readWriteHost(longest, "team-a").split(".")[0] ?? "";
     expect(service.length).toBeLessThanOrEqual(63);
+    const event = eventName(resource, { type: "Warning", reason: "ApplyRejected", message: "m" });
+    expect(event.length).toBeLessThanOrEqual(253);
+    expect(event).toMatch(SUBDOMAIN);
   });
 
   it("the Stack limit is derived from the PostgresCluster limit: its member fits exactly", () => {
