@@ -111,7 +111,19 @@ describe("quiet reconciles", () => {
 
   it("two processes reconciling one PostgresCluster record its once-only Event once and never flip its lastTransitionTime", async () => {
     const ns = await namespace("quiet-two");
-    await adoptingPostgresCluster(context, ns, "chat", { blocked: true });
+    await adoptingPostgresCluster(context, ns, "chat", { blocked: false });
+    await reconcileUntil(context, ns, "chat", (outcome) => !outcome.requeue);
+    // Then its copy is replaced by someone else's immutable Secret: every apply of the copy is refused (422).
+    await client.core.deleteNamespacedSecret({ name: "chat-adopted-credentials", namespace: ns });
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: {
+        metadata: { name: "chat-adopted-credentials" },
+        type: "kubernetes.io/basic-auth",
+        immutable: true,
+        stringData: { username: "someone", password: "else" },
+      },
+    });
     // A second process: its own client, its own context.
     const other = createReconcileContext({
       client: KubeClient.fromFile(process.env.NAVIQUE_TEST_KUBECONFIG ?? ""),
@@ -122,16 +134,16 @@ describe("quiet reconciles", () => {
     // Both read the resource before either writes, as two operators woken by the same watch event do.
     const stale = await readPostgresCluster(client, ns, "chat");
     if (!stale) throw new Error("PostgresCluster chat is gone");
-    const first = await Promise.allSettled([
-      reconcilePostgresCluster(context, stale),
-      reconcilePostgresCluster(other, stale),
-    ]);
-    expect(first.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    await expect(reconcilePostgresCluster(context, stale)).rejects.toThrow(/DatastoreReady False \(ApplyRejected\)/);
     const settled = await readPostgresCluster(client, ns, "chat");
     const readySince = (r: typeof settled) => r?.status?.conditions.find((c) => c.type === "Ready")?.lastTransitionTime;
     const since = readySince(settled);
     expect(since).toBeDefined();
     expect(condition(settled, "Ready")).toMatchObject({ status: "False", reason: "ApplyRejected" });
+    // The second process decides from the same stale read, later: its Event is the one already recorded,
+    // and its status write (with a later lastTransitionTime) is refused, the resource having changed.
+    await expect(reconcilePostgresCluster(other, stale)).rejects.toThrow(/DatastoreReady False \(ApplyRejected\)/);
+    expect(readySince(await readPostgresCluster(client, ns, "chat"))).toBe(since);
 
     for (const pass of [context, other, context, other]) {
       const resource = await readPostgresCluster(client, ns, "chat");

@@ -6,19 +6,23 @@ import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   deleteNamespaceAndWait,
+  FIXTURE_SOURCE,
   lockCapabilities,
   releaseRecords,
   resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { adoptingPostgresCluster } from "../support/failing-step.js";
 import { startOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
+  eventsAbout,
   playCnpgClusterReady,
   readCnpgCluster,
   readPostgresCluster,
@@ -136,6 +140,35 @@ describe("the operator", () => {
     expect(await readCnpgCluster(client, ns, "drift")).toBeUndefined();
     await eventually("cloudnative-pg to be uninstalled", async () =>
       (await releaseRecords(client, "cnpg-system", "cloudnative-pg")).length === 0 ? true : undefined,
+    );
+  });
+
+  it("reports a failing step on the resource once, logs it in one line and retries with backoff", async () => {
+    // The CNPG CRDs stay after the release above: adopting needs nothing more. A Secret of the copy's name,
+    // immutable and someone else's, makes the apiserver refuse every apply of the copy (a real 422).
+    const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+    await adoptingPostgresCluster(context, ns, "blocked", { blocked: true });
+    const failed = "reconcile failed (attempt 3, retrying in 4s): PostgresCluster";
+    await eventually(
+      "the operator to retry the failing PostgresCluster a third time",
+      async () => (output().includes(`[operator] ${ns}/blocked: ${failed}`) ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
+    const resource = await readPostgresCluster(client, ns, "blocked");
+    expect(condition(resource, "DatastoreReady")).toMatchObject({ status: "False", reason: "ApplyRejected" });
+    expect((await eventsAbout(client, ns, "blocked")).map((e) => `${e.type} ${e.reason}`)).toEqual([
+      "Warning ApplyRejected",
+    ]);
+    const line = output()
+      .split("\n")
+      .find((l) => l.includes(`[operator] ${ns}/blocked: ${failed}`));
+    expect(line).toBe(
+      `[operator] ${ns}/blocked: ${failed} ${ns}/blocked: DatastoreReady False (ApplyRejected): ${condition(resource, "DatastoreReady")?.message}`,
+    );
+    // Deleted while the operator runs, so that its finalizer does not hold the namespace.
+    await deletePostgresCluster(client, ns, "blocked");
+    await eventually("the failing PostgresCluster to be finalized and gone", async () =>
+      (await readPostgresCluster(client, ns, "blocked")) === undefined ? true : undefined,
     );
   });
 });
