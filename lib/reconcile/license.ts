@@ -60,6 +60,8 @@ export async function reconcileLicense(
   });
   const status = licenseStatus(entitlements, options.now, license.status);
   const was = license.status?.edition;
+  // Whether this pass changed the stored status: a downgrade is reported by the process that made it.
+  let written = false;
   if (!license.status || !sameStatus(status, license.status)) {
     const { resourceVersion } = (license as { metadata: { resourceVersion?: string } }).metadata;
     try {
@@ -77,12 +79,13 @@ export async function reconcileLicense(
         },
         undefined,
       );
+      written = true;
     } catch (error) {
-      // Another operator wrote it meanwhile: its pass decided from the same licence.
+      // Another operator wrote it meanwhile: the next pass decides from what it wrote.
       if (statusOf(error) !== 409) throw error;
     }
   }
-  if (was !== "Licensed" || entitlements.edition !== "Community") return { entitlements };
+  if (!written || was !== "Licensed" || entitlements.edition !== "Community") return { entitlements };
   const licenseId = license.status?.licenseId ?? "";
   const downgraded = `licence ${licenseId} no longer applies (${entitlements.reason}): downgraded to the Community edition. Nothing running was deleted or changed; new instances beyond the Community caps will be refused.`;
   const validSince = license.status?.conditions.find((c) => c.type === "Valid")?.lastTransitionTime ?? "";
