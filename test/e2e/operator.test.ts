@@ -1,6 +1,5 @@
 import type { ChildProcess } from "node:child_process";
 import { FINALIZER, OWNERSHIP_MARKS } from "../../lib/api/group.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -17,7 +16,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
-import { adoptingPostgresCluster } from "../support/failing-step.js";
+import { adoptingPostgresCluster, naviqueCrdsServed } from "../support/failing-step.js";
 import { startOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
@@ -34,17 +33,19 @@ import {
 describe("the operator", () => {
   let client: KubeClient;
   let helm: HelmCli;
-  let unlock: () => Promise<void>;
-  let operator: ChildProcess;
+  let unlock: (() => Promise<void>) | undefined;
+  let operator: ChildProcess | undefined;
   let output: () => string = () => "";
-  let playing: NodeJS.Timeout;
-  let ns: string;
+  let playing: NodeJS.Timeout | undefined;
+  /** Empty until the setup created it. */
+  let ns = "";
 
   beforeAll(async () => {
-    unlock = await lockCapabilities();
     client = testClient();
     helm = await testHelm();
-    await ensureNaviqueCrds(client);
+    unlock = await lockCapabilities();
+    // Served, not only applied: a CRD whose schema changed answers 429 while its storage re-initialises.
+    await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     ns = (await createTestNamespace("operator")).name;
     const started = startOperatorProcess();
@@ -59,14 +60,25 @@ describe("the operator", () => {
   });
 
   afterAll(async () => {
-    clearInterval(playing);
-    const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
-    operator.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    expect(output()).toContain("[operator] stopped");
-    await deleteNamespaceAndWait(client, ns);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await unlock();
+    // Tolerates its own failed setup, and releases the lock on every path.
+    if (!unlock) return;
+    try {
+      clearInterval(playing);
+      const running = operator;
+      if (running) {
+        const exited =
+          running.exitCode !== null
+            ? Promise.resolve(running.exitCode)
+            : new Promise<number | null>((resolve) => running.once("exit", (code) => resolve(code)));
+        running.kill("SIGTERM");
+        expect(await exited).toBe(0);
+        expect(output()).toContain("[operator] stopped");
+      }
+      if (ns) await deleteNamespaceAndWait(client, ns);
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    } finally {
+      await unlock();
+    }
   });
 
   const cnpgUid = async () => (await readCnpgCluster(client, ns, "drift"))?.metadata as { uid?: string } | undefined;
