@@ -5,8 +5,9 @@ import {
   POSTGRES_CLUSTER_KIND,
   PostgresClusterSpec,
   type PostgresClusterSpecInput,
+  postgresClusterName,
 } from "../lib/api/postgres-cluster.js";
-import { namespaceName, objectName } from "../lib/api/refs.js";
+import { namespaceName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
 import { enforceCap } from "../lib/licence/enforce.js";
 import { postgresReferences, postgresReferrer } from "../lib/plan/postgres-cluster.js";
@@ -18,7 +19,7 @@ import { ReferenceGrant } from "./reference-grant.js";
 export interface PostgresClusterProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
   readonly spec: PostgresClusterSpecInput;
-  /** Name of the PostgresCluster. @default the construct's id */
+  /** Name of the PostgresCluster (at most 50 characters, a DNS-1035 label). @default the construct's id */
   readonly name?: string;
   /** Namespace of the PostgresCluster. @default the namespace of the chart, else none (kubectl's) */
   readonly namespace?: string;
@@ -44,7 +45,7 @@ export class PostgresCluster extends Construct implements DeclaresPostgresCluste
   constructor(scope: Construct, id: string, props: PostgresClusterProps) {
     super(scope, id);
     const where = `PostgresCluster at ${this.node.path}`;
-    this.name = parseInput(objectName, props.name ?? id, where, "name");
+    this.name = parseInput(postgresClusterName, props.name ?? id, where, "name");
     const namespace =
       props.namespace === undefined ? undefined : parseInput(namespaceName, props.namespace, where, "namespace");
     const spec = parseInput(PostgresClusterSpec, props.spec, where, "spec");

@@ -1,8 +1,8 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
-import { namespaceName, objectName } from "../lib/api/refs.js";
-import { MAX_STACK_NAME, STACK_FEATURE, STACK_KIND, StackSpec, type StackSpecInput } from "../lib/api/stack.js";
+import { namespaceName } from "../lib/api/refs.js";
+import { STACK_FEATURE, STACK_KIND, StackSpec, type StackSpecInput, stackName } from "../lib/api/stack.js";
 import { parseInput } from "../lib/api/validation.js";
 import { enforceCap, enforceFeature } from "../lib/licence/enforce.js";
 import { postgresMemberName } from "../lib/plan/stack.js";
@@ -12,7 +12,7 @@ import { NaviqueLicense } from "./navique-license.js";
 export interface StackProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
   readonly spec?: StackSpecInput;
-  /** Name of the Stack (at most 40 characters). @default the construct's id */
+  /** Name of the Stack (at most 41 characters, a DNS-1035 label: see MAX_STACK_NAME). @default the construct's id */
   readonly name?: string;
   /** Namespace of the Stack. @default none (kubectl's) */
   readonly namespace?: string;
@@ -33,7 +33,7 @@ export class Stack extends Construct implements DeclaresPostgresClusters {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id);
     const where = `Stack at ${this.node.path}`;
-    this.name = parseInput(objectName.max(MAX_STACK_NAME), props.name ?? id, where, "name");
+    this.name = parseInput(stackName, props.name ?? id, where, "name");
     this.namespace =
       props.namespace === undefined ? undefined : parseInput(namespaceName, props.namespace, where, "namespace");
     const spec = parseInput(StackSpec, props.spec ?? {}, where, "spec");

@@ -32,3 +32,50 @@ export function reportedBefore(
 ): boolean {
   return previous?.some((c) => c.type === type && c.status === "False" && c.reason === reason) ?? false;
 }
+
+/** A step's real failure, as conditions report it (reason CamelCase; message saying what to do). */
+export interface ReportedFailure {
+  readonly reason: string;
+  readonly message: string;
+}
+
+/**
+ * The conditions of a pass whose step failed: the phase condition the step belongs to (`phase`) and
+ * Ready turn False with the failure's reason and message; the others stay as planned. A phase of Ready
+ * alone (a step of no phase) changes Ready only.
+ */
+export function failedConditions(
+  planned: readonly Condition[],
+  phase: string,
+  failure: ReportedFailure,
+  observedGeneration: number,
+): Condition[] {
+  const failed = (type: string): Condition => ({
+    type,
+    status: "False",
+    reason: failure.reason,
+    message: failure.message,
+    observedGeneration,
+  });
+  const types = new Set([READY, phase]);
+  const conditions = planned.map((c) => (types.has(c.type) ? failed(c.type) : c));
+  for (const type of types) if (!conditions.some((c) => c.type === type)) conditions.push(failed(type));
+  return conditions;
+}
+
+/**
+ * Whether a resource already reports this very failure (its phase condition False with the same reason
+ * and message): its Warning Event is recorded only when it does not, so that a failure retried with
+ * backoff is one Event, not one per retry.
+ */
+export function failureReportedBefore(
+  previous: readonly Condition[] | undefined,
+  phase: string,
+  failure: ReportedFailure,
+): boolean {
+  return (
+    previous?.some(
+      (c) => c.type === phase && c.status === "False" && c.reason === failure.reason && c.message === failure.message,
+    ) ?? false
+  );
+}

@@ -24,6 +24,8 @@ export interface KindDefinition {
   readonly printerColumns: readonly PrinterColumn[];
   /** CEL rules on the whole object (e.g. a singleton's fixed name). */
   readonly rootValidations?: readonly { readonly rule: string; readonly message: string }[];
+  /** The form metadata.name must have (a regular expression), when the kind needs more than an object name. */
+  readonly namePattern?: string;
 }
 
 export const READY_COLUMN: PrinterColumn = {
@@ -71,7 +73,12 @@ export function customResourceDefinition(definition: KindDefinition) {
               properties: {
                 apiVersion: { type: "string", description: "APIVersion of this object." },
                 kind: { type: "string", description: "Kind of this object." },
-                metadata: { type: "object" },
+                metadata: {
+                  type: "object",
+                  ...(definition.namePattern
+                    ? { properties: { name: { type: "string", pattern: definition.namePattern } } }
+                    : {}),
+                },
                 spec: structuralSchema(definition.spec),
                 ...(definition.status ? { status: structuralSchema(definition.status) } : {}),
               },

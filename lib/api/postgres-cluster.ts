@@ -20,6 +20,74 @@ export const DEFAULT_DELETION_POLICY = "Retain";
 /** Upper bound of `spec.databases`, so the apiserver can bound the cost of its validation rules. */
 export const MAX_DATABASES = 64;
 
+/**
+ * Longest PostgresCluster name. A managed PostgresCluster's CNPG Cluster bears its name, and
+ * CloudNativePG refuses a Cluster name of more than 50 characters, or one that is not a DNS-1035 label
+ * (its webhook's validateName, internal/webhook/v1/cluster_webhook.go): the Services `<name>-rw`, `-ro`
+ * and `-r`, the pods `<name>-<n>`, their jobs and volumes are named after it. Every other name derived
+ * from it fits from there: `<name>-credentials`, `<name>-<owner>-credentials` (an owner has at most 63
+ * characters), `<name>-adopted-credentials`, the Databases `<name>-<database>` and the Events
+ * `<name>.<hash>`, all far below 253. One limit for every mode: a mode can change to managed.
+ */
+export const MAX_POSTGRES_CLUSTER_NAME = 50;
+
+/** A DNS-1035 label: what CloudNativePG requires of a Cluster name, the Services' rule. */
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * The name of a resource that becomes a CNPG Cluster's name (a PostgresCluster; `<stack>-postgres` for a
+ * Stack): an object name, at most `max` characters and a DNS-1035 label. `what` says what is named
+ * after it. The apiserver enforces the same: the CRD's CEL rule (`datastoreNameRules`) and pattern.
+ */
+export function datastoreName(kind: string, max: number, what: string) {
+  return objectName.superRefine((name, ctx) => {
+    if (name.length > max) {
+      ctx.addIssue({ code: "custom", message: nameTooLong(kind, max, String(name.length), what) });
+    }
+    // objectName already refuses what is no RFC 1123 name at all; this adds the label's own rules.
+    if (/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) && !DNS_1035_LABEL.test(name)) {
+      ctx.addIssue({ code: "custom", message: `${nameNotLabel(kind, what)} (received "${name}")` });
+    }
+  });
+}
+
+function nameTooLong(kind: string, max: number, received: string, what: string): string {
+  return `a ${kind} name has at most ${max} characters, received ${received}: ${what}. Choose a shorter name`;
+}
+
+function nameNotLabel(kind: string, what: string): string {
+  return `a ${kind} name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, no '.'): ${what}. Rename it`;
+}
+
+/**
+ * The CRD's rule for `datastoreName`'s length, in zod's words. CEL sees metadata.name unbounded, so a
+ * message computed from it (the length received) or a regular expression over it exceeds the apiserver's
+ * cost budget: the rule is a bare size() and its message states the limit; the label's form is the
+ * schema's `pattern` on metadata.name (`DATASTORE_NAME_PATTERN`).
+ */
+export function datastoreNameRules(kind: string, max: number, what: string) {
+  return [
+    {
+      rule: `size(self.metadata.name) <= ${max}`,
+      message: `metadata.name: ${nameTooLong(kind, max, `more`, what)}`,
+    },
+  ];
+}
+
+/** The form of a datastore name, as a pattern the CRD schema puts on metadata.name. */
+export const DATASTORE_NAME_PATTERN = DNS_1035_LABEL.source;
+
+/** What is named after a PostgresCluster, for the messages of its name's rules. */
+const NAMED_AFTER_POSTGRES_CLUSTER =
+  "its CNPG Cluster, and the Services CloudNativePG derives from it (<name>-rw), are named after it";
+
+/** A PostgresCluster's metadata.name: see MAX_POSTGRES_CLUSTER_NAME. */
+export const postgresClusterName = datastoreName(
+  "PostgresCluster",
+  MAX_POSTGRES_CLUSTER_NAME,
+  NAMED_AFTER_POSTGRES_CLUSTER,
+);
+
 export const PostgresType = z
   .enum(["cnpg", "zalando", "cockroachdb"])
   .describe(
@@ -247,7 +315,12 @@ export const PostgresClusterStatus = z
 export type PostgresClusterStatus = z.infer<typeof PostgresClusterStatus>;
 
 /** A PostgresCluster as stored in the cluster. */
-export const PostgresCluster = storedResource(POSTGRES_CLUSTER_KIND, PostgresClusterSpec, PostgresClusterStatus);
+export const PostgresCluster = storedResource(
+  POSTGRES_CLUSTER_KIND,
+  PostgresClusterSpec,
+  PostgresClusterStatus,
+  postgresClusterName,
+);
 export type PostgresCluster = z.infer<typeof PostgresCluster>;
 
 export const POSTGRES_CLUSTER_DEFINITION: KindDefinition = {
@@ -268,4 +341,6 @@ export const POSTGRES_CLUSTER_DEFINITION: KindDefinition = {
     { name: "Host", type: "string", jsonPath: ".status.host", description: "Connection host", priority: 1 },
     AGE_COLUMN,
   ],
+  namePattern: DATASTORE_NAME_PATTERN,
+  rootValidations: datastoreNameRules("PostgresCluster", MAX_POSTGRES_CLUSTER_NAME, NAMED_AFTER_POSTGRES_CLUSTER),
 };

@@ -1,7 +1,15 @@
 import { z } from "zod";
 import { Condition } from "./conditions.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
-import { MAX_DATABASES, PostgresDatabase, PostgresManaged } from "./postgres-cluster.js";
+import {
+  DATASTORE_NAME_PATTERN,
+  datastoreName,
+  datastoreNameRules,
+  MAX_DATABASES,
+  MAX_POSTGRES_CLUSTER_NAME,
+  PostgresDatabase,
+  PostgresManaged,
+} from "./postgres-cluster.js";
 import { namespaceName, objectName } from "./refs.js";
 import { storedResource } from "./stored-resource.js";
 
@@ -9,11 +17,19 @@ export const STACK_KIND = "Stack";
 export const STACK_PLURAL = "stacks";
 /** Licensed feature every Stack uses. */
 export const STACK_FEATURE = "stack";
+/** A Stack's PostgreSQL member is named `<stack>` followed by this. */
+export const STACK_POSTGRES_SUFFIX = "-postgres";
 /**
- * Longest Stack name: members are named `<stack>-<member>`, and the datastores they become name
- * Services after themselves (`<name>-rw`), which must stay DNS labels of at most 63 characters.
+ * Longest Stack name: its member `<stack>-postgres` is a PostgresCluster, whose name has at most
+ * MAX_POSTGRES_CLUSTER_NAME characters (it becomes a CNPG Cluster's name). Derived, never restated.
  */
-export const MAX_STACK_NAME = 40;
+export const MAX_STACK_NAME = MAX_POSTGRES_CLUSTER_NAME - STACK_POSTGRES_SUFFIX.length;
+
+/** What is named after a Stack, for the messages of its name's rules. */
+const NAMED_AFTER_STACK = `its member PostgresCluster <stack>${STACK_POSTGRES_SUFFIX} is named after it, and a PostgresCluster name (a CNPG Cluster's) has at most ${MAX_POSTGRES_CLUSTER_NAME} characters`;
+
+/** A Stack's metadata.name: see MAX_STACK_NAME. */
+export const stackName = datastoreName("Stack", MAX_STACK_NAME, NAMED_AFTER_STACK);
 
 /** The databases the curated bundle provisions for the gateway and the observability it is built around. */
 export const DEFAULT_STACK_DATABASES: readonly PostgresDatabase[] = [{ name: "litellm" }, { name: "langfuse" }];
@@ -73,7 +89,7 @@ export const StackStatus = z
 export type StackStatus = z.infer<typeof StackStatus>;
 
 /** A Stack as stored in the cluster. */
-export const Stack = storedResource(STACK_KIND, StackSpec, StackStatus, objectName.max(MAX_STACK_NAME));
+export const Stack = storedResource(STACK_KIND, StackSpec, StackStatus, stackName);
 export type Stack = z.infer<typeof Stack>;
 
 export const STACK_DEFINITION: KindDefinition = {
@@ -96,10 +112,6 @@ export const STACK_DEFINITION: KindDefinition = {
     },
     AGE_COLUMN,
   ],
-  rootValidations: [
-    {
-      rule: `size(self.metadata.name) <= ${MAX_STACK_NAME}`,
-      message: `a Stack name has at most ${MAX_STACK_NAME} characters: its members are named <stack>-<member>`,
-    },
-  ],
+  namePattern: DATASTORE_NAME_PATTERN,
+  rootValidations: datastoreNameRules("Stack", MAX_STACK_NAME, NAMED_AFTER_STACK),
 };

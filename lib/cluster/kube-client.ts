@@ -32,11 +32,24 @@ export interface ObjectHeader {
   readonly metadata: { readonly name: string; readonly namespace?: string };
 }
 
+/** How many recent write requests a client remembers (`METHOD path`), for tests and benchmarks. */
+const WRITES_REMEMBERED = 200;
+
 /** Counts the HTTP requests made through one client: detection's cost is measured, not guessed. */
 class RequestCounter implements Middleware {
   count = 0;
+  /** Every write (any method but GET), counted; the most recent ones remembered as `METHOD path`. */
+  writes = 0;
+  readonly recentWrites: string[] = [];
+  recordWrite(method: string, path: string): void {
+    this.writes += 1;
+    this.recentWrites.push(`${method} ${path}`);
+    if (this.recentWrites.length > WRITES_REMEMBERED) this.recentWrites.shift();
+  }
   async pre(context: RequestContext): Promise<RequestContext> {
     this.count += 1;
+    const method = String(context.getHttpMethod());
+    if (method !== "GET") this.recordWrite(method, new URL(context.getUrl()).pathname);
     return context;
   }
   async post(context: ResponseContext): Promise<ResponseContext> {
@@ -199,6 +212,16 @@ export class KubeClient {
     return this.counter.count;
   }
 
+  /** Write requests (any method but GET) made so far through this client, server-side applies included. */
+  get writes(): number {
+    return this.counter.writes;
+  }
+
+  /** The most recent write requests, oldest first, as `METHOD path` (`APPLY path` for a server-side apply). */
+  get recentWrites(): readonly string[] {
+    return [...this.counter.recentWrites];
+  }
+
   private makeObjectApi(): ObjectPaths {
     const objects = new ObjectPaths(this.configuration);
     objects.useDefaultNamespaceOf(this.kubeconfig);
@@ -235,6 +258,7 @@ export class KubeClient {
     // JSON names it maps differently (`default`, `enum`, `x-kubernetes-validations` in a CRD): the
     // apply body is therefore sent as written, to the path the generic client resolves.
     const path = await this.objects.resolvePath(object as KubernetesObject, "patch");
+    this.counter.recordWrite("APPLY", path);
     const url = new URL(`${this.server}${path}`);
     url.searchParams.set("fieldManager", options.fieldManager ?? FIELD_MANAGER);
     url.searchParams.set("force", "true");
@@ -267,6 +291,7 @@ export class KubeClient {
   /** Deletes an object; true when it existed. Dependents are collected in the background. */
   async delete(object: ObjectHeader): Promise<boolean> {
     this.counter.count += 1;
+    this.counter.recordWrite("DELETE", `${object.kind} ${object.metadata.namespace ?? ""}/${object.metadata.name}`);
     const status = await orUndefined(
       this.objects.delete(object as KubernetesObject, undefined, undefined, undefined, undefined, "Background"),
     );

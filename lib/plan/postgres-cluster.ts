@@ -1,4 +1,13 @@
-import { type Condition, DATASTORE_READY, OPERATORS_READY, READY, reportedBefore } from "../api/conditions.js";
+import {
+  type Condition,
+  DATASTORE_READY,
+  failedConditions,
+  failureReportedBefore,
+  OPERATORS_READY,
+  READY,
+  type ReportedFailure,
+  reportedBefore,
+} from "../api/conditions.js";
 import { API_GROUP, API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import {
   type CapabilityStatus,
@@ -122,6 +131,8 @@ export interface PlannedEvent {
   readonly type: "Normal" | "Warning";
   readonly reason: string;
   readonly message: string;
+  /** What identifies the cause (a failure's fingerprint), so that it is recorded once; the message when unset. */
+  readonly cause?: string;
 }
 
 export interface PostgresPlan {
@@ -765,6 +776,52 @@ function readyCondition(resource: PostgresCluster, operators: Condition, desired
     return condition(resource, READY, false, desired.datastore.reason, desired.datastore.message);
   }
   return condition(resource, READY, true, "Ready", `PostgreSQL reachable at ${desired.host}:${desired.port}`);
+}
+
+/**
+ * The phase condition a failed step is reported on: OperatorsReady for a capability's install or
+ * release, DatastoreReady for what is applied, created, deleted or released of the datastore; the
+ * finalizer's removal belongs to no phase (Ready alone).
+ */
+export function failurePhase(step: PlanStep): string {
+  switch (step.kind) {
+    case "ensure-capability":
+    case "release-capability":
+      return OPERATORS_READY;
+    case "remove-finalizer":
+      return READY;
+    default:
+      return DATASTORE_READY;
+  }
+}
+
+/**
+ * The plan of a pass whose `step` failed, as it is reported: the step's phase condition and Ready False
+ * with the failure's reason and message, everything else as planned, and one Warning Event unless the
+ * resource already reports this very failure (a retry is not a new cause).
+ */
+export function failedPlan(
+  resource: PostgresCluster,
+  plan: PostgresPlan,
+  step: PlanStep,
+  failure: ReportedFailure & { readonly fingerprint: string },
+): PostgresPlan {
+  const phase = failurePhase(step);
+  const conditions = failedConditions(plan.status.conditions, phase, failure, resource.metadata.generation ?? 0);
+  const reported = failureReportedBefore(resource.status?.conditions, phase, failure);
+  const event: PlannedEvent = {
+    type: "Warning",
+    reason: failure.reason,
+    message: failure.message,
+    cause: failure.fingerprint,
+  };
+  return {
+    ...plan,
+    conditions,
+    events: [...plan.events, ...(reported ? [] : [event])],
+    status: { ...plan.status, conditions },
+    requeue: true,
+  };
 }
 
 function buildStatus(

@@ -1,7 +1,21 @@
-import { type Condition, READY, reportedBefore } from "../api/conditions.js";
+import {
+  type Condition,
+  failedConditions,
+  failureReportedBefore,
+  READY,
+  type ReportedFailure,
+  reportedBefore,
+} from "../api/conditions.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_KIND, type PostgresCluster } from "../api/postgres-cluster.js";
-import { STACK_FEATURE, STACK_KIND, type Stack, type StackMember, type StackStatus } from "../api/stack.js";
+import {
+  STACK_FEATURE,
+  STACK_KIND,
+  STACK_POSTGRES_SUFFIX,
+  type Stack,
+  type StackMember,
+  type StackStatus,
+} from "../api/stack.js";
 import { enforceCap, enforceFeature, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import type { KubeObject, PlannedEvent } from "./postgres-cluster.js";
@@ -53,7 +67,7 @@ export function stackOfMember(ownedBy: string | undefined): string | undefined {
 
 /** The name of a Stack's PostgreSQL member: `<stack>-postgres`. */
 export function postgresMemberName(stackName: string): string {
-  return `${stackName}-postgres`;
+  return `${stackName}${STACK_POSTGRES_SUFFIX}`;
 }
 
 /**
@@ -272,5 +286,38 @@ export function planStack(stack: Stack, observation: StackObservation): StackPla
     status: { observedGeneration: stack.metadata.generation ?? 0, conditions, admitted: true, members: statuses },
     // A taken name does not free itself: the resync and the other resource's changes bring the Stack back.
     requeue: taken.length === 0 && waiting.length > 0,
+  };
+}
+
+/** The condition a failed Stack step is reported on: MembersReady for a member's apply or deletion, Ready alone for the finalizer. */
+export function stackFailurePhase(step: StackStep): string {
+  return step.kind === "remove-finalizer" ? READY : MEMBERS_READY;
+}
+
+/**
+ * The plan of a Stack pass whose `step` failed, as it is reported: the step's condition and Ready False
+ * with the failure's reason and message, and one Warning Event unless the Stack already reports it.
+ */
+export function failedStackPlan(
+  stack: Stack,
+  plan: StackPlan,
+  step: StackStep,
+  failure: ReportedFailure & { readonly fingerprint: string },
+): StackPlan {
+  const phase = stackFailurePhase(step);
+  const conditions = failedConditions(plan.status.conditions, phase, failure, stack.metadata.generation ?? 0);
+  const reported = failureReportedBefore(stack.status?.conditions, phase, failure);
+  const event: PlannedEvent = {
+    type: "Warning",
+    reason: failure.reason,
+    message: failure.message,
+    cause: failure.fingerprint,
+  };
+  return {
+    ...plan,
+    conditions,
+    events: [...plan.events, ...(reported ? [] : [event])],
+    status: { ...plan.status, conditions },
+    requeue: true,
   };
 }

@@ -1,14 +1,10 @@
-import { V1MicroTime } from "@kubernetes/client-node";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION, OPERATOR_NAME } from "../api/group.js";
+import { API_GROUP, API_VERSION } from "../api/group.js";
 import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "../api/license.js";
-import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
-import type { KubeClient } from "../cluster/kube-client.js";
+import { type KubeClient, statusOf } from "../cluster/kube-client.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { resolveEntitlements } from "../licence/resolve.js";
 import { readLicense } from "../observe/license.js";
-
-/** Events about the cluster-scoped License are recorded in this namespace, as Kubernetes does for Nodes. */
-const EVENT_NAMESPACE = "default";
+import { recordEvent, sameStatus, withTransitionTimes } from "./report.js";
 
 export interface LicenseOutcome {
   readonly entitlements: Entitlements;
@@ -16,7 +12,8 @@ export interface LicenseOutcome {
   readonly downgraded?: string;
 }
 
-function licenseStatus(entitlements: Entitlements, now: Date): LicenseStatus {
+/** The License's status for these entitlements; its condition keeps the stored lastTransitionTime unless its status changes. */
+function licenseStatus(entitlements: Entitlements, now: Date, stored: LicenseStatus | undefined): LicenseStatus {
   const valid = entitlements.edition === "Licensed";
   return {
     edition: entitlements.edition,
@@ -24,17 +21,20 @@ function licenseStatus(entitlements: Entitlements, now: Date): LicenseStatus {
     ...(entitlements.expiresAt ? { expiresAt: entitlements.expiresAt.toISOString() } : {}),
     features: [...entitlements.features],
     caps: { ...entitlements.caps },
-    conditions: [
-      {
-        type: "Valid",
-        status: valid ? "True" : "False",
-        reason: valid ? "Verified" : (entitlements.reason?.split(":")[0] ?? "NoLicence"),
-        message: valid
-          ? `licence ${entitlements.licenseId} verified offline; in force until ${entitlements.expiresAt?.toISOString()}`
-          : `Community defaults apply: ${entitlements.reason ?? "no licence"}`,
-        lastTransitionTime: now.toISOString(),
-      },
-    ],
+    conditions: withTransitionTimes(
+      stored?.conditions,
+      [
+        {
+          type: "Valid",
+          status: valid ? "True" : "False",
+          reason: valid ? "Verified" : (entitlements.reason?.split(":")[0] ?? "NoLicence"),
+          message: valid
+            ? `licence ${entitlements.licenseId} verified offline; in force until ${entitlements.expiresAt?.toISOString()}`
+            : `Community defaults apply: ${entitlements.reason ?? "no licence"}`,
+        },
+      ],
+      now,
+    ),
   };
 }
 
@@ -42,6 +42,11 @@ function licenseStatus(entitlements: Entitlements, now: Date): LicenseStatus {
  * Verifies the License singleton at `now` and records the edition in force in its status. When a licence
  * that was in force no longer is (it expired, most often), the product downgrades to Community: it says so
  * with a Warning Event and changes nothing that runs — instances admitted before keep running.
+ *
+ * A status that says what is stored already is not written: the License watch would otherwise bring the
+ * License back at once, and every operator would rewrite it in a loop. The write is conditional on the
+ * resourceVersion read, and the downgrade Event has a name of its own, so that two operators record it
+ * once between them.
  */
 export async function reconcileLicense(
   client: KubeClient,
@@ -53,39 +58,43 @@ export async function reconcileLicense(
     now: options.now,
     ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
   });
-  const status = licenseStatus(entitlements, options.now);
+  const status = licenseStatus(entitlements, options.now, license.status);
   const was = license.status?.edition;
-  await client.custom.patchClusterCustomObjectStatus(
-    // JSON patch `add` replaces the member when it exists.
-    {
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: LICENSE_PLURAL,
-      name: LICENSE_NAME,
-      body: [{ op: "add", path: "/status", value: status }],
-    },
-    undefined,
+  // Whether this pass changed the stored status: a downgrade is reported by the process that made it.
+  let written = false;
+  if (!license.status || !sameStatus(status, license.status)) {
+    const { resourceVersion } = (license as { metadata: { resourceVersion?: string } }).metadata;
+    try {
+      await client.custom.patchClusterCustomObjectStatus(
+        // JSON patch `add` replaces the member when it exists; the resourceVersion makes the write conditional.
+        {
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: LICENSE_PLURAL,
+          name: LICENSE_NAME,
+          body: [
+            ...(resourceVersion ? [{ op: "replace", path: "/metadata/resourceVersion", value: resourceVersion }] : []),
+            { op: "add", path: "/status", value: status },
+          ],
+        },
+        undefined,
+      );
+      written = true;
+    } catch (error) {
+      // Another operator wrote it meanwhile: the next pass decides from what it wrote.
+      if (statusOf(error) !== 409) throw error;
+    }
+  }
+  if (!written || was !== "Licensed" || entitlements.edition !== "Community") return { entitlements };
+  const licenseId = license.status?.licenseId ?? "";
+  const downgraded = `licence ${licenseId} no longer applies (${entitlements.reason}): downgraded to the Community edition. Nothing running was deleted or changed; new instances beyond the Community caps will be refused.`;
+  const validSince = license.status?.conditions.find((c) => c.type === "Valid")?.lastTransitionTime ?? "";
+  await recordEvent(
+    client,
+    { kind: LICENSE_KIND, metadata: { name: LICENSE_NAME, uid: license.metadata.uid } },
+    { type: "Warning", reason: "LicenseDowngraded", message: downgraded, cause: `${licenseId}:${validSince}` },
+    options.now,
+    "Verify",
   );
-  if (was !== "Licensed" || entitlements.edition !== "Community") return { entitlements };
-  const downgraded = `licence ${license.status?.licenseId ?? ""} no longer applies (${entitlements.reason}): downgraded to the Community edition. Nothing running was deleted or changed; new instances beyond the Community caps will be refused.`;
-  await client.events.createNamespacedEvent({
-    namespace: EVENT_NAMESPACE,
-    body: {
-      metadata: { generateName: "navique-license-", namespace: EVENT_NAMESPACE },
-      eventTime: new V1MicroTime(options.now.getTime()),
-      type: "Warning",
-      reason: "LicenseDowngraded",
-      note: downgraded.slice(0, 1024),
-      action: "Verify",
-      reportingController: `${API_GROUP}/${OPERATOR_NAME}`,
-      reportingInstance: HOLDER_IDENTITY.slice(0, 128),
-      regarding: {
-        apiVersion: API_GROUP_VERSION,
-        kind: LICENSE_KIND,
-        name: LICENSE_NAME,
-        uid: license.metadata.uid ?? "",
-      },
-    },
-  });
   return { entitlements, downgraded };
 }

@@ -1,11 +1,22 @@
 import { randomBytes } from "node:crypto";
+import { FINALIZER } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL, type PostgresCluster } from "../api/postgres-cluster.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { type Reporter, silentReporter } from "../local-plane/progress.js";
-import { observePostgresCluster } from "../observe/postgres-cluster.js";
+import { observePostgresCluster, readPostgresCluster } from "../observe/postgres-cluster.js";
 import { CNPG_GROUP, CNPG_VERSION, cnpgPlural } from "../plan/cnpg.js";
-import { CNPG_CAPABILITY, type PlanStep, type PostgresPlan, planPostgresCluster } from "../plan/postgres-cluster.js";
+import {
+  CNPG_CAPABILITY,
+  failedPlan,
+  failurePhase,
+  objectKey,
+  type PlanStep,
+  type PostgresObservation,
+  type PostgresPlan,
+  planPostgresCluster,
+} from "../plan/postgres-cluster.js";
+import { ReconcileFailure, stepFailureOf } from "./failure.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { recordEvents, writeStatus } from "./report.js";
 
@@ -104,29 +115,47 @@ async function release(client: KubeClient, step: Extract<PlanStep, { kind: "reta
   await orUndefined(patched);
 }
 
+/** After a step: go on, go on without having changed anything, or end the pass here. */
+type StepResult = "continue" | "unchanged" | "stop";
+
+/** The resourceVersion of an object, as read or as answered. */
+function versionOf(object: unknown): string | undefined {
+  return (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+}
+
 async function execute(
   context: ReconcileContext,
   resource: PostgresCluster,
   step: PlanStep,
-): Promise<"continue" | "stop"> {
+  observation: PostgresObservation,
+): Promise<StepResult> {
   const { client } = context;
   switch (step.kind) {
     case "ensure-capability":
       await context.installer.ensure(CNPG_CAPABILITY);
       return "stop";
-    case "apply":
-      await client.apply(step.object);
-      return "continue";
+    case "apply": {
+      // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).
+      const before = observation.objects.get(
+        objectKey({
+          kind: step.object.kind,
+          name: step.object.metadata.name,
+          namespace: step.object.metadata.namespace ?? "",
+        }),
+      );
+      const after = await client.apply(step.object);
+      return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
+    }
     case "generate-credentials":
-      await generateCredentials(client, step);
-      return "continue";
+      return (await generateCredentials(client, step)) ? "continue" : "unchanged";
     case "delete":
-      await client.delete({
+      return (await client.delete({
         apiVersion: step.target.apiVersion,
         kind: step.target.kind,
         metadata: { name: step.target.name, namespace: step.target.namespace },
-      });
-      return "continue";
+      }))
+        ? "continue"
+        : "unchanged";
     case "retain":
       await release(client, step);
       return "continue";
@@ -140,32 +169,70 @@ async function execute(
 }
 
 /**
+ * Reads the resource again after its finalizer was just added: the status write that ends the pass is
+ * conditional on the resourceVersion, which adding the finalizer changed.
+ */
+async function withFinalizer(context: ReconcileContext, resource: PostgresCluster): Promise<PostgresCluster> {
+  const had = resource.metadata.deletionTimestamp || resource.metadata.finalizers?.includes(FINALIZER);
+  await ensureFinalizer(context.client, POSTGRES_CLUSTER_PLURAL, resource);
+  if (had) return resource;
+  return (await readPostgresCluster(context.client, resource.metadata.namespace, resource.metadata.name)) ?? resource;
+}
+
+/**
  * One reconcile pass of a PostgresCluster stored in the cluster: observe, plan, perform the steps in
  * order (stopping after operators are ensured, so that their new kinds are discovered before use), record
  * Events, write status. Safe to repeat: every step is idempotent and a pass interrupted anywhere leaves a
  * state the next pass converges from. "Not ready yet" is `requeue`, never an exception.
+ *
+ * A step that fails ends the pass as a failure on the resource: its phase condition (OperatorsReady or
+ * DatastoreReady) and Ready False with the failure's reason and summary, one Warning Event per distinct
+ * cause, the status written all the same; then the pass throws a ReconcileFailure, which the operator
+ * retries with backoff and Pulumi shows as the error. Only what changed something is reported: a pass
+ * that finds everything in place logs nothing and writes nothing.
  */
 export async function reconcilePostgresCluster(
   context: ReconcileContext,
-  resource: PostgresCluster,
+  stored: PostgresCluster,
 ): Promise<ReconcileOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
-  await ensureFinalizer(context.client, POSTGRES_CLUSTER_PLURAL, resource);
-  const plan = await previewPostgresCluster(context, resource);
+  const resource = await withFinalizer(context, stored);
+  const where = `${resource.metadata.namespace}/${resource.metadata.name}`;
+  const observation = await observePostgresCluster(
+    context.client,
+    context.installer,
+    resource,
+    observeOptions(context),
+  );
+  let plan = planPostgresCluster(resource, observation, context);
   const performed: string[] = [];
   let stoppedEarly = false;
+  let failure: ReconcileFailure | undefined;
   for (const step of plan.steps) {
-    report(`[${resource.metadata.namespace}/${resource.metadata.name}] ${step.description}`);
-    const next = await execute(context, resource, step);
+    let next: StepResult;
+    try {
+      next = await execute(context, resource, step, observation);
+    } catch (error) {
+      const cause = stepFailureOf(step, error);
+      plan = failedPlan(resource, plan, step, cause);
+      failure = new ReconcileFailure(`PostgresCluster ${where}`, failurePhase(step), cause);
+      break;
+    }
     performed.push(step.description);
+    if (next !== "unchanged") report(`[${where}] ${step.description}`);
     if (next === "stop") {
       stoppedEarly = true;
       break;
     }
   }
   await recordEvents(context.client, resource, plan.events, now(), report);
-  const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
-  if (!finalized) await writeStatus(context.client, POSTGRES_CLUSTER_PLURAL, resource, plan.status, now());
-  return { plan, performed, requeue: plan.requeue || stoppedEarly, finalized };
+  const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
+  const written = finalized
+    ? "unchanged"
+    : await writeStatus(context.client, POSTGRES_CLUSTER_PLURAL, resource, plan.status, now());
+  if (failure) throw failure;
+  // Changed meanwhile by another process: the next pass decides from what it wrote.
+  const requeue = plan.requeue || stoppedEarly || written === "conflict";
+  return { plan, performed, requeue, finalized };
 }

@@ -2,45 +2,65 @@ import { V1MicroTime } from "@kubernetes/client-node";
 import type { Condition } from "../api/conditions.js";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OPERATOR_NAME } from "../api/group.js";
 import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
-import type { KubeClient } from "../cluster/kube-client.js";
+import { type KubeClient, statusOf } from "../cluster/kube-client.js";
 import type { Reporter } from "../local-plane/progress.js";
 import type { PlannedEvent } from "../plan/postgres-cluster.js";
+import { eventName } from "./event-name.js";
 
-/** A namespaced navique resource, as much of it as reporting on it needs. */
+/** A resource reported on: namespaced (a PostgresCluster, a Stack) or cluster-scoped (the License). */
 export interface ReportedResource {
   readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace: string; readonly uid?: string | undefined };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string | undefined;
+    readonly uid?: string | undefined;
+    readonly resourceVersion?: string | undefined;
+  };
   readonly status?: { readonly conditions?: readonly Condition[] } | undefined;
 }
 
-/** Records an Event about a navique resource (events.k8s.io/v1), as `kubectl describe` shows them. */
+/** Events about a cluster-scoped resource are recorded in this namespace, as Kubernetes does for Nodes. */
+const CLUSTER_EVENT_NAMESPACE = "default";
+
+/**
+ * Records an Event about a navique resource (events.k8s.io/v1), as `kubectl describe` shows them. True
+ * when this call recorded it; false when it was recorded already (by this or another process).
+ */
 export async function recordEvent(
   client: KubeClient,
   resource: ReportedResource,
   event: PlannedEvent,
   now: Date,
-): Promise<void> {
-  await client.events.createNamespacedEvent({
-    namespace: resource.metadata.namespace,
-    body: {
-      metadata: { generateName: `${resource.metadata.name}-`, namespace: resource.metadata.namespace },
-      // MicroTime: the apiserver refuses fewer than six fractional digits.
-      eventTime: new V1MicroTime(now.getTime()),
-      type: event.type,
-      reason: event.reason,
-      note: event.message.slice(0, 1024),
-      action: "Reconcile",
-      reportingController: `${API_GROUP}/${OPERATOR_NAME}`,
-      reportingInstance: HOLDER_IDENTITY.slice(0, 128),
-      regarding: {
-        apiVersion: API_GROUP_VERSION,
-        kind: resource.kind,
-        name: resource.metadata.name,
-        namespace: resource.metadata.namespace,
-        uid: resource.metadata.uid ?? "",
+  action = "Reconcile",
+): Promise<boolean> {
+  const namespace = resource.metadata.namespace ?? CLUSTER_EVENT_NAMESPACE;
+  try {
+    await client.events.createNamespacedEvent({
+      namespace,
+      body: {
+        metadata: { name: eventName(resource, event), namespace },
+        // MicroTime: the apiserver refuses fewer than six fractional digits.
+        eventTime: new V1MicroTime(now.getTime()),
+        type: event.type,
+        reason: event.reason,
+        note: event.message.slice(0, 1024),
+        action,
+        reportingController: `${API_GROUP}/${OPERATOR_NAME}`,
+        reportingInstance: HOLDER_IDENTITY.slice(0, 128),
+        regarding: {
+          apiVersion: API_GROUP_VERSION,
+          kind: resource.kind,
+          name: resource.metadata.name,
+          ...(resource.metadata.namespace ? { namespace: resource.metadata.namespace } : {}),
+          uid: resource.metadata.uid ?? "",
+        },
       },
-    },
-  });
+    });
+    return true;
+  } catch (error) {
+    if (statusOf(error) === 409) return false;
+    throw error;
+  }
 }
 
 /**
@@ -57,41 +77,81 @@ export async function recordEvents(
   for (const event of events) {
     await recordEvent(client, resource, event, now).catch((error: unknown) => {
       report(
-        `[${resource.metadata.namespace}/${resource.metadata.name}] could not record Event ${event.reason}: ${error instanceof Error ? error.message : String(error)}`,
+        `[${resource.metadata.namespace}/${resource.metadata.name}] could not record Event ${event.reason}: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
       );
     });
   }
 }
 
+/** JSON with object keys sorted and undefined members left out: equal for equal content, whatever the order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, member: unknown) =>
+    member && typeof member === "object" && !Array.isArray(member)
+      ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : member,
+  );
+}
+
+/** Whether two statuses say the same thing, member for member (nothing ignored). */
+export function sameStatus(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+/** Each condition keeps its stored lastTransitionTime while its status is unchanged; a new status gets `now`. */
+export function withTransitionTimes(
+  previous: readonly Condition[] | undefined,
+  conditions: readonly Condition[],
+  now: Date,
+): Condition[] {
+  const before = new Map((previous ?? []).map((c) => [c.type, c]));
+  return conditions.map((c) => {
+    const stored = before.get(c.type);
+    const unchanged = stored && stored.status === c.status && stored.lastTransitionTime;
+    return { ...c, lastTransitionTime: unchanged ? stored.lastTransitionTime : now.toISOString() };
+  });
+}
+
+/** What became of a status write: made, not needed (nothing changed), or refused because the resource changed meanwhile. */
+export type StatusWrite = "written" | "unchanged" | "conflict";
+
 /**
- * Writes a resource's status, keeping each condition's lastTransitionTime while its status is unchanged.
- * A JSON patch `add` creates the status on the first write and replaces it after.
+ * Writes a resource's status when it differs from the stored one, keeping each condition's
+ * lastTransitionTime while its status is unchanged; a status that changes nothing is not written (a
+ * write would wake every watcher, this operator's own included). The write is conditional on the
+ * resourceVersion read: when another process changed the resource meanwhile it is refused ("conflict")
+ * and the next pass decides again from what that process wrote, so that two operators never overwrite
+ * each other's lastTransitionTime. A JSON patch `add` creates the status on the first write and replaces
+ * it after.
  */
 export async function writeStatus(
   client: KubeClient,
   plural: string,
-  resource: ReportedResource,
+  resource: ReportedResource & { readonly metadata: { readonly namespace: string } },
   status: { readonly conditions: readonly Condition[] },
   now: Date,
-): Promise<void> {
-  const previous = new Map((resource.status?.conditions ?? []).map((c) => [c.type, c]));
-  const conditions = status.conditions.map((c) => {
-    const before = previous.get(c.type);
-    const unchanged = before && before.status === c.status;
-    return {
-      ...c,
-      lastTransitionTime: unchanged && before.lastTransitionTime ? before.lastTransitionTime : now.toISOString(),
-    };
-  });
-  await client.custom.patchNamespacedCustomObjectStatus(
-    {
-      group: API_GROUP,
-      version: API_VERSION,
-      plural,
-      namespace: resource.metadata.namespace,
-      name: resource.metadata.name,
-      body: [{ op: "add", path: "/status", value: { ...status, conditions } }],
-    },
-    undefined,
-  );
+): Promise<StatusWrite> {
+  const value = { ...status, conditions: withTransitionTimes(resource.status?.conditions, status.conditions, now) };
+  if (resource.status && sameStatus(value, resource.status)) return "unchanged";
+  const { resourceVersion } = resource.metadata;
+  try {
+    await client.custom.patchNamespacedCustomObjectStatus(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural,
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name,
+        body: [
+          // A resourceVersion in the patch makes the write conditional on it (409 Conflict otherwise).
+          ...(resourceVersion ? [{ op: "replace", path: "/metadata/resourceVersion", value: resourceVersion }] : []),
+          { op: "add", path: "/status", value },
+        ],
+      },
+      undefined,
+    );
+    return "written";
+  } catch (error) {
+    if (statusOf(error) === 409) return "conflict";
+    throw error;
+  }
 }

@@ -1,11 +1,20 @@
-import { API_GROUP, API_VERSION } from "../api/group.js";
+import { API_GROUP, API_VERSION, FINALIZER } from "../api/group.js";
 import { POSTGRES_CLUSTER_PLURAL } from "../api/postgres-cluster.js";
 import { STACK_PLURAL, type Stack } from "../api/stack.js";
 import { orUndefined } from "../cluster/kube-client.js";
 import { silentReporter } from "../local-plane/progress.js";
 import { readPostgresCluster } from "../observe/postgres-cluster.js";
-import { observeStack } from "../observe/stack.js";
-import { planStack, type StackPlan, type StackStep, stackMembers } from "../plan/stack.js";
+import { observeStack, readStack } from "../observe/stack.js";
+import {
+  failedStackPlan,
+  planStack,
+  type StackObservation,
+  type StackPlan,
+  type StackStep,
+  stackFailurePhase,
+  stackMembers,
+} from "../plan/stack.js";
+import { ReconcileFailure, stepFailureOf } from "./failure.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { observeOptions, type ReconcileContext, reconcilePostgresCluster } from "./postgres-cluster.js";
 import { recordEvents, writeStatus } from "./report.js";
@@ -24,50 +33,78 @@ export async function previewStack(context: ReconcileContext, stack: Stack): Pro
   return planStack(stack, await observeStack(context.client, stack, observeOptions(context)));
 }
 
-async function execute(context: ReconcileContext, stack: Stack, step: StackStep): Promise<void> {
+/** Performs one step; true when it changed something (an apply of identical content changes nothing). */
+async function execute(
+  context: ReconcileContext,
+  stack: Stack,
+  step: StackStep,
+  observation: StackObservation,
+): Promise<boolean> {
   switch (step.kind) {
-    case "apply":
-      await context.client.apply(step.object);
-      return;
+    case "apply": {
+      const before = observation.members.get(step.object.metadata.name)?.metadata.resourceVersion;
+      const after = await context.client.apply(step.object);
+      return before === undefined || before !== after.metadata?.resourceVersion;
+    }
     case "delete":
-      await orUndefined(
-        context.client.custom.deleteNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: POSTGRES_CLUSTER_PLURAL,
-          namespace: step.target.namespace,
-          name: step.target.name,
-        }),
+      return (
+        (await orUndefined(
+          context.client.custom.deleteNamespacedCustomObject({
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: POSTGRES_CLUSTER_PLURAL,
+            namespace: step.target.namespace,
+            name: step.target.name,
+          }),
+        )) !== undefined
       );
-      return;
     case "remove-finalizer":
       await removeFinalizer(context.client, STACK_PLURAL, stack);
-      return;
+      return true;
   }
+}
+
+/** Reads the Stack again after its finalizer was just added: the status write is conditional on its resourceVersion. */
+async function withFinalizer(context: ReconcileContext, stack: Stack): Promise<Stack> {
+  const had = stack.metadata.deletionTimestamp || stack.metadata.finalizers?.includes(FINALIZER);
+  await ensureFinalizer(context.client, STACK_PLURAL, stack);
+  if (had) return stack;
+  return (await readStack(context.client, stack.metadata.namespace, stack.metadata.name)) ?? stack;
 }
 
 /**
  * One reconcile pass of a Stack stored in the cluster: ensure its finalizer, observe, plan, apply its
  * members (server-side apply, idempotent) — or, when it is being deleted, delete them and remove the
- * finalizer once they are gone — record Events, write status. The members themselves (PostgresClusters)
+ * finalizer once they are gone — record Events, write status. A step that fails is reported on the
+ * Stack (MembersReady and Ready False, one Warning Event per cause, the status written) and thrown. The members themselves (PostgresClusters)
  * are reconciled as any other resource of their kind: by the operator, or by the Pulumi provider that
  * created the Stack.
  */
-export async function reconcileStack(context: ReconcileContext, stack: Stack): Promise<StackOutcome> {
+export async function reconcileStack(context: ReconcileContext, stored: Stack): Promise<StackOutcome> {
   const report = context.report ?? silentReporter;
   const now = context.now ?? (() => new Date());
-  await ensureFinalizer(context.client, STACK_PLURAL, stack);
-  const plan = await previewStack(context, stack);
+  const stack = await withFinalizer(context, stored);
+  const where = `${stack.metadata.namespace}/${stack.metadata.name}`;
+  const observation = await observeStack(context.client, stack, observeOptions(context));
+  let plan = planStack(stack, observation);
   const performed: string[] = [];
+  let failure: ReconcileFailure | undefined;
   for (const step of plan.steps) {
-    report(`[${stack.metadata.namespace}/${stack.metadata.name}] ${step.description}`);
-    await execute(context, stack, step);
+    try {
+      if (await execute(context, stack, step, observation)) report(`[${where}] ${step.description}`);
+    } catch (error) {
+      const cause = stepFailureOf(step, error);
+      plan = failedStackPlan(stack, plan, step, cause);
+      failure = new ReconcileFailure(`Stack ${where}`, stackFailurePhase(step), cause);
+      break;
+    }
     performed.push(step.description);
   }
   await recordEvents(context.client, stack, plan.events, now(), report);
-  const finalized = plan.steps.some((s) => s.kind === "remove-finalizer");
-  if (!finalized) await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
-  return { plan, performed, requeue: plan.requeue, finalized };
+  const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
+  const written = finalized ? "unchanged" : await writeStatus(context.client, STACK_PLURAL, stack, plan.status, now());
+  if (failure) throw failure;
+  return { plan, performed, requeue: plan.requeue || written === "conflict", finalized };
 }
 
 /**

@@ -16,6 +16,7 @@ import { postgresReferences, postgresReferrer } from "../../lib/plan/postgres-cl
 import { grantNamespaces } from "../../lib/plan/reference-grants.js";
 import { stackOfMember } from "../../lib/plan/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { summarise } from "../../lib/reconcile/failure.js";
 import { reconcileLicense } from "../../lib/reconcile/license.js";
 import {
   observeOptions,
@@ -74,6 +75,8 @@ export class NaviqueOperator {
   private readonly context: ReconcileContext;
   private readonly queue: WorkQueue;
   private readonly failures = new Map<string, number>();
+  /** When a failing key is due again: a resync does not cut its backoff short (a watch event may: it can be the fix). */
+  private readonly retryAt = new Map<string, number>();
   private readonly watches: Watch[] = [];
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
@@ -235,8 +238,11 @@ export class NaviqueOperator {
         return lists.flat();
       };
       const key = (item: KubernetesObject) => `${item.metadata?.namespace}/${item.metadata?.name}`;
-      for (const item of await list(POSTGRES_CLUSTER_PLURAL)) this.queue.add(key(item));
-      for (const item of await list(STACK_PLURAL)) this.queue.add(`${STACK_PREFIX}${key(item)}`);
+      const add = (queued: string) => {
+        if ((this.retryAt.get(queued) ?? 0) <= Date.now()) this.queue.add(queued);
+      };
+      for (const item of await list(POSTGRES_CLUSTER_PLURAL)) add(key(item));
+      for (const item of await list(STACK_PLURAL)) add(`${STACK_PREFIX}${key(item)}`);
     } catch (error) {
       this.report(`[operator] resync failed: ${error instanceof Error ? error.message : String(error)}`);
     }
@@ -266,7 +272,7 @@ export class NaviqueOperator {
       const { now, trustedKeys } = observeOptions(this.context);
       const outcome = await reconcileLicense(this.options.client, { now, ...(trustedKeys ? { trustedKeys } : {}) });
       if (outcome?.downgraded) this.report(`[operator] ${outcome.downgraded}`);
-      this.failures.delete(LICENSE_KEY);
+      this.succeeded(LICENSE_KEY);
       // A licence applied, renewed, expired or removed: every resource is judged again now, not at the next resync.
       const entitlements = outcome?.entitlements;
       const inForce = JSON.stringify(
@@ -281,13 +287,23 @@ export class NaviqueOperator {
     }
   }
 
-  /** A real failure: the key is tried again after a capped exponential backoff, counted per key. */
+  private succeeded(key: string): void {
+    this.failures.delete(key);
+    this.retryAt.delete(key);
+  }
+
+  /**
+   * A real failure (already reported on the resource by the reconcile): the key is tried again after a
+   * capped exponential backoff, counted per key. The log line is the failure's one-line summary.
+   */
   private retryLater(key: string, error: unknown): void {
     const attempt = (this.failures.get(key) ?? 0) + 1;
     this.failures.set(key, attempt);
     const delay = backoffMs(attempt);
+    this.retryAt.set(key, Date.now() + delay);
+    const message = summarise(error instanceof Error ? error.message : String(error));
     this.report(
-      `[operator] ${key}: reconcile failed (attempt ${attempt}, retrying in ${Math.round(delay / 1000)}s): ${error instanceof Error ? error.message : String(error)}`,
+      `[operator] ${key}: reconcile failed (attempt ${attempt}, retrying in ${Math.round(delay / 1000)}s): ${message}`,
     );
     this.queue.add(key, delay);
   }
@@ -341,7 +357,7 @@ export class NaviqueOperator {
         const resource = await this.read(key, POSTGRES_CLUSTER_PLURAL, PostgresCluster);
         if (resource) requeue = (await reconcilePostgresCluster(this.context, resource)).requeue;
       }
-      this.failures.delete(key);
+      this.succeeded(key);
       if (requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
     } catch (error) {
       this.retryLater(key, error);

@@ -37,26 +37,33 @@ type Decide<R> = (
 ) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>;
 
 /**
- * What a component hands its dynamic resource: the spec parsed by the kind's schema (a bad one is a
- * ResourceError naming every field), the cluster to reach and the waiting time. During `pulumi preview`
+ * What a component hands its dynamic resource: the name and the spec parsed by the kind's schemas (a
+ * bad one is a ResourceError naming every field; a name too long for what is named after it, too), the cluster to reach and the waiting time. During `pulumi preview`
  * it also prints, on the component, every decision `decide` makes for the desired resource.
  */
 export function dynamicInputs<Spec, Stored>(
   component: pulumi.ComponentResource,
-  kind: { readonly name: string; readonly spec: z.ZodType<Spec>; readonly stored: z.ZodType<Stored> },
+  kind: {
+    readonly name: string;
+    readonly spec: z.ZodType<Spec>;
+    readonly stored: z.ZodType<Stored>;
+    /** The rules of the resource's metadata.name (its length limit, its form). */
+    readonly resourceName: z.ZodType<string>;
+  },
   componentName: string,
   args: ClusterArgs,
   specInput: unknown,
   decide: Decide<Stored>,
 ) {
   let spec: Spec;
+  let name: string;
   try {
+    name = parseInput(kind.resourceName, args.name ?? componentName, `${kind.name} ${componentName}`, "name");
     spec = parseInput(kind.spec, specInput, `${kind.name} ${componentName}`, "spec");
   } catch (error) {
     if (error instanceof ValidationError) throw new pulumi.ResourceError(error.message, component);
     throw error;
   }
-  const name = args.name ?? componentName;
   const kubeconfig = args.kubeconfig ?? defaultKubeconfig();
   const helm = pulumi.output(args.helm ?? toolchainPaths().then((paths) => paths.helm));
   if (pulumi.runtime.isDryRun()) {

@@ -4,6 +4,7 @@ import {
   PostgresCluster as PostgresClusterResource,
   PostgresClusterSpec,
   type PostgresClusterSpecInput,
+  postgresClusterName,
 } from "../../lib/api/postgres-cluster.js";
 import { previewDesired } from "../../lib/reconcile/preview.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
@@ -69,7 +70,12 @@ export class PostgresCluster extends pulumi.ComponentResource {
     super(PostgresCluster.TYPE, name, {}, opts);
     const inputs = dynamicInputs(
       this,
-      { name: POSTGRES_CLUSTER_KIND, spec: PostgresClusterSpec, stored: PostgresClusterResource },
+      {
+        name: POSTGRES_CLUSTER_KIND,
+        spec: PostgresClusterSpec,
+        stored: PostgresClusterResource,
+        resourceName: postgresClusterName,
+      },
       name,
       args,
       args.spec,

@@ -1,5 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
-import { STACK_KIND, Stack as StackResource, StackSpec, type StackSpecInput } from "../../lib/api/stack.js";
+import { STACK_KIND, Stack as StackResource, StackSpec, type StackSpecInput, stackName } from "../../lib/api/stack.js";
 import { previewDesiredStack } from "../../lib/reconcile/preview.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
 import { runtimeProvider } from "./runtime-provider.js";
@@ -44,7 +44,7 @@ export class Stack extends pulumi.ComponentResource {
     super(Stack.TYPE, name, {}, opts);
     const inputs = dynamicInputs(
       this,
-      { name: STACK_KIND, spec: StackSpec, stored: StackResource },
+      { name: STACK_KIND, spec: StackSpec, stored: StackResource, resourceName: stackName },
       name,
       args,
       args.spec ?? {},

@@ -59,10 +59,11 @@ describe("the Stack CRD on the apiserver", () => {
   });
 
   it("refuses a name longer than its members can be named after, with the reason", async () => {
-    const body = await rejectionOf("a".repeat(41), {});
+    const body = await rejectionOf("a".repeat(42), {});
     expect(body.details.causes).toEqual([
       expect.objectContaining({
-        message: "Invalid value: a Stack name has at most 40 characters: its members are named <stack>-<member>",
+        message:
+          "Invalid value: metadata.name: a Stack name has at most 41 characters, received more: its member PostgresCluster <stack>-postgres is named after it, and a PostgresCluster name (a CNPG Cluster's) has at most 50 characters. Choose a shorter name",
       }),
     ]);
   });

@@ -1,25 +1,28 @@
 import type { ChildProcess } from "node:child_process";
 import { FINALIZER, OWNERSHIP_MARKS } from "../../lib/api/group.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
+  FIXTURE_SOURCE,
   lockCapabilities,
   releaseRecords,
   resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { adoptingPostgresCluster, naviqueCrdsServed } from "../support/failing-step.js";
 import { startOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
+  eventsAbout,
   playCnpgClusterReady,
   readCnpgCluster,
   readPostgresCluster,
@@ -31,17 +34,19 @@ import {
 describe("the operator", () => {
   let client: KubeClient;
   let helm: HelmCli;
-  let unlock: () => Promise<void>;
-  let operator: ChildProcess;
+  let unlock: (() => Promise<void>) | undefined;
+  let operator: ChildProcess | undefined;
   let output: () => string = () => "";
-  let playing: NodeJS.Timeout;
-  let ns: string;
+  let playing: NodeJS.Timeout | undefined;
+  /** Empty until the setup created it. */
+  let ns = "";
 
   beforeAll(async () => {
-    unlock = await lockCapabilities();
     client = testClient();
     helm = await testHelm();
-    await ensureNaviqueCrds(client);
+    unlock = await lockCapabilities();
+    // Served, not only applied: a CRD whose schema changed answers 429 while its storage re-initialises.
+    await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     ns = (await createTestNamespace("operator")).name;
     const started = startOperatorProcess();
@@ -56,17 +61,25 @@ describe("the operator", () => {
   }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
-    clearInterval(playing);
-    // Undefined when beforeAll failed before starting it: nothing to stop then.
-    if (operator) {
-      const exited = new Promise<number | null>((resolve) => operator.once("exit", (code) => resolve(code)));
-      operator.kill("SIGTERM");
-      expect(await exited).toBe(0);
-      expect(output()).toContain("[operator] stopped");
+    // Tolerates its own failed setup, and releases the lock on every path.
+    if (!unlock) return;
+    try {
+      clearInterval(playing);
+      const running = operator;
+      if (running) {
+        const exited =
+          running.exitCode !== null
+            ? Promise.resolve(running.exitCode)
+            : new Promise<number | null>((resolve) => running.once("exit", (code) => resolve(code)));
+        running.kill("SIGTERM");
+        expect(await exited).toBe(0);
+        expect(output()).toContain("[operator] stopped");
+      }
+      if (ns) await deleteNamespaceAndWait(client, ns);
+      if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    } finally {
+      await unlock();
     }
-    if (ns) await deleteNamespaceAndWait(client, ns);
-    if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await unlock?.();
   });
 
   const cnpgUid = async () => (await readCnpgCluster(client, ns, "drift"))?.metadata as { uid?: string } | undefined;
@@ -140,6 +153,35 @@ describe("the operator", () => {
     expect(await readCnpgCluster(client, ns, "drift")).toBeUndefined();
     await eventually("cloudnative-pg to be uninstalled", async () =>
       (await releaseRecords(client, "cnpg-system", "cloudnative-pg")).length === 0 ? true : undefined,
+    );
+  });
+
+  it("reports a failing step on the resource once, logs it in one line and retries with backoff", async () => {
+    // The CNPG CRDs stay after the release above: adopting needs nothing more. A Secret of the copy's name,
+    // immutable and someone else's, makes the apiserver refuse every apply of the copy (a real 422).
+    const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+    await adoptingPostgresCluster(context, ns, "blocked", { blocked: true });
+    const failed = "reconcile failed (attempt 3, retrying in 4s): PostgresCluster";
+    await eventually(
+      "the operator to retry the failing PostgresCluster a third time",
+      async () => (output().includes(`[operator] ${ns}/blocked: ${failed}`) ? true : undefined),
+      { timeoutMs: 60_000 },
+    );
+    const resource = await readPostgresCluster(client, ns, "blocked");
+    expect(condition(resource, "DatastoreReady")).toMatchObject({ status: "False", reason: "ApplyRejected" });
+    expect((await eventsAbout(client, ns, "blocked")).map((e) => `${e.type} ${e.reason}`)).toEqual([
+      "Warning ApplyRejected",
+    ]);
+    const line = output()
+      .split("\n")
+      .find((l) => l.includes(`[operator] ${ns}/blocked: ${failed}`));
+    expect(line).toBe(
+      `[operator] ${ns}/blocked: ${failed} ${ns}/blocked: DatastoreReady False (ApplyRejected): ${condition(resource, "DatastoreReady")?.message}`,
+    );
+    // Deleted while the operator runs, so that its finalizer does not hold the namespace.
+    await deletePostgresCluster(client, ns, "blocked");
+    await eventually("the failing PostgresCluster to be finalized and gone", async () =>
+      (await readPostgresCluster(client, ns, "blocked")) === undefined ? true : undefined,
     );
   });
 });

@@ -242,7 +242,7 @@ describe("the Stack construct", () => {
       /Stack at test\/team is invalid:\n {2}- spec\.postgres\.managed\.instances: must be <= 9 \(received 12\)/,
     );
     expect(() => new Stack(chart, "a-very-long-stack-name-that-leaves-no-room")).toThrow(
-      /Stack at test\/a-very-long-stack-name-that-leaves-no-room is invalid:\n {2}- name: length must be <= 40 \(received "a-very-long-stack-name-that-leaves-no-room"\)/,
+      /Stack at test\/a-very-long-stack-name-that-leaves-no-room is invalid:\n {2}- name: a Stack name has at most 41 characters, received 42: /,
     );
   });
 });

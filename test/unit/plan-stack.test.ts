@@ -1,5 +1,5 @@
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
-import { Stack } from "../../lib/api/stack.js";
+import { MAX_STACK_NAME, Stack } from "../../lib/api/stack.js";
 import { COMMUNITY_CAPS, communityEntitlements, type Entitlements } from "../../lib/licence/entitlements.js";
 import { planStack, type StackObservation, stackOfMember, stackOwnedBy } from "../../lib/plan/stack.js";
 
@@ -247,7 +247,7 @@ describe("the Stack schema", () => {
     const result = Stack.safeParse({
       apiVersion: "core.navique.com/v1alpha1",
       kind: "Stack",
-      metadata: { name: "a".repeat(41), namespace: "ai" },
+      metadata: { name: "a".repeat(MAX_STACK_NAME + 1), namespace: "ai" },
       spec: {},
     });
     expect(result.success).toBe(false);

@@ -1,0 +1,182 @@
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import { LICENSE_NAME, LICENSE_PLURAL } from "../../lib/api/license.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { KubeClient } from "../../lib/cluster/kube-client.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
+import {
+  deleteNamespaceAndWait,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { adoptingPostgresCluster, installCloudnativePg, naviqueCrdsServed } from "../support/failing-step.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { inProcessOperator } from "../support/operator.js";
+import { eventsAbout, finalizePostgresClusters, readPostgresCluster, reconcileUntil } from "../support/postgres.js";
+
+/** The resourceVersion of the License singleton as stored now. */
+async function licenseVersion(client: KubeClient): Promise<string | undefined> {
+  const license = (await client.custom.getClusterCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: LICENSE_PLURAL,
+    name: LICENSE_NAME,
+  })) as { metadata?: { resourceVersion?: string }; status?: unknown };
+  return license.status ? license.metadata?.resourceVersion : undefined;
+}
+
+// Reconciles that find nothing to do change nothing: no status write, no Event, no log line; a status
+// write is made only when the status changes, and an Event meant once is recorded once per cluster,
+// whichever process plans it. Counted on the real apiserver: the client's write requests and the
+// resourceVersions the apiserver assigns.
+describe("quiet reconciles", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let context: ReconcileContext;
+  let unlock: (() => Promise<void>) | undefined;
+  const namespaces: string[] = [];
+  /** Other suites hold the capabilities lock for minutes on a busy machine. */
+  const LOCK_WAIT_MS = 1_200_000;
+
+  const namespace = async (suite: string) => {
+    const created = await createTestNamespace(suite);
+    namespaces.push(created.name);
+    return created.name;
+  };
+
+  beforeAll(async () => {
+    client = testClient();
+    helm = await testHelm();
+    unlock = await lockCapabilities();
+    await naviqueCrdsServed(client);
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+    await installCloudnativePg(context);
+  }, LOCK_WAIT_MS);
+  afterAll(async () => {
+    // A setup that never got the lock has nothing to clean up.
+    if (!unlock) return;
+    try {
+      await removeLicence(client).catch(() => undefined);
+      for (const name of namespaces) {
+        await finalizePostgresClusters(context, name);
+        await deleteNamespaceAndWait(client, name);
+      }
+      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    } finally {
+      await unlock();
+    }
+  });
+
+  it("a pass over a Ready PostgresCluster makes no status write, records no Event and logs nothing", async () => {
+    const ns = await namespace("quiet-ready");
+    await adoptingPostgresCluster(context, ns, "chat", { blocked: false });
+    await reconcileUntil(context, ns, "chat", (outcome) => !outcome.requeue);
+    const lines: string[] = [];
+    const quiet = createReconcileContext({
+      client,
+      helm,
+      source: FIXTURE_SOURCE,
+      trustedKeys: TEST_TRUSTED_KEYS,
+      report: (line) => lines.push(line),
+    });
+    const before = await readPostgresCluster(client, ns, "chat");
+    expect(condition(before, "Ready")).toMatchObject({ status: "True" });
+    const copy = await client.core.readNamespacedSecret({ name: "chat-adopted-credentials", namespace: ns });
+    const events = await eventsAbout(client, ns, "chat");
+    const writes = client.writes;
+
+    if (!before) throw new Error("PostgresCluster chat is gone");
+    await reconcilePostgresCluster(quiet, before);
+
+    const made = client.recentWrites.slice(client.recentWrites.length - (client.writes - writes));
+    // The one request that is a write in form: the server-side apply of the unchanged copy, which the
+    // apiserver answers without storing anything (its resourceVersion stays, checked below).
+    expect(made).toEqual([`APPLY /api/v1/namespaces/${ns}/secrets/chat-adopted-credentials`]);
+    const after = await readPostgresCluster(client, ns, "chat");
+    expect(after?.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(
+      (await client.core.readNamespacedSecret({ name: "chat-adopted-credentials", namespace: ns })).metadata
+        ?.resourceVersion,
+    ).toBe(copy.metadata?.resourceVersion);
+    expect(await eventsAbout(client, ns, "chat")).toEqual(events);
+    expect(lines).toEqual([]);
+  });
+
+  it("two processes reconciling one PostgresCluster record its once-only Event once and never flip its lastTransitionTime", async () => {
+    const ns = await namespace("quiet-two");
+    await adoptingPostgresCluster(context, ns, "chat", { blocked: false });
+    await reconcileUntil(context, ns, "chat", (outcome) => !outcome.requeue);
+    // Then its copy is replaced by someone else's immutable Secret: every apply of the copy is refused (422).
+    await client.core.deleteNamespacedSecret({ name: "chat-adopted-credentials", namespace: ns });
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: {
+        metadata: { name: "chat-adopted-credentials" },
+        type: "kubernetes.io/basic-auth",
+        immutable: true,
+        stringData: { username: "someone", password: "else" },
+      },
+    });
+    // A second process: its own client, its own context.
+    const other = createReconcileContext({
+      client: KubeClient.fromFile(process.env.NAVIQUE_TEST_KUBECONFIG ?? ""),
+      helm,
+      source: FIXTURE_SOURCE,
+      trustedKeys: TEST_TRUSTED_KEYS,
+    });
+    // Both read the resource before either writes, as two operators woken by the same watch event do.
+    const stale = await readPostgresCluster(client, ns, "chat");
+    if (!stale) throw new Error("PostgresCluster chat is gone");
+    await expect(reconcilePostgresCluster(context, stale)).rejects.toThrow(/DatastoreReady False \(ApplyRejected\)/);
+    const settled = await readPostgresCluster(client, ns, "chat");
+    const readySince = (r: typeof settled) => r?.status?.conditions.find((c) => c.type === "Ready")?.lastTransitionTime;
+    const since = readySince(settled);
+    expect(since).toBeDefined();
+    expect(condition(settled, "Ready")).toMatchObject({ status: "False", reason: "ApplyRejected" });
+    // The second process decides from the same stale read, later: its Event is the one already recorded,
+    // and its status write (with a later lastTransitionTime) is refused, the resource having changed.
+    await expect(reconcilePostgresCluster(other, stale)).rejects.toThrow(/DatastoreReady False \(ApplyRejected\)/);
+    expect(readySince(await readPostgresCluster(client, ns, "chat"))).toBe(since);
+
+    for (const pass of [context, other, context, other]) {
+      const resource = await readPostgresCluster(client, ns, "chat");
+      if (!resource) throw new Error("PostgresCluster chat is gone");
+      await reconcilePostgresCluster(pass, resource).catch(() => undefined);
+    }
+
+    const last = await readPostgresCluster(client, ns, "chat");
+    expect(readySince(last)).toBe(since);
+    expect(last?.metadata.resourceVersion).toBe(settled?.metadata.resourceVersion);
+    expect((await eventsAbout(client, ns, "chat")).map((e) => e.reason)).toEqual(["ApplyRejected"]);
+  });
+
+  it("a running operator writes the License's status once, then leaves it alone", async () => {
+    const ns = await namespace("quiet-licence");
+    // A License without a status: the first status the operator writes is the one sampled from.
+    await removeLicence(client);
+    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
+    const operator = inProcessOperator(client, helm, { watchNamespaces: [ns] });
+    try {
+      await operator.start();
+      const written = await eventually("the operator to write the License's status", () => licenseVersion(client));
+      // Sampled for a few seconds while the operator runs (resyncs every 300 ms): every resourceVersion seen.
+      const seen = new Set<string>([written]);
+      const until = Date.now() + 5_000;
+      while (Date.now() < until) {
+        const version = await licenseVersion(client);
+        if (version) seen.add(version);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect([...seen]).toEqual([written]);
+    } finally {
+      await operator.stop();
+    }
+  });
+});
