@@ -11,6 +11,7 @@ import { run, runUnchecked } from "../../lib/local-plane/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
@@ -83,7 +84,7 @@ describe("capability installs and objects that are not theirs", () => {
     helm = await testHelm();
     installer = new CapabilityInstaller({ client, helm, source: FIXTURE_SOURCE });
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: true });
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
   beforeEach(async () => {
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
   });

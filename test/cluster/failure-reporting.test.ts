@@ -8,6 +8,7 @@ import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -56,7 +57,6 @@ describe("a failing step is reported on the PostgresCluster", () => {
   let unlock: (() => Promise<void>) | undefined;
   const namespaces: string[] = [];
   /** Other suites hold the capabilities lock for minutes on a busy machine. */
-  const LOCK_WAIT_MS = 1_200_000;
 
   const namespace = async (suite: string) => {
     const created = await createTestNamespace(suite);
@@ -71,7 +71,7 @@ describe("a failing step is reported on the PostgresCluster", () => {
     await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, LOCK_WAIT_MS);
+  }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     // A setup that never got the lock has nothing to clean up.
     if (!unlock) return;

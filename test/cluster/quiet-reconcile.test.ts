@@ -7,6 +7,7 @@ import { KubeClient } from "../../lib/cluster/kube-client.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -42,7 +43,6 @@ describe("quiet reconciles", () => {
   let unlock: (() => Promise<void>) | undefined;
   const namespaces: string[] = [];
   /** Other suites hold the capabilities lock for minutes on a busy machine. */
-  const LOCK_WAIT_MS = 1_200_000;
 
   const namespace = async (suite: string) => {
     const created = await createTestNamespace(suite);
@@ -58,7 +58,7 @@ describe("quiet reconciles", () => {
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
     await installCloudnativePg(context);
-  }, LOCK_WAIT_MS);
+  }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     // A setup that never got the lock has nothing to clean up.
     if (!unlock) return;

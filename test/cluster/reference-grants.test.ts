@@ -21,6 +21,7 @@ import { previewDesired } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { reconcileOnce as reconcileOnceAsPulumiUp } from "../../providers/pulumi/runtime.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
@@ -165,7 +166,7 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
     // Other suites may hold the lock for minutes on a busy machine.
-  }, 600_000);
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     // A setup that failed before holding the lock made nothing to clean up.

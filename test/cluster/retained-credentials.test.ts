@@ -12,6 +12,7 @@ import { DELETION_POLICY_ANNOTATION } from "../../lib/plan/postgres-cluster.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
 import {
+  CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -176,7 +177,7 @@ describe("credentials on deletion and drift", () => {
     await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
     // Other suites that install capabilities hold the lock for their whole run: wait for them.
-  }, 900_000);
+  }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     try {
       if (context) {
