@@ -56,7 +56,6 @@ describe("a failing step is reported on the PostgresCluster", () => {
   let context: ReconcileContext;
   let unlock: (() => Promise<void>) | undefined;
   const namespaces: string[] = [];
-  /** Other suites hold the capabilities lock for minutes on a busy machine. */
 
   const namespace = async (suite: string) => {
     const created = await createTestNamespace(suite);

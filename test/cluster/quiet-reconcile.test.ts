@@ -42,7 +42,6 @@ describe("quiet reconciles", () => {
   let context: ReconcileContext;
   let unlock: (() => Promise<void>) | undefined;
   const namespaces: string[] = [];
-  /** Other suites hold the capabilities lock for minutes on a busy machine. */
 
   const namespace = async (suite: string) => {
     const created = await createTestNamespace(suite);
