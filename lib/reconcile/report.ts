@@ -111,8 +111,11 @@ export function withTransitionTimes(
   });
 }
 
-/** What became of a status write: made, not needed (nothing changed), or refused because the resource changed meanwhile. */
-export type StatusWrite = "written" | "unchanged" | "conflict";
+/**
+ * What became of a status write: made, not needed (nothing changed), refused because the resource changed
+ * meanwhile, or not made because the resource is gone (deleted meanwhile: nothing left to report on).
+ */
+export type StatusWrite = "written" | "unchanged" | "conflict" | "gone";
 
 /**
  * Writes a resource's status when it differs from the stored one, keeping each condition's
@@ -152,6 +155,8 @@ export async function writeStatus(
     return "written";
   } catch (error) {
     if (statusOf(error) === 409) return "conflict";
+    // Deleted meanwhile (another front end finalized it): success, as for every vanished resource.
+    if (statusOf(error) === 404) return "gone";
     throw error;
   }
 }

@@ -4,6 +4,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { readStack } from "../../lib/observe/stack.js";
 import { ensureFinalizer, removeFinalizer } from "../../lib/reconcile/finalizer.js";
+import { writeStatus } from "../../lib/reconcile/report.js";
 import { destroy as destroyPostgresCluster } from "../../providers/pulumi/runtime.js";
 import { destroy as destroyStack } from "../../providers/pulumi/stack-runtime.js";
 import { FIXTURE_CHARTS, testClient } from "../support/capabilities.js";
@@ -72,6 +73,20 @@ describe("a resource that vanished meanwhile", () => {
     if (!stale) return;
 
     await expect(ensureFinalizer(client, STACK_PLURAL, stale)).resolves.toBe(false);
+  });
+
+  // GIVEN a Stack read by a pass, then deleted by someone else before the pass ends
+  // WHEN the pass writes the Stack's status from that copy
+  // THEN the write resolves as "gone": nothing is left to report on, and that is not a failure.
+  it("a status write for a resource deleted meanwhile resolves as gone", async () => {
+    await createStack(client, ns(), "deleted-before-status");
+    const stale = await readStack(client, ns(), "deleted-before-status");
+    await deleteStack(client, ns(), "deleted-before-status");
+    expect(await readStack(client, ns(), "deleted-before-status")).toBeUndefined();
+    if (!stale) throw new Error("the Stack was not created");
+
+    const status = { conditions: [{ type: "Ready", status: "False", reason: "Pending", message: "m" }] } as const;
+    await expect(writeStatus(client, STACK_PLURAL, stale, status, new Date())).resolves.toBe("gone");
   });
 
   const inputs = async (name: string) => ({
