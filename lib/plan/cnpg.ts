@@ -1,4 +1,4 @@
-/** Facts of the CloudNativePG API the product emits and reads (CATALOG.md). */
+/** Facts of the CloudNativePG API the product emits and reads; where each comes from: docs/provenance.md. */
 export const CNPG_GROUP = "postgresql.cnpg.io";
 export const CNPG_VERSION = "v1";
 export const CNPG_API_VERSION = `${CNPG_GROUP}/${CNPG_VERSION}`;

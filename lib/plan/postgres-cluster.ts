@@ -1,8 +1,6 @@
 import {
   type Condition,
   DATASTORE_READY,
-  failedConditions,
-  failureReportedBefore,
   OPERATORS_READY,
   READY,
   type ReportedFailure,
@@ -34,6 +32,7 @@ import {
   POSTGRES_PORT,
   readWriteHost,
 } from "./cnpg.js";
+import { withFailure } from "./failed-plan.js";
 import type { CapabilityDecision } from "./provenance.js";
 import {
   type ObservedGrant,
@@ -806,22 +805,7 @@ export function failedPlan(
   step: PlanStep,
   failure: ReportedFailure & { readonly fingerprint: string },
 ): PostgresPlan {
-  const phase = failurePhase(step);
-  const conditions = failedConditions(plan.status.conditions, phase, failure, resource.metadata.generation ?? 0);
-  const reported = failureReportedBefore(resource.status?.conditions, phase, failure);
-  const event: PlannedEvent = {
-    type: "Warning",
-    reason: failure.reason,
-    message: failure.message,
-    cause: failure.fingerprint,
-  };
-  return {
-    ...plan,
-    conditions,
-    events: [...plan.events, ...(reported ? [] : [event])],
-    status: { ...plan.status, conditions },
-    requeue: true,
-  };
+  return withFailure(resource, plan, failurePhase(step), failure);
 }
 
 function buildStatus(

@@ -1,11 +1,4 @@
-import {
-  type Condition,
-  failedConditions,
-  failureReportedBefore,
-  READY,
-  type ReportedFailure,
-  reportedBefore,
-} from "../api/conditions.js";
+import { type Condition, READY, type ReportedFailure, reportedBefore } from "../api/conditions.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../api/group.js";
 import { POSTGRES_CLUSTER_KIND, type PostgresCluster } from "../api/postgres-cluster.js";
 import {
@@ -18,6 +11,7 @@ import {
 } from "../api/stack.js";
 import { enforceCap, enforceFeature, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
+import { withFailure } from "./failed-plan.js";
 import type { KubeObject, PlannedEvent } from "./postgres-cluster.js";
 
 /** Condition type: whether every member reports Ready. */
@@ -304,20 +298,5 @@ export function failedStackPlan(
   step: StackStep,
   failure: ReportedFailure & { readonly fingerprint: string },
 ): StackPlan {
-  const phase = stackFailurePhase(step);
-  const conditions = failedConditions(plan.status.conditions, phase, failure, stack.metadata.generation ?? 0);
-  const reported = failureReportedBefore(stack.status?.conditions, phase, failure);
-  const event: PlannedEvent = {
-    type: "Warning",
-    reason: failure.reason,
-    message: failure.message,
-    cause: failure.fingerprint,
-  };
-  return {
-    ...plan,
-    conditions,
-    events: [...plan.events, ...(reported ? [] : [event])],
-    status: { ...plan.status, conditions },
-    requeue: true,
-  };
+  return withFailure(stack, plan, stackFailurePhase(step), failure);
 }

@@ -164,8 +164,8 @@ describe("credentials on deletion and drift", () => {
     client = testClient();
     helm = await testHelm();
     await ensureNaviqueCrds(client);
-    // A CRD just updated answers 429 "storage is (re)initializing" for a while (other branches' suites
-    // apply their own versions of the product's CRDs to the shared plane): until it serves, try again.
+    // A CRD just updated answers 429 "storage is (re)initializing" for a while (a reused plane may hold
+    // an older version of the product's CRDs): until it serves, try again.
     await eventually(
       "the product's CRDs to serve",
       async () => {
@@ -176,7 +176,6 @@ describe("credentials on deletion and drift", () => {
     );
     await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-    // Other suites that install capabilities hold the lock for their whole run: wait for them.
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     try {
