@@ -701,6 +701,9 @@ function outOfScopePlan(
     status: {
       observedGeneration: resource.metadata.generation ?? 0,
       conditions,
+      // Kept, so that a mode change made meanwhile is still garbage-collected from the right state.
+      ...(resource.status?.mode ? { mode: resource.status.mode } : {}),
+      ...(resource.status?.type ? { type: resource.status.type } : {}),
       capabilities: resource.status?.capabilities ?? [],
       emitted: resource.status?.emitted ?? [],
     },

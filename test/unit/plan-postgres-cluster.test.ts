@@ -114,6 +114,23 @@ describe("planPostgresCluster", () => {
     expect(served.conditions.map((c) => c.reason)).not.toContain("NamespaceNotWatched");
   });
 
+  it("held back by the namespace scope, keeps the mode it had reached, so that leaving it is collected later", () => {
+    const wasManaged = resource({}, { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted: [] });
+    const adopting = resource(
+      {
+        mode: "adopt",
+        adopt: {
+          clusterRef: { name: "shared", namespace: "data" },
+          credentialsSecretRef: { name: "shared-app", namespace: "data" },
+        },
+      },
+      wasManaged.status,
+    );
+    const held = planPostgresCluster(adopting, nothing, { ...context, watchNamespaces: ["team-a"] });
+    expect(held.conditions.map((c) => c.reason)).toContain("NamespaceNotWatched");
+    expect([held.status.mode, held.status.type]).toEqual(["managed", "cnpg"]);
+  });
+
   it("records an adoption with one Event, when first seen; the status remembers it after", () => {
     const adopted = decision("cloudnative-pg", {
       state: "Adopted",
