@@ -8,11 +8,16 @@
 import { performance } from "node:perf_hooks";
 import { API_GROUP, API_VERSION } from "../lib/api/group.js";
 import { STACK_PLURAL, Stack } from "../lib/api/stack.js";
+import { CapabilityInstaller } from "../lib/apply/capability-installer.js";
 import { ensureNaviqueCrds } from "../lib/apply/navique-crds.js";
+import { CATALOG, capability, withPrerequisites } from "../lib/catalog/catalog.js";
+import { HelmCli } from "../lib/cluster/helm-cli.js";
 import { KubeClient } from "../lib/cluster/kube-client.js";
+import { observeResource } from "../lib/engine/observe.js";
+import { planResource } from "../lib/engine/plan.js";
+import { REGISTRY } from "../lib/kinds/registry.js";
+import { STACK_MODULE } from "../lib/kinds/stack/module.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
-import { observeStack } from "../lib/observe/stack.js";
-import { planStack } from "../lib/plan/stack.js";
 import { deleteNamespaceAndWait } from "./namespace.js";
 
 const RUNS = 20;
@@ -31,12 +36,21 @@ async function createStack(client: KubeClient, name: string): Promise<void> {
 }
 
 async function measure(client: KubeClient, stack: Stack): Promise<{ requests: number; ms: number }> {
+  const module = STACK_MODULE as never;
+  const catalog = { withPrerequisites: (name: string) => withPrerequisites(name, CATALOG) };
+  // No capability is needed by a Stack: the installer is never asked anything.
+  const installer = new CapabilityInstaller({ client, helm: new HelmCli({ binary: "helm", kubeconfig: "" }) });
   let requests = 0;
   let elapsed = 0;
   for (let run = 0; run < RUNS; run++) {
     const before = client.requests;
     const started = performance.now();
-    planStack(stack, await observeStack(client, stack, { now: new Date() }));
+    const view = await observeResource(client, installer, module, stack, {
+      ...catalog,
+      registry: REGISTRY.kinds,
+      now: new Date(),
+    });
+    planResource(module, stack, view, { ...catalog, releaseOf: (name) => capability(name, CATALOG).release });
     elapsed += performance.now() - started;
     requests = client.requests - before;
   }

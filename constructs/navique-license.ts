@@ -1,9 +1,10 @@
 import { ApiObject } from "cdk8s";
-import { Construct, type IConstruct } from "constructs";
+import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
 import { LICENSE_KIND, LICENSE_NAME } from "../lib/api/license.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
+import { appChanged } from "./app-declarations.js";
 
 export interface NaviqueLicenseProps {
   /** The signed licence token. */
@@ -26,6 +27,7 @@ export class NaviqueLicense extends Construct {
 
   constructor(scope: Construct, id: string, props: NaviqueLicenseProps) {
     super(scope, id);
+    appChanged(this);
     this.entitlements = resolveEntitlements(props.token, {
       now: props.now ?? new Date(),
       ...(props.trustedKeys ? { trustedKeys: props.trustedKeys } : {}),
@@ -38,9 +40,8 @@ export class NaviqueLicense extends Construct {
     });
   }
 
-  /** The entitlements a synth judges an app by: its NaviqueLicense's, else the Community defaults. */
-  static entitlementsOf(scope: IConstruct): Entitlements {
-    const found = scope.node.root.node.findAll().find((c): c is NaviqueLicense => c instanceof NaviqueLicense);
-    return found?.entitlements ?? resolveEntitlements(undefined, { now: new Date() });
+  /** What the app's synth-time checks read of it (constructs/app-declarations.ts): its entitlements. */
+  declaredEntitlements(): Entitlements {
+    return this.entitlements;
   }
 }

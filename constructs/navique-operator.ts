@@ -1,9 +1,9 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
-import { allCustomResourceDefinitions } from "../lib/api/kinds.js";
 import { namespaceName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
+import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
 
 /** @default image of the operator, tagged with the package version. */
 export const DEFAULT_OPERATOR_IMAGE = `ghcr.io/navique/${OPERATOR_NAME}:0.1.0`;

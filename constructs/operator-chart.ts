@@ -1,7 +1,7 @@
 import { Chart, Testing } from "cdk8s";
 import { stringify } from "yaml";
-import { crdFiles, GENERATED_HEADER as HEADER } from "../lib/api/crd-files.js";
 import { OPERATOR_NAME } from "../lib/api/group.js";
+import { crdFiles, GENERATED_HEADER as HEADER } from "../lib/kinds/crd-files.js";
 import { NaviqueOperator } from "./navique-operator.js";
 
 // Sentinels replaced by template expressions: the chart renders what the NaviqueOperator construct does.

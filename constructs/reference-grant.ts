@@ -1,10 +1,11 @@
 import { ApiObject } from "cdk8s";
-import { Construct, type IConstruct } from "constructs";
+import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
 import { REFERENCE_GRANT_KIND, ReferenceGrantSpec, type ReferenceGrantSpecInput } from "../lib/api/reference-grant.js";
 import { namespaceName, objectName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
-import type { ObservedGrant } from "../lib/plan/reference-grants.js";
+import type { ObservedGrant } from "../lib/engine/reference-grants.js";
+import { appChanged } from "./app-declarations.js";
 
 export interface ReferenceGrantProps {
   /**
@@ -32,6 +33,7 @@ export class ReferenceGrant extends Construct {
 
   constructor(scope: Construct, id: string, props: ReferenceGrantProps) {
     super(scope, id);
+    appChanged(this);
     const where = `ReferenceGrant at ${this.node.path}`;
     this.name = parseInput(objectName, props.name ?? id, where, "name");
     this.namespace = parseInput(namespaceName, props.namespace, where, "namespace");
@@ -48,11 +50,8 @@ export class ReferenceGrant extends Construct {
     });
   }
 
-  /** Every grant the app of `scope` declares, as the pure decision reads grants observed in a cluster. */
-  static declaredIn(scope: IConstruct): ObservedGrant[] {
-    return scope.node.root.node
-      .findAll()
-      .filter((c): c is ReferenceGrant => c instanceof ReferenceGrant)
-      .map((grant) => ({ namespace: grant.namespace, spec: grant.spec }));
+  /** What the app's synth-time checks read of it (constructs/app-declarations.ts). */
+  declaredGrant(): ObservedGrant {
+    return { namespace: this.namespace, spec: this.spec };
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { Condition } from "./conditions.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
-import { namespaceName, ObjectRef, objectName, SecretKeyRef } from "./refs.js";
+import { ObjectRef, objectName, SecretKeyRef } from "./refs.js";
+import { ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
 
 export const POSTGRES_CLUSTER_KIND = "PostgresCluster";
@@ -261,34 +261,11 @@ export const PostgresClusterSpec = z
 export type PostgresClusterSpec = z.infer<typeof PostgresClusterSpec>;
 export type PostgresClusterSpecInput = z.input<typeof PostgresClusterSpec>;
 
-export const Provenance = z.enum(["owned", "adopted"]);
-export type Provenance = z.infer<typeof Provenance>;
-
-export const CapabilityStatus = z
-  .object({
-    name: z.string().describe("Capability operator, e.g. cloudnative-pg."),
-    provenance: Provenance.describe("owned: installed by the product; adopted: found installed, never managed."),
-    chartVersion: z.string().optional().describe("Chart version of the release relied on, when known."),
-    release: ObjectRef.optional().describe("Helm release relied on, when there is one."),
-    evidence: z.string().describe("What detection found."),
-  })
-  .strict();
-export type CapabilityStatus = z.infer<typeof CapabilityStatus>;
-
-export const EmittedObject = z
-  .object({
-    apiVersion: z.string(),
-    kind: z.string(),
-    name: objectName,
-    namespace: namespaceName,
-  })
-  .strict();
-export type EmittedObject = z.infer<typeof EmittedObject>;
+export { CapabilityStatus, EmittedObject, Provenance } from "./resource-status.js";
 
 export const PostgresClusterStatus = z
   .object({
-    observedGeneration: z.number().int().min(0).optional(),
-    conditions: z.array(Condition).default([]).describe("Ready plus one condition per reconcile phase."),
+    ...ENGINE_STATUS,
     mode: DatastoreMode.optional().describe(
       "The mode last reconciled; compared with spec.mode to garbage-collect after a change.",
     ),
@@ -302,14 +279,6 @@ export const PostgresClusterStatus = z
     credentialsSecret: ObjectRef.optional().describe(
       "Secret, in this namespace, holding username and password for consumers.",
     ),
-    capabilities: z
-      .array(CapabilityStatus)
-      .default([])
-      .describe("Capability operators relied on, with provenance and chart version."),
-    emitted: z
-      .array(EmittedObject)
-      .default([])
-      .describe("Objects the product created for this resource and may garbage-collect."),
   })
   .strict();
 export type PostgresClusterStatus = z.infer<typeof PostgresClusterStatus>;

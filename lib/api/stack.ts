@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { Condition } from "./conditions.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import {
   DATASTORE_NAME_PATTERN,
@@ -11,6 +10,7 @@ import {
   PostgresManaged,
 } from "./postgres-cluster.js";
 import { namespaceName, objectName } from "./refs.js";
+import { Connection, ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
 
 export const STACK_KIND = "Stack";
@@ -75,15 +75,9 @@ export type StackMember = z.infer<typeof StackMember>;
 
 export const StackStatus = z
   .object({
-    observedGeneration: z.number().int().min(0).optional(),
-    conditions: z.array(Condition).default([]).describe("Ready, Licensed and MembersReady."),
-    admitted: z
-      .boolean()
-      .optional()
-      .describe(
-        "Counted against the Stack cap since a pass admitted it; an admitted Stack is never refused by the cap afterwards.",
-      ),
+    ...ENGINE_STATUS,
     members: z.array(StackMember).default([]).describe("The resources the Stack created and keeps in step."),
+    postgres: Connection.optional().describe("Where consumers connect to the Stack's PostgreSQL member, once it says."),
   })
   .strict();
 export type StackStatus = z.infer<typeof StackStatus>;

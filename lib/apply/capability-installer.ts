@@ -11,7 +11,7 @@ import {
   type ReleaseRecord,
 } from "../cluster/helm-release-record.js";
 import { type KubeClient, type ObjectHeader, orUndefined, statusOf } from "../cluster/kube-client.js";
-import { type Reporter, silentReporter } from "../local-plane/progress.js";
+import { type Reporter, silentReporter } from "../engine/reporter.js";
 import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
 import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { allCustomResourceDefinitions } from "../api/kinds.js";
 import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
+import { allCustomResourceDefinitions } from "../kinds/registry.js";
 
 const ESTABLISH_TIMEOUT_MS = 60_000;
 

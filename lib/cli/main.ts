@@ -1,29 +1,25 @@
 #!/usr/bin/env node
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
-import { buildApp } from "../../examples/cdk8s/app.js";
-import { resolveClusterTarget } from "../cluster/target.js";
+import { stderrReporter } from "../engine/reporter.js";
 import { LicenseError } from "../licence/token.js";
-import { stderrReporter } from "../local-plane/progress.js";
 import { LICENSE_EXIT_CODES, runLicense } from "./license-command.js";
 import { parseWatchNamespaces, runOperator } from "./operator-command.js";
 import { runPlan } from "./plan-command.js";
+import { resolveClusterTarget } from "./target.js";
 
 const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
 
 commands:
   up        prepare the target cluster (without --kubeconfig, $KUBECONFIG or ~/.kube/config: the
-            built-in local control plane, built on first run and started), report it, and print the
-            decisions the example platform (examples/cdk8s) would get there, changing nothing
-  plan      print the decisions a reconcile would make for every PostgresCluster and Stack in a YAML file
+            built-in local control plane, built on first run and started), report it and, with -f FILE,
+            print the decisions the resources of that file would get there, changing nothing
+  plan      print the decisions a reconcile would make for every resource of the product in a YAML file
             (-f FILE, e.g. cdk8s synth output) against the cluster, changing nothing
   license   keygen --out DIR --key-id ID | sign --key FILE --key-id ID --payload FILE |
             verify (--token T | --file F) [--trust ID=PUBFILE] | inspect (--token T | --file F);
             --now INSTANT evaluates at another time
-  operator  run the operator against the cluster: watch PostgresClusters and Stacks and reconcile them
+  operator  run the operator against the cluster: watch every kind of the product and reconcile it
             continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
             --helm PATH, --watch-namespaces NS[,NS...] to serve only those namespaces)`;
 
@@ -46,7 +42,7 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
 
-async function up(kubeconfigFlag: string | undefined): Promise<number> {
+async function up(kubeconfigFlag: string | undefined, file: string | undefined): Promise<number> {
   const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(target.kubeconfig);
@@ -62,24 +58,9 @@ async function up(kubeconfigFlag: string | undefined): Promise<number> {
     ].join("\n"),
   );
   if (ready.length === 0) return 1;
-  await printExampleDecisions(target.kubeconfig);
-  return 0;
-}
-
-/** What deploying the example platform here would do: the same decision lines as `pulumi preview`. */
-async function printExampleDecisions(kubeconfig: string): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), "navique-up-"));
-  try {
-    buildApp(dir).synth();
-    process.stdout.write("\nexample platform (examples/cdk8s), decisions against this cluster:\n");
-    await runPlan({
-      file: join(dir, "navique-example.yaml"),
-      kubeconfig,
-      chartSource: process.env.NAVIQUE_CHART_SOURCE,
-    });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  if (!file) return 0;
+  process.stdout.write(`\ndecisions for ${file} against this cluster:\n`);
+  return runPlan({ file, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
 }
 
 async function license(action: string | undefined, values: Values): Promise<number> {
@@ -116,7 +97,7 @@ function operator(values: Values): Promise<number> {
 }
 
 const COMMANDS: Record<string, (positionals: string[], values: Values) => Promise<number>> = {
-  up: (_, values) => up(values.kubeconfig),
+  up: (_, values) => up(values.kubeconfig, values.file),
   plan: (_, values) =>
     runPlan({
       file: values.file,

@@ -5,9 +5,9 @@ import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
-import { resolveClusterTarget } from "../cluster/target.js";
-import { stderrReporter } from "../local-plane/progress.js";
+import { stderrReporter } from "../engine/reporter.js";
 import { toolchainPaths } from "../local-plane/toolchain-paths.js";
+import { resolveClusterTarget } from "./target.js";
 
 /** `--watch-namespaces a,b`: each a namespace name; empty (the chart's default) means every namespace. */
 export function parseWatchNamespaces(flag: string | undefined): string[] | undefined {

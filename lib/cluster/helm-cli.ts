@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { CommandFailedError, run, runUnchecked } from "../local-plane/process.js";
+import { CommandFailedError, run, runUnchecked } from "./process.js";
 
 export interface HelmCliOptions {
   /** Path of the helm v4 binary. */

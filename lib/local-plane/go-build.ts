@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { run, runUnchecked } from "../cluster/process.js";
 import { withDirectoryLock } from "./lock.js";
 import { toolchainDir } from "./paths.js";
-import { run, runUnchecked } from "./process.js";
 import { formatDuration, type Reporter } from "./progress.js";
 import type { GoToolRecipe } from "./toolchain.js";
 

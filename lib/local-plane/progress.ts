@@ -1,11 +1,4 @@
-/** Receives one human-readable line about a long operation. */
-export type Reporter = (line: string) => void;
-
-export const stderrReporter: Reporter = (line) => {
-  process.stderr.write(`${line}\n`);
-};
-
-export const silentReporter: Reporter = () => {};
+export { type Reporter, silentReporter, stderrReporter } from "../engine/reporter.js";
 
 /** `83s` → `1m23s`; short and stable for progress lines. */
 export function formatDuration(ms: number): string {

@@ -3,10 +3,13 @@ import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import type { ChartSource } from "../catalog/chart-source.js";
 import type { HelmCli } from "../cluster/helm-cli.js";
 import type { KubeClient } from "../cluster/kube-client.js";
-import type { Reporter } from "../local-plane/progress.js";
-import type { ReconcileContext } from "./postgres-cluster.js";
+import type { ReconcileContext } from "../engine/context.js";
+import type { Reporter } from "../engine/reporter.js";
+import { REGISTRY } from "../kinds/registry.js";
 
-/** Wires the core for one cluster: client, helm, chart source and the catalog. Every front end starts here. */
+export type { ReconcileContext } from "../engine/context.js";
+
+/** Wires the core for one cluster: client, helm, chart source, the catalog and the registry. Every front end starts here. */
 export function createReconcileContext(options: {
   readonly client: KubeClient;
   readonly helm: HelmCli;
@@ -26,6 +29,7 @@ export function createReconcileContext(options: {
   return {
     client: options.client,
     installer,
+    registry: REGISTRY.kinds,
     withPrerequisites: (name) => withPrerequisites(name, CATALOG),
     releaseOf: (name) => capability(name, CATALOG).release,
     ...(options.report ? { report: options.report } : {}),

@@ -1,29 +1,19 @@
 import { type KubernetesObject, makeInformer } from "@kubernetes/client-node";
-import type { z } from "zod";
-import { API_GROUP, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
-import { LICENSE_PLURAL } from "../../lib/api/license.js";
-import { POSTGRES_CLUSTER_PLURAL, PostgresCluster } from "../../lib/api/postgres-cluster.js";
-import { REFERENCE_GRANT_PLURAL } from "../../lib/api/reference-grant.js";
-import { STACK_PLURAL, Stack } from "../../lib/api/stack.js";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { fieldPath, formatProblem } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { type Reporter, stderrReporter } from "../../lib/local-plane/progress.js";
-import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
-import { postgresReferences, postgresReferrer } from "../../lib/plan/postgres-cluster.js";
-import { grantNamespaces } from "../../lib/plan/reference-grants.js";
-import { stackOfMember } from "../../lib/plan/stack.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { summarise } from "../../lib/reconcile/failure.js";
-import { reconcileLicense } from "../../lib/reconcile/license.js";
-import {
-  observeOptions,
-  type ReconcileContext,
-  reconcilePostgresCluster,
-} from "../../lib/reconcile/postgres-cluster.js";
-import { reconcileStack } from "../../lib/reconcile/stack.js";
+import { observeOptions } from "../../lib/engine/context.js";
+import { summarise } from "../../lib/engine/failure.js";
+import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import { ownerOf } from "../../lib/engine/ownership.js";
+import { reconcileResource } from "../../lib/engine/reconcile.js";
+import { type Reporter, stderrReporter } from "../../lib/engine/reporter.js";
+import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
+import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { ReferenceIndex } from "./reference-index.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -44,107 +34,149 @@ export interface OperatorOptions {
    * Caps and capability reference counts stay cluster-wide. @default every namespace
    */
   readonly watchNamespaces?: readonly string[];
+  /** The kinds served. @default the product's registry */
+  readonly registry?: Registry;
 }
-
-/** The work-queue key of the License singleton (a PostgresCluster key is always `namespace/name`). */
-const LICENSE_KEY = "License:navique";
-/** Work-queue keys of Stacks: `Stack:namespace/name`. */
-const STACK_PREFIX = "Stack:";
-/** Work-queue keys of a namespace whose ReferenceGrants changed: `ReferenceGrant:namespace`. */
-const GRANTS_PREFIX = "ReferenceGrant:";
 
 const WATCH_RETRY_MS = 5_000;
 
 type Watch = { start(): Promise<void>; stop(): Promise<void>; on(event: string, cb: (arg: unknown) => void): void };
 
-/** `postgrescluster.<namespace>.<name>` (the owned-by label) → `<namespace>/<name>`. */
-export function ownerKey(ownedBy: string | undefined): string | undefined {
-  const match = /^postgrescluster\.([a-z0-9-]+)\.(.+)$/.exec(ownedBy ?? "");
-  return match ? `${match[1]}/${match[2]}` : undefined;
+/** One watch the registry calls for: a kind, whether only the objects carrying an owned-by label matter. */
+interface WatchedKind {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly ownedOnly: boolean;
+}
+
+/** `Kind/namespace/name` of a resource: the one key shape of the work queue. */
+function keyOf(kind: string, namespace: string, name: string): string {
+  return `${kind}/${namespace}/${name}`;
 }
 
 /**
- * The in-cluster front end: watches PostgresClusters, the CNPG Clusters they emitted, Stacks (and,
- * through their members' owned-by label, the members' changes) and the License, and runs the same
- * reconcile as every other front end, one resource at a time, requeueing what is not Ready and
- * backing off exponentially on real failures. Drift is corrected because every watch event and every
- * resync re-applies the desired state: a deleted or edited emitted object is restored, a capability
- * release removed by hand is installed again while still needed.
+ * The watches the registry needs, each once: every registered kind (all its objects) and every kind a
+ * module emits and wants watched (only the objects carrying the owned-by label), merged by kind — a kind
+ * both registered and emitted (a Stack's PostgresCluster members) is watched once, in full.
+ */
+export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
+  const watched = new Map<string, WatchedKind>();
+  for (const module of kinds) {
+    const { kind, plural } = module.definition;
+    watched.set(`${API_GROUP_VERSION}/${kind}`, { apiVersion: API_GROUP_VERSION, kind, plural, ownedOnly: false });
+  }
+  for (const module of kinds) {
+    for (const emitted of module.emits.filter((e) => e.watched)) {
+      const id = `${emitted.apiVersion}/${emitted.kind}`;
+      if (!watched.has(id)) watched.set(id, { ...emitted, ownedOnly: true });
+    }
+  }
+  return [...watched.values()];
+}
+
+/**
+ * The in-cluster front end, a loop over the registry: it watches every registered kind, the objects they
+ * emit (mapped back to their owner through the owner annotation), the grants (re-queueing exactly the
+ * resources whose references point into the grant's namespace, from a reverse index) and the licence
+ * singleton, and runs the same reconcile as every other front end, one resource at a time, requeueing
+ * what is not Ready and backing off exponentially on real failures. Drift is corrected because every
+ * watch event and every resync re-applies the desired state.
  */
 export class NaviqueOperator {
   private readonly context: ReconcileContext;
+  private readonly registry: Registry;
   private readonly queue: WorkQueue;
   private readonly failures = new Map<string, number>();
   /** When a failing key is due again: a resync does not cut its backoff short (a watch event may: it can be the fix). */
   private readonly retryAt = new Map<string, number>();
+  private readonly references = new ReferenceIndex();
   private readonly watches: Watch[] = [];
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
   private stopped = false;
   /** The namespaces served; undefined: every namespace. */
   private readonly namespaces: readonly string[] | undefined;
-  /** The entitlements the last License pass found, to notice when they change. */
+  /** The entitlements the last singleton pass found, to notice when they change. */
   private entitlementsInForce: string | undefined;
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
+    this.registry = options.registry ?? REGISTRY;
     this.namespaces =
       options.watchNamespaces && options.watchNamespaces.length > 0 ? [...options.watchNamespaces] : undefined;
-    this.context = createReconcileContext({
-      client: options.client,
-      helm: options.helm,
-      ...(options.source ? { source: options.source } : {}),
-      report: this.report,
-      ...(options.now ? { now: options.now } : {}),
-      ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
-      ...(this.namespaces ? { watchNamespaces: this.namespaces } : {}),
-    });
+    this.context = {
+      ...createReconcileContext({
+        client: options.client,
+        helm: options.helm,
+        ...(options.source ? { source: options.source } : {}),
+        report: this.report,
+        ...(options.now ? { now: options.now } : {}),
+        ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
+        ...(this.namespaces ? { watchNamespaces: this.namespaces } : {}),
+      }),
+      registry: this.registry.kinds,
+    };
     this.queue = new WorkQueue((key) => this.reconcile(key));
+  }
+
+  private get singletonKey(): string {
+    return this.registry.singleton.definition.kind;
+  }
+
+  private module(kind: string): KindModule | undefined {
+    return this.registry.kinds.find((m) => m.definition.kind === kind);
   }
 
   async start(): Promise<void> {
     await ensureNaviqueCrds(this.options.client);
-    this.watchKind(API_GROUP, API_VERSION, POSTGRES_CLUSTER_PLURAL, (object) => {
-      const { namespace, name, labels } = object.metadata ?? {};
-      // A Stack's member: its Stack looks again too (its MembersReady follows the member's Ready).
-      const stack = stackOfMember(labels?.[OWNED_BY_LABEL]);
-      return [...(namespace && name ? [`${namespace}/${name}`] : []), ...(stack ? [`${STACK_PREFIX}${stack}`] : [])];
-    });
-    this.watchKind(API_GROUP, API_VERSION, STACK_PLURAL, (object) => {
-      const { namespace, name } = object.metadata ?? {};
-      return namespace && name ? [`${STACK_PREFIX}${namespace}/${name}`] : [];
-    });
-    this.watchKind(
-      CNPG_GROUP,
-      CNPG_VERSION,
-      CNPG_CLUSTERS,
-      (object) => {
-        const owner = ownerKey(object.metadata?.labels?.[OWNED_BY_LABEL]);
-        return owner ? [owner] : [];
-      },
-      OWNED_BY_LABEL,
-    );
+    const kinds = this.registry.kinds.map((m) => m.definition.kind);
+    for (const watched of watchedKinds(this.registry.kinds)) {
+      this.watchKind(watched, (object, event) => {
+        const { namespace, name } = object.metadata ?? {};
+        const keys: string[] = [];
+        const module = watched.apiVersion === API_GROUP_VERSION ? this.module(watched.kind) : undefined;
+        if (module && namespace && name) {
+          const key = keyOf(watched.kind, namespace, name);
+          keys.push(key);
+          this.index(module, key, object, event);
+        }
+        // An emitted object (a member's change too): its owner looks again.
+        const owner = ownerOf(object, kinds);
+        if (owner) keys.push(owner);
+        if (namespace && name) keys.push(...this.references.referring(keyOf(watched.kind, namespace, name)));
+        return keys;
+      });
+    }
     // A grant created, changed or removed: every resource referencing its namespace is judged again at
     // once (Gateway API: a removed grant revokes what it allowed), not at the next resync.
-    this.watchKind(API_GROUP, API_VERSION, REFERENCE_GRANT_PLURAL, (object) => {
-      const namespace = object.metadata?.namespace;
-      return namespace ? [`${GRANTS_PREFIX}${namespace}`] : [];
-    });
+    const { grants } = this.registry;
+    this.watchKind(
+      { apiVersion: API_GROUP_VERSION, kind: grants.kind, plural: grants.plural, ownedOnly: false },
+      (object) => {
+        const namespace = object.metadata?.namespace;
+        return namespace ? this.references.referringInto(namespace) : [];
+      },
+    );
+    const singleton = this.registry.singleton.definition;
     this.watch(
-      `/apis/${API_GROUP}/${API_VERSION}/${LICENSE_PLURAL}`,
+      `/apis/${API_GROUP}/${API_VERSION}/${singleton.plural}`,
       async () =>
         this.options.client.custom.listClusterCustomObject({
           group: API_GROUP,
           version: API_VERSION,
-          plural: LICENSE_PLURAL,
+          plural: singleton.plural,
         }),
-      () => [LICENSE_KEY],
+      () => [this.singletonKey],
     );
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
     const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
+    const emitted = watchedKinds(this.registry.kinds)
+      .filter((w) => w.ownedOnly)
+      .map((w) => `owned ${w.kind}s`);
     this.report(
-      `[operator] started: watching PostgresClusters, Stacks and owned CNPG Clusters in ${scope}, and the License`,
+      `[operator] started: watching ${[...kinds.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, and the ${singleton.kind}`,
     );
   }
 
@@ -155,6 +187,16 @@ export class NaviqueOperator {
     await Promise.all(this.watches.map((w) => w.stop().catch(() => undefined)));
   }
 
+  /** Keeps the reverse index of references in step with what a resource says now. */
+  private index(module: KindModule, key: string, object: KubernetesObject, event: string): void {
+    if (event === "delete") {
+      this.references.forget(key);
+      return;
+    }
+    const parsed = module.schema.safeParse(object);
+    if (parsed.success) this.references.set(key, module.references(parsed.data));
+  }
+
   /**
    * A list-watch whose events enqueue the resources concerned. client-node's informer relists
    * after a 410 but stops on other errors (and on a kind not served yet, such as CNPG's before the
@@ -163,7 +205,7 @@ export class NaviqueOperator {
   private watch(
     path: string,
     list: () => Promise<unknown>,
-    keysOf: (object: KubernetesObject) => readonly string[],
+    keysOf: (object: KubernetesObject, event: string) => readonly string[],
     labelSelector?: string,
   ): void {
     const informer = makeInformer(
@@ -172,10 +214,11 @@ export class NaviqueOperator {
       list as never,
       labelSelector,
     ) as unknown as Watch;
-    const enqueue = (object: unknown) => {
-      for (const key of keysOf(object as KubernetesObject)) this.queue.add(key);
-    };
-    for (const event of ["add", "update", "delete"]) informer.on(event, enqueue);
+    for (const event of ["add", "update", "delete"]) {
+      informer.on(event, (object: unknown) => {
+        for (const key of keysOf(object as KubernetesObject, event)) this.queue.add(key);
+      });
+    }
     informer.on("error", () => {
       if (this.stopped) return;
       setTimeout(() => void informer.start().catch(() => undefined), WATCH_RETRY_MS);
@@ -191,39 +234,42 @@ export class NaviqueOperator {
    * namespace served, so that the operator needs to read nothing elsewhere.
    */
   private watchKind(
-    group: string,
-    version: string,
-    plural: string,
-    keysOf: (object: KubernetesObject) => readonly string[],
-    labelSelector?: string,
+    watched: WatchedKind,
+    keysOf: (object: KubernetesObject, event: string) => readonly string[],
   ): void {
-    const { custom } = this.options.client;
+    const { custom, core } = this.options.client;
+    const [group = "", version = ""] = watched.apiVersion.includes("/")
+      ? watched.apiVersion.split("/")
+      : ["", watched.apiVersion];
+    const labelSelector = watched.ownedOnly ? OWNED_BY_LABEL : undefined;
     const selector = labelSelector ? { labelSelector } : {};
+    const base = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
+    const listAll = async () =>
+      group === ""
+        ? core.listSecretForAllNamespaces(selector)
+        : custom.listClusterCustomObject({ group, version, plural: watched.plural, ...selector });
+    const listIn = async (namespace: string) =>
+      group === ""
+        ? core.listNamespacedSecret({ namespace, ...selector })
+        : custom.listNamespacedCustomObject({ group, version, namespace, plural: watched.plural, ...selector });
+    if (group === "" && watched.kind !== "Secret") {
+      throw new Error(`the operator watches no core kind but Secret; ${watched.kind} was declared watched`);
+    }
     if (!this.namespaces) {
-      this.watch(
-        `/apis/${group}/${version}/${plural}`,
-        async () => custom.listClusterCustomObject({ group, version, plural, ...selector }),
-        keysOf,
-        labelSelector,
-      );
+      this.watch(`${base}/${watched.plural}`, listAll, keysOf, labelSelector);
       return;
     }
     for (const namespace of this.namespaces) {
-      this.watch(
-        `/apis/${group}/${version}/namespaces/${namespace}/${plural}`,
-        async () => custom.listNamespacedCustomObject({ group, version, namespace, plural, ...selector }),
-        keysOf,
-        labelSelector,
-      );
+      this.watch(`${base}/namespaces/${namespace}/${watched.plural}`, () => listIn(namespace), keysOf, labelSelector);
     }
   }
 
   private async enqueueAll(): Promise<void> {
-    this.queue.add(LICENSE_KEY);
+    this.queue.add(this.singletonKey);
     await this.enqueueResources();
   }
 
-  /** Every PostgresCluster and Stack: at each resync, and at once when the entitlements in force change. */
+  /** Every resource of every registered kind: at each resync, and at once when the entitlements in force change. */
   private async enqueueResources(): Promise<void> {
     try {
       const { custom } = this.options.client;
@@ -237,42 +283,30 @@ export class NaviqueOperator {
         );
         return lists.flat();
       };
-      const key = (item: KubernetesObject) => `${item.metadata?.namespace}/${item.metadata?.name}`;
       const add = (queued: string) => {
         if ((this.retryAt.get(queued) ?? 0) <= Date.now()) this.queue.add(queued);
       };
-      for (const item of await list(POSTGRES_CLUSTER_PLURAL)) add(key(item));
-      for (const item of await list(STACK_PLURAL)) add(`${STACK_PREFIX}${key(item)}`);
+      for (const module of this.registry.kinds) {
+        for (const item of await list(module.definition.plural)) {
+          add(keyOf(module.definition.kind, item.metadata?.namespace ?? "", item.metadata?.name ?? ""));
+        }
+      }
     } catch (error) {
       this.report(`[operator] resync failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  /** The PostgresClusters whose references point into `namespace` (its grants changed) are enqueued. */
-  private async enqueueReferrersOf(namespace: string): Promise<void> {
-    const { custom } = this.options.client;
-    const kind = { group: API_GROUP, version: API_VERSION, plural: POSTGRES_CLUSTER_PLURAL };
-    const lists = await Promise.all(
-      this.namespaces
-        ? this.namespaces.map((served) => custom.listNamespacedCustomObject({ ...kind, namespace: served }))
-        : [custom.listClusterCustomObject(kind)],
-    );
-    for (const item of lists.flatMap((list) => (list as { items?: unknown[] }).items ?? [])) {
-      const parsed = PostgresCluster.safeParse(item);
-      if (!parsed.success) continue;
-      const { namespace: own, name } = parsed.data.metadata;
-      const into = grantNamespaces(postgresReferrer(own), postgresReferences(own, parsed.data.spec));
-      if (into.includes(namespace)) this.queue.add(`${own}/${name}`);
-    }
-  }
-
-  private async reconcileLicense(): Promise<void> {
+  private async reconcileSingleton(): Promise<void> {
+    const key = this.singletonKey;
     try {
-      // The same clock and keys as the PostgresCluster reconciles.
+      // The same clock and keys as every other reconcile.
       const { now, trustedKeys } = observeOptions(this.context);
-      const outcome = await reconcileLicense(this.options.client, { now, ...(trustedKeys ? { trustedKeys } : {}) });
+      const outcome = await this.registry.singleton.reconcile(this.options.client, {
+        now,
+        ...(trustedKeys ? { trustedKeys } : {}),
+      });
       if (outcome?.downgraded) this.report(`[operator] ${outcome.downgraded}`);
-      this.succeeded(LICENSE_KEY);
+      this.succeeded(key);
       // A licence applied, renewed, expired or removed: every resource is judged again now, not at the next resync.
       const entitlements = outcome?.entitlements;
       const inForce = JSON.stringify(
@@ -283,7 +317,7 @@ export class NaviqueOperator {
       if (this.entitlementsInForce !== undefined && inForce !== this.entitlementsInForce) await this.enqueueResources();
       this.entitlementsInForce = inForce;
     } catch (error) {
-      this.retryLater(LICENSE_KEY, error);
+      this.retryLater(key, error);
     }
   }
 
@@ -312,23 +346,23 @@ export class NaviqueOperator {
    * Reads and parses one resource; an invalid one is reported with its field paths and left alone (its
    * reconcile cannot decide anything for it), never retried in a loop.
    */
-  private async read<T>(
+  private async read(
     key: string,
-    plural: string,
-    schema: { safeParse(value: unknown, params: { reportInput: boolean }): z.ZodSafeParseResult<T> },
-  ): Promise<T | undefined> {
-    const [namespace = "", name = ""] = key.replace(STACK_PREFIX, "").split("/");
+    module: KindModule,
+    namespace: string,
+    name: string,
+  ): Promise<EngineResource | undefined> {
     const raw = await orUndefined(
       this.options.client.custom.getNamespacedCustomObject({
         group: API_GROUP,
         version: API_VERSION,
-        plural,
+        plural: module.definition.plural,
         namespace,
         name,
       }),
     );
     if (!raw) return undefined;
-    const parsed = schema.safeParse(raw, { reportInput: true });
+    const parsed = module.schema.safeParse(raw, { reportInput: true });
     if (parsed.success) return parsed.data;
     const problems = parsed.error.issues.map((issue) =>
       formatProblem({ path: fieldPath(issue.path), message: issue.message }),
@@ -338,25 +372,16 @@ export class NaviqueOperator {
   }
 
   private async reconcile(key: string): Promise<void> {
-    if (key === LICENSE_KEY) return this.reconcileLicense();
-    if (key.startsWith(GRANTS_PREFIX)) {
-      return this.enqueueReferrersOf(key.slice(GRANTS_PREFIX.length)).then(
-        () => void this.failures.delete(key),
-        (error: unknown) => this.retryLater(key, error),
-      );
-    }
-    // A key can name another namespace (a member's label, an adopted object's owner): not ours to serve.
-    const namespace = key.replace(STACK_PREFIX, "").split("/")[0] ?? "";
+    if (key === this.singletonKey) return this.reconcileSingleton();
+    const [kind = "", namespace = "", name = ""] = key.split("/");
+    const module = this.module(kind);
+    if (!module) return;
+    // A key can name another namespace (an owner of an adopted object, a referrer): not ours to serve.
     if (this.namespaces && !this.namespaces.includes(namespace)) return;
     try {
-      let requeue = false;
-      if (key.startsWith(STACK_PREFIX)) {
-        const stack = await this.read(key, STACK_PLURAL, Stack);
-        if (stack) requeue = (await reconcileStack(this.context, stack)).requeue;
-      } else {
-        const resource = await this.read(key, POSTGRES_CLUSTER_PLURAL, PostgresCluster);
-        if (resource) requeue = (await reconcilePostgresCluster(this.context, resource)).requeue;
-      }
+      const resource = await this.read(key, module, namespace, name);
+      const requeue = resource ? (await reconcileResource(this.context, resource)).requeue : false;
+      if (!resource) this.references.forget(key);
       this.succeeded(key);
       if (requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
     } catch (error) {

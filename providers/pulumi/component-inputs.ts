@@ -2,15 +2,15 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient } from "../../lib/cluster/kube-client.js";
+import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import { previewDesired } from "../../lib/engine/preview.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
-import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
+import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 
 /** Default time `pulumi up` waits for a resource to be Ready. */
 export const DEFAULT_TIMEOUT_SECONDS = 600;
@@ -31,35 +31,25 @@ export interface ClusterArgs {
   readonly timeoutSeconds?: number;
 }
 
-type Decide<R> = (
-  context: ReconcileContext,
-  desired: R,
-) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>;
-
 /**
  * What a component hands its dynamic resource: the name and the spec parsed by the kind's schemas (a
- * bad one is a ResourceError naming every field; a name too long for what is named after it, too), the cluster to reach and the waiting time. During `pulumi preview`
- * it also prints, on the component, every decision `decide` makes for the desired resource.
+ * bad one is a ResourceError naming every field; a name too long for what is named after it, too), the
+ * kind, the cluster to reach and the waiting time. During `pulumi preview` it also prints, on the
+ * component, every decision the engine makes for the desired resource (its members' too).
  */
-export function dynamicInputs<Spec, Stored>(
+export function dynamicInputs(
   component: pulumi.ComponentResource,
-  kind: {
-    readonly name: string;
-    readonly spec: z.ZodType<Spec>;
-    readonly stored: z.ZodType<Stored>;
-    /** The rules of the resource's metadata.name (its length limit, its form). */
-    readonly resourceName: z.ZodType<string>;
-  },
+  module: KindModule,
   componentName: string,
   args: ClusterArgs,
   specInput: unknown,
-  decide: Decide<Stored>,
 ) {
-  let spec: Spec;
+  const { kind } = module.definition;
+  let spec: unknown;
   let name: string;
   try {
-    name = parseInput(kind.resourceName, args.name ?? componentName, `${kind.name} ${componentName}`, "name");
-    spec = parseInput(kind.spec, specInput, `${kind.name} ${componentName}`, "spec");
+    name = parseInput(module.name, args.name ?? componentName, `${kind} ${componentName}`, "name");
+    spec = parseInput(module.definition.spec, specInput, `${kind} ${componentName}`, "spec");
   } catch (error) {
     if (error instanceof ValidationError) throw new pulumi.ResourceError(error.message, component);
     throw error;
@@ -67,19 +57,15 @@ export function dynamicInputs<Spec, Stored>(
   const kubeconfig = args.kubeconfig ?? defaultKubeconfig();
   const helm = pulumi.output(args.helm ?? toolchainPaths().then((paths) => paths.helm));
   if (pulumi.runtime.isDryRun()) {
-    const desired = {
-      apiVersion: API_GROUP_VERSION,
-      kind: kind.name,
-      metadata: { name, namespace: args.namespace },
-      spec,
-    };
+    const desired = { apiVersion: API_GROUP_VERSION, kind, metadata: { name, namespace: args.namespace }, spec };
     void helm.apply((binary) =>
       logPreview(component, { kubeconfig, helm: binary, chartSource: args.chartSource }, (context) =>
-        decide(context, kind.stored.parse(desired)),
+        previewDesired(context, module.schema.parse(desired) as EngineResource),
       ),
     );
   }
   return {
+    kind,
     namespace: args.namespace,
     name,
     spec,

@@ -1,49 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
-import {
-  POSTGRES_CLUSTER_KIND,
-  PostgresCluster as PostgresClusterResource,
-  PostgresClusterSpec,
-  type PostgresClusterSpecInput,
-  postgresClusterName,
-} from "../../lib/api/postgres-cluster.js";
-import { previewDesired } from "../../lib/reconcile/preview.js";
+import type { PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
+import type { KindModule } from "../../lib/engine/kind-module.js";
+import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
-import type { PostgresClusterOutputs } from "./runtime.js";
-import { runtimeProvider } from "./runtime-provider.js";
+import { KindResource } from "./kind-resource.js";
 
 export interface PostgresClusterArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. */
   readonly spec: PostgresClusterSpecInput;
 }
 
-class PostgresClusterDynamic extends pulumi.dynamic.Resource {
-  declare readonly host: pulumi.Output<string>;
-  declare readonly port: pulumi.Output<number>;
-  declare readonly credentialsSecret: pulumi.Output<{ name: string; namespace: string }>;
-  declare readonly username: pulumi.Output<string>;
-  declare readonly password: pulumi.Output<string>;
-  declare readonly provenance: pulumi.Output<string>;
-  declare readonly capabilities: pulumi.Output<PostgresClusterOutputs["capabilities"]>;
-
-  constructor(name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
-    const outputs = {
-      host: undefined,
-      port: undefined,
-      credentialsSecret: undefined,
-      username: undefined,
-      password: undefined,
-      provenance: undefined,
-      capabilities: undefined,
-    };
-    super(
-      runtimeProvider(new URL("./runtime.js", import.meta.url).href),
-      name,
-      { ...inputs, ...outputs },
-      { ...opts, additionalSecretOutputs: ["password"] },
-      "navique",
-      "PostgresCluster",
-    );
-  }
+/** A capability the PostgresCluster relies on, as its output lists it. */
+export interface CapabilityOutput {
+  readonly name: string;
+  readonly provenance: string;
+  readonly chartVersion?: string;
 }
 
 /**
@@ -64,31 +35,21 @@ export class PostgresCluster extends pulumi.ComponentResource {
   readonly password: pulumi.Output<string>;
   /** owned, adopted or external. */
   readonly provenance: pulumi.Output<string>;
-  readonly capabilities: pulumi.Output<PostgresClusterOutputs["capabilities"]>;
+  readonly capabilities: pulumi.Output<readonly CapabilityOutput[]>;
 
   constructor(name: string, args: PostgresClusterArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super(PostgresCluster.TYPE, name, {}, opts);
-    const inputs = dynamicInputs(
-      this,
-      {
-        name: POSTGRES_CLUSTER_KIND,
-        spec: PostgresClusterSpec,
-        stored: PostgresClusterResource,
-        resourceName: postgresClusterName,
-      },
-      name,
-      args,
-      args.spec,
-      previewDesired,
-    );
-    const resource = new PostgresClusterDynamic(name, inputs, { parent: this });
-    this.host = resource.host;
-    this.port = resource.port;
-    this.credentialsSecret = resource.credentialsSecret;
-    this.username = resource.username;
-    this.password = resource.password;
-    this.provenance = resource.provenance;
-    this.capabilities = resource.capabilities;
+    const module = POSTGRES_CLUSTER_MODULE as unknown as KindModule;
+    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec), {
+      parent: this,
+    });
+    this.host = resource.output("host");
+    this.port = resource.output("port");
+    this.credentialsSecret = resource.output("credentialsSecret");
+    this.username = resource.output("username");
+    this.password = resource.output("password");
+    this.provenance = resource.output("provenance");
+    this.capabilities = resource.output("capabilities");
     this.registerOutputs({
       host: this.host,
       port: this.port,

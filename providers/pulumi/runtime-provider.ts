@@ -1,17 +1,7 @@
 import type * as pulumi from "@pulumi/pulumi";
+import type { RuntimeInputs } from "./runtime.js";
 
-/** What every dynamic resource of the product keeps as inputs, beside its kind's own. */
-interface RuntimeInputs {
-  readonly namespace: string;
-  readonly name: string;
-  readonly spec: unknown;
-  readonly kubeconfig: string;
-  readonly helm: string;
-  readonly chartSource?: string;
-  readonly timeoutSeconds: number;
-}
-
-/** What a runtime module (runtime.ts, stack-runtime.ts) offers its provider. */
+/** What a runtime module (runtime.ts, or a first-release kind's file) offers its provider. */
 interface Runtime {
   check(news: RuntimeInputs): { inputs: RuntimeInputs; failures: { property: string; reason: string }[] };
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
@@ -32,7 +22,7 @@ const COMPARED: readonly (keyof RuntimeInputs)[] = [
  * A Node.js dynamic provider that is a thin shim over the runtime module at `runtimeUrl`. Pulumi
  * serializes the provider into the state and runs it in a separate process; capturing a module object
  * would drag its whole closure into the state, so the provider captures only the URL and imports the
- * runtime when called.
+ * runtime when called. The kind is an input (`kind`), not part of the provider: one runtime serves all.
  */
 export function runtimeProvider(runtimeUrl: string): pulumi.dynamic.ResourceProvider {
   return {

@@ -1,52 +1,43 @@
 /**
- * What the Pulumi dynamic provider runs, inside the provider process. It is imported at call time by
- * the serialized provider (see runtime-provider.ts), so that no module is captured into the
- * Pulumi state: only this file's location is.
+ * What the Pulumi dynamic provider runs, inside the provider process, for every kind of the registry.
+ * It is imported at call time by the serialized provider (see runtime-provider.ts), so that no module
+ * is captured into the Pulumi state: only this file's location is.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { z } from "zod";
-import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import {
-  POSTGRES_CLUSTER_KIND,
-  POSTGRES_CLUSTER_PLURAL,
-  PostgresClusterSpec,
-  type PostgresClusterSpecInput,
-} from "../../lib/api/postgres-cluster.js";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
 import { fieldPath } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
-import { readPostgresCluster } from "../../lib/observe/postgres-cluster.js";
-import { REFERENCE_NOT_PERMITTED } from "../../lib/plan/reference-grants.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
-import {
-  type ReconcileContext,
-  type ReconcileOutcome,
-  reconcilePostgresCluster,
-} from "../../lib/reconcile/postgres-cluster.js";
+import { moduleOf } from "../../lib/engine/context.js";
+import type { KindModule } from "../../lib/engine/kind-module.js";
+import { reconcileWithMembers } from "../../lib/engine/members.js";
+import { decodeCredentials } from "../../lib/engine/objects.js";
+import { NAME_TAKEN } from "../../lib/engine/plan.js";
+import { type ReconcileOutcome, readResource } from "../../lib/engine/reconcile.js";
+import { REFERENCE_NOT_PERMITTED } from "../../lib/engine/reference-grants.js";
+import { LEGACY_PULUMI_RUNTIMES, REGISTRY } from "../../lib/kinds/registry.js";
+import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 
-/** The dynamic resource's inputs, as stored in the Pulumi state (no secret among them). */
-export interface PostgresClusterInputs extends ClusterInputs {
-  readonly namespace: string;
-  readonly name: string;
-  readonly spec: PostgresClusterSpecInput;
-  readonly timeoutSeconds: number;
+/** What every dynamic resource of the product is told about its cluster. */
+export interface ClusterInputs {
+  readonly kubeconfig: string;
+  readonly helm: string;
+  readonly chartSource?: string;
 }
 
-/** The dynamic resource's outputs. `password` is made a secret by the component (additionalSecretOutputs). */
-export interface PostgresClusterOutputs extends PostgresClusterInputs {
-  readonly host: string;
-  readonly port: number;
-  readonly credentialsSecret: { readonly name: string; readonly namespace: string };
-  readonly username: string;
-  readonly password: string;
-  readonly provenance: string;
-  readonly capabilities: readonly {
-    readonly name: string;
-    readonly provenance: string;
-    readonly chartVersion?: string;
-  }[];
+/**
+ * The dynamic resource's inputs, as stored in the Pulumi state (no secret among them). `kind` names the
+ * registered kind; a resource recorded by the first release has none, and its runtime file says it.
+ */
+export interface RuntimeInputs extends ClusterInputs {
+  readonly kind?: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly spec: unknown;
+  readonly timeoutSeconds: number;
 }
 
 const PASS_INTERVAL_MS = 1_000;
@@ -62,18 +53,6 @@ export function checkSpec<I extends { readonly spec: unknown }>(
     inputs: news,
     failures: parsed.error.issues.map((issue) => ({ property: fieldPath(issue.path, "spec"), reason: issue.message })),
   };
-}
-
-/** Pulumi's `check` of a PostgresCluster. */
-export function check(news: PostgresClusterInputs) {
-  return checkSpec(PostgresClusterSpec, news);
-}
-
-/** What every dynamic resource of the product is told about its cluster. */
-export interface ClusterInputs {
-  readonly kubeconfig: string;
-  readonly helm: string;
-  readonly chartSource?: string;
 }
 
 /**
@@ -99,87 +78,131 @@ export async function prepareCluster(client: KubeClient, namespace: string): Pro
 }
 
 /**
- * Reconciles one PostgresCluster once, as `up` does at each pass; a licence refusal or a reference into
- * another namespace that it does not grant is an error, since Pulumi cannot deliver what was declared.
+ * What Pulumi cannot wait out, as an error: the licence skipping or refusing the resource (naming the
+ * feature or cap and how to get it), a reference into another namespace that it does not grant, or a name
+ * held by an object the resource did not create. Waiting would not change any of them.
  */
-export async function reconcileOnce(
+export function failIfBlocked(outcome: ReconcileOutcome, where: string): void {
+  const { refusal, conditions } = outcome.plan;
+  if (refusal) {
+    const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
+    throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
+  }
+  const ready = conditions.find((c) => c.type === "Ready");
+  if (ready?.reason === REFERENCE_NOT_PERMITTED) throw new Error(`${where}: reference not permitted: ${ready.message}`);
+  if (ready?.reason === NAME_TAKEN) throw new Error(`${where}: ${ready.message}`);
+}
+
+/** The kind a runtime call is about. */
+function kindOf(inputs: RuntimeInputs, legacyRuntime: string): KindModule {
+  const kind = inputs.kind ?? LEGACY_PULUMI_RUNTIMES[legacyRuntime];
+  if (!kind) throw new Error(`the dynamic resource ${inputs.namespace}/${inputs.name} names no kind`);
+  return moduleOf({ registry: REGISTRY.kinds }, kind);
+}
+
+/** The outputs of a Ready resource: its kind's projection of its status, the credentials it names read for the secret ones. */
+async function outputsOf(
   context: ReconcileContext,
-  namespace: string,
-  name: string,
-): Promise<ReconcileOutcome> {
-  const resource = await readPostgresCluster(context.client, namespace, name);
-  if (!resource) throw new Error(`PostgresCluster ${namespace}/${name} vanished while being reconciled`);
-  const outcome = await reconcilePostgresCluster(context, resource);
-  if (outcome.plan.refusal) {
-    throw new Error(`PostgresCluster ${namespace}/${name} refused by the licence: ${outcome.plan.refusal.message}`);
-  }
-  // Nothing is done until the other namespace grants the reference: waiting would not change that.
-  const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
-  if (ready?.reason === REFERENCE_NOT_PERMITTED) {
-    throw new Error(`PostgresCluster ${namespace}/${name}: reference not permitted: ${ready.message}`);
-  }
-  return outcome;
+  module: KindModule,
+  inputs: RuntimeInputs,
+  outcome: ReconcileOutcome<unknown>,
+): Promise<Record<string, unknown>> {
+  const status = outcome.plan.status as never;
+  const secret = module.outputs.credentialsSecret?.(status);
+  const credentials = secret
+    ? decodeCredentials(
+        await orUndefined(
+          context.client.core.readNamespacedSecret({
+            name: secret.name,
+            namespace: secret.namespace || inputs.namespace,
+          }),
+        ),
+      )
+    : undefined;
+  return { ...inputs, ...module.outputs.project(status, inputs.namespace, credentials) };
 }
 
-async function credentials(
-  client: KubeClient,
-  secret: { name: string; namespace: string },
-): Promise<{ username: string; password: string }> {
-  const found = await orUndefined(client.core.readNamespacedSecret(secret));
-  const read = (key: string) => Buffer.from(found?.data?.[key] ?? "", "base64").toString("utf8");
-  return { username: read("username"), password: read("password") };
-}
+/** The runtime of one file: `runtime` (every kind; the first release's PostgresCluster) or a first-release kind's own. */
+export function runtimeFor(legacyRuntime: string) {
+  return {
+    /** Pulumi's `check`. */
+    check(news: RuntimeInputs) {
+      return checkSpec(kindOf(news, legacyRuntime).definition.spec, news);
+    },
 
-/**
- * Create or update: records the desired state as the PostgresCluster custom resource (so kubectl, the
- * operator and every front end see the same object), then reconciles it pass after pass until Ready.
- */
-export async function up(inputs: PostgresClusterInputs): Promise<{ id: string; outs: PostgresClusterOutputs }> {
-  const context = contextFor(inputs);
-  const { client } = context;
-  await prepareCluster(client, inputs.namespace);
-  await client.apply({
-    apiVersion: `${API_GROUP}/${API_VERSION}`,
-    kind: POSTGRES_CLUSTER_KIND,
-    metadata: { name: inputs.name, namespace: inputs.namespace },
-    // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
-    spec: PostgresClusterSpec.parse(inputs.spec),
-  } as never);
-  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-  let last = "";
-  for (;;) {
-    const outcome = await reconcileOnce(context, inputs.namespace, inputs.name);
-    const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
-    last = ready?.message ?? last;
-    if (!outcome.requeue) {
-      const status = outcome.plan.status;
-      const secret = status.credentialsSecret ?? { name: "", namespace: inputs.namespace };
-      const found = await credentials(client, { name: secret.name, namespace: secret.namespace ?? inputs.namespace });
-      return {
-        id: `${inputs.namespace}/${inputs.name}`,
-        outs: {
-          ...inputs,
-          host: status.host ?? "",
-          port: status.port ?? 5432,
-          credentialsSecret: { name: secret.name, namespace: secret.namespace ?? inputs.namespace },
-          username: found.username,
-          password: found.password,
-          provenance: status.provenance ?? "",
-          capabilities: status.capabilities.map((c) => ({
-            name: c.name,
-            provenance: c.provenance,
-            ...(c.chartVersion ? { chartVersion: c.chartVersion } : {}),
-          })),
-        },
-      };
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `PostgresCluster ${inputs.namespace}/${inputs.name} was not Ready after ${inputs.timeoutSeconds}s: ${last}`,
+    /**
+     * Create or update: records the desired state as the custom resource (so kubectl, the operator and
+     * every front end see the same object), then reconciles it — and its members: Pulumi runs no operator
+     * — pass after pass until Ready.
+     */
+    async up(
+      inputs: RuntimeInputs,
+      trustedKeys?: ReadonlyMap<string, string>,
+    ): Promise<{ id: string; outs: Record<string, unknown> }> {
+      const module = kindOf(inputs, legacyRuntime);
+      const { kind } = module.definition;
+      const context = contextFor(inputs, trustedKeys);
+      const { client } = context;
+      const where = `${kind} ${inputs.namespace}/${inputs.name}`;
+      await prepareCluster(client, inputs.namespace);
+      await client.apply({
+        apiVersion: API_GROUP_VERSION,
+        kind,
+        metadata: { name: inputs.name, namespace: inputs.namespace },
+        // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
+        spec: module.definition.spec.parse(inputs.spec),
+      } as never);
+      const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+      for (;;) {
+        const resource = await readResource(context, module, inputs.namespace, inputs.name);
+        if (!resource) throw new Error(`${where} vanished while being reconciled`);
+        const { outcome, members } = await reconcileWithMembers(context, resource);
+        failIfBlocked(outcome as ReconcileOutcome, where);
+        for (const member of members) failIfBlocked(member as ReconcileOutcome, `${where}: member`);
+        const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
+        if (!outcome.requeue && !members.some((m) => m.requeue)) {
+          return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
+        }
+        await sleep(PASS_INTERVAL_MS);
+      }
+    },
+
+    /** Delete: deletes the custom resource and runs its finalization (members first, release rules, deletion policy) to the end. */
+    async destroy(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
+      const module = kindOf(inputs, legacyRuntime);
+      const context = contextFor(inputs, trustedKeys);
+      const { client } = context;
+      const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
+      await orUndefined(
+        client.custom.deleteNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: module.definition.plural,
+          namespace: inputs.namespace,
+          name: inputs.name,
+        }),
       );
-    }
-    await sleep(PASS_INTERVAL_MS);
-  }
+      const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+      let waitingFor = "";
+      for (;;) {
+        const resource = await readResource(context, module, inputs.namespace, inputs.name);
+        if (!resource) return;
+        const result = await unlessVanished(
+          () => reconcileWithMembers(context, resource),
+          async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
+        );
+        if (!result) return;
+        waitingFor = result.outcome.plan.conditions[0]?.message ?? waitingFor;
+        if (Date.now() > deadline) {
+          throw new Error(`${where} was not finalized after ${inputs.timeoutSeconds}s: ${waitingFor}`);
+        }
+        await sleep(PASS_INTERVAL_MS / 4);
+      }
+    },
+  };
 }
 
 /**
@@ -198,32 +221,7 @@ export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Prom
   }
 }
 
-/** Delete: deletes the custom resource and runs its finalization (release rules, deletion policy) to the end. */
-export async function destroy(inputs: PostgresClusterInputs): Promise<void> {
-  const context = contextFor(inputs);
-  const { client } = context;
-  await orUndefined(
-    client.custom.deleteNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
-      namespace: inputs.namespace,
-      name: inputs.name,
-    }),
-  );
-  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-  for (;;) {
-    const resource = await readPostgresCluster(client, inputs.namespace, inputs.name);
-    if (!resource) return;
-    const outcome = await unlessVanished(
-      () => reconcilePostgresCluster(context, resource),
-      async () => (await readPostgresCluster(client, inputs.namespace, inputs.name)) === undefined,
-    );
-    if (!outcome) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `PostgresCluster ${inputs.namespace}/${inputs.name} was not finalized after ${inputs.timeoutSeconds}s`,
-      );
-    await sleep(PASS_INTERVAL_MS / 4);
-  }
-}
+const generic = runtimeFor("runtime");
+export const check = generic.check;
+export const up = generic.up;
+export const destroy = generic.destroy;

@@ -1,29 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
-import { STACK_KIND, Stack as StackResource, StackSpec, type StackSpecInput, stackName } from "../../lib/api/stack.js";
-import { previewDesiredStack } from "../../lib/reconcile/preview.js";
+import type { StackSpecInput } from "../../lib/api/stack.js";
+import type { KindModule } from "../../lib/engine/kind-module.js";
+import { STACK_MODULE } from "../../lib/kinds/stack/module.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
-import { runtimeProvider } from "./runtime-provider.js";
-import type { StackOutputs } from "./stack-runtime.js";
+import { KindResource } from "./kind-resource.js";
 
 export interface StackArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. @default the curated bundle */
   readonly spec?: StackSpecInput;
 }
 
-class StackDynamic extends pulumi.dynamic.Resource {
-  declare readonly members: pulumi.Output<StackOutputs["members"]>;
-  declare readonly postgres: pulumi.Output<StackOutputs["postgres"]>;
-
-  constructor(name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
-    super(
-      runtimeProvider(new URL("./stack-runtime.js", import.meta.url).href),
-      name,
-      { ...inputs, members: undefined, postgres: undefined },
-      opts,
-      "navique",
-      "Stack",
-    );
-  }
+/** Where consumers connect to a Stack's PostgreSQL member: no secret, the Secret's name only. */
+export interface StackPostgresOutput {
+  readonly host: string;
+  readonly port: number;
+  readonly credentialsSecret: { readonly name: string; readonly namespace: string };
 }
 
 /**
@@ -36,23 +27,18 @@ export class Stack extends pulumi.ComponentResource {
   static readonly TYPE = "navique:index:Stack";
 
   /** The resources the Stack created and keeps in step, e.g. its PostgresCluster `<name>-postgres`. */
-  readonly members: pulumi.Output<StackOutputs["members"]>;
+  readonly members: pulumi.Output<readonly { kind: string; namespace: string; name: string }[]>;
   /** Where consumers connect to the Stack's PostgreSQL: host, port and the Secret holding the credentials. */
-  readonly postgres: pulumi.Output<StackOutputs["postgres"]>;
+  readonly postgres: pulumi.Output<StackPostgresOutput>;
 
   constructor(name: string, args: StackArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super(Stack.TYPE, name, {}, opts);
-    const inputs = dynamicInputs(
-      this,
-      { name: STACK_KIND, spec: StackSpec, stored: StackResource, resourceName: stackName },
-      name,
-      args,
-      args.spec ?? {},
-      previewDesiredStack,
-    );
-    const resource = new StackDynamic(name, inputs, { parent: this });
-    this.members = resource.members;
-    this.postgres = resource.postgres;
+    const module = STACK_MODULE as unknown as KindModule;
+    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec ?? {}), {
+      parent: this,
+    });
+    this.members = resource.output("members");
+    this.postgres = resource.output("postgres");
     this.registerOutputs({ members: this.members, postgres: this.postgres });
   }
 }

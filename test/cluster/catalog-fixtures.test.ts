@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { CATALOG } from "../../lib/catalog/catalog.js";
 import { matchesUpstreamImage } from "../../lib/catalog/image-identity.js";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { FIXTURE_CHARTS } from "../support/capabilities.js";
 

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { ChartSourceError, parseChartSource, resolveChart } from "../../lib/catalog/chart-source.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { FIXTURE_CHARTS } from "../support/capabilities.js";
 

@@ -5,8 +5,8 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
@@ -29,6 +29,7 @@ import {
   eventsAbout,
   finalizePostgresClusters,
   readPostgresCluster,
+  reconcilePostgresCluster,
 } from "../support/postgres.js";
 
 /** Reconciles a PostgresCluster `passes` times, each from a fresh read, and returns what each pass threw. */

@@ -11,7 +11,7 @@ import {
   withLeaseLock,
 } from "../../lib/apply/lease-lock.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { testClient } from "../support/capabilities.js";
 import { eventually } from "../support/cluster.js";
 

@@ -4,9 +4,9 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
@@ -26,6 +26,7 @@ import {
   playCnpgClusterReady,
   readCnpgCluster,
   readPostgresCluster,
+  reconcilePostgresCluster,
   reconcileUntil,
   replaceSpec,
 } from "../support/postgres.js";

@@ -9,7 +9,7 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {

@@ -4,8 +4,8 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { type ReconcileContext, reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
@@ -19,7 +19,13 @@ import { condition, createTestNamespace, eventually } from "../support/cluster.j
 import { adoptingPostgresCluster, installCloudnativePg, naviqueCrdsServed } from "../support/failing-step.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
-import { eventsAbout, finalizePostgresClusters, readPostgresCluster, reconcileUntil } from "../support/postgres.js";
+import {
+  eventsAbout,
+  finalizePostgresClusters,
+  readPostgresCluster,
+  reconcilePostgresCluster,
+  reconcileUntil,
+} from "../support/postgres.js";
 
 /** The resourceVersion of the License singleton as stored now. */
 async function licenseVersion(client: KubeClient): Promise<string | undefined> {

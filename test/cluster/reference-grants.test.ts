@@ -8,18 +8,16 @@ import { REFERENCE_GRANT_PLURAL } from "../../lib/api/reference-grant.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/local-plane/process.js";
-import { observePostgresCluster } from "../../lib/observe/postgres-cluster.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
+import { run } from "../../lib/cluster/process.js";
+import { observeOptions, type ReconcileContext } from "../../lib/engine/context.js";
+import type { EngineResource } from "../../lib/engine/kind-module.js";
+import { observeResource } from "../../lib/engine/observe.js";
+import { previewDesired } from "../../lib/engine/preview.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import {
-  observeOptions,
-  type ReconcileContext,
-  reconcilePostgresCluster,
-} from "../../lib/reconcile/postgres-cluster.js";
-import { previewDesired } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
-import { reconcileOnce as reconcileOnceAsPulumiUp } from "../../providers/pulumi/runtime.js";
+import { failIfBlocked } from "../../providers/pulumi/runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,
@@ -39,6 +37,7 @@ import {
   playCnpgClusterReady,
   readCnpgCluster,
   readPostgresCluster,
+  reconcilePostgresCluster,
 } from "../support/postgres.js";
 
 const grants = { group: API_GROUP, version: API_VERSION, plural: REFERENCE_GRANT_PLURAL };
@@ -145,6 +144,20 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     namespaces.push(created.name);
     return created.name;
   };
+  /** What `pulumi up` does at each pass: the engine's pass, then an error for what waiting cannot change. */
+  const reconcileOnceAsPulumiUp = async (ctx: ReconcileContext, ns: string, name: string) => {
+    const resource = await readPostgresCluster(client, ns, name);
+    if (!resource) throw new Error(`PostgresCluster ${ns}/${name} does not exist`);
+    failIfBlocked((await reconcilePostgresCluster(ctx, resource)) as never, `PostgresCluster ${ns}/${name}`);
+  };
+  const observe = (resource: PostgresCluster) =>
+    observeResource(
+      client,
+      context.installer,
+      POSTGRES_CLUSTER_MODULE as never,
+      resource as EngineResource,
+      observeOptions(context),
+    );
   const reconcileOnce = async (ns: string) => {
     const resource = await readPostgresCluster(client, ns, "chat-db");
     if (!resource) throw new Error(`PostgresCluster ${ns}/chat-db does not exist`);
@@ -262,9 +275,9 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     ]);
     // The observation itself never read B's objects: their data did not even enter the process.
     if (!refused) throw new Error("the PostgresCluster vanished");
-    const observed = await observePostgresCluster(client, context.installer, refused, observeOptions(context));
-    expect(observed.adoptCredentials).toBeUndefined();
-    expect(observed.adoptTarget).toBeUndefined();
+    const observed = await observe(refused);
+    expect(observed.reads?.adoptCredentials).toBeUndefined();
+    expect(observed.reads?.adoptTarget).toBeUndefined();
     expect(observed.referenceGrants).toEqual([]);
 
     // B's owner grants it: the copy appears and the adoption proceeds.
@@ -356,9 +369,9 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     );
     const halfResource = await readPostgresCluster(client, apps, "chat-db");
     if (!halfResource) throw new Error("the PostgresCluster vanished");
-    const observed = await observePostgresCluster(client, context.installer, halfResource, observeOptions(context));
-    expect(observed.adoptTarget).toBeUndefined();
-    expect(observed.adoptCredentials).toBeUndefined();
+    const observed = await observe(halfResource);
+    expect(observed.reads?.adoptTarget).toBeUndefined();
+    expect(observed.reads?.adoptCredentials).toBeUndefined();
     expect(await readCopy(client, apps)).toBeUndefined();
     // `pulumi up` cannot deliver it: its pass fails with the same message rather than waiting.
     await expect(reconcileOnceAsPulumiUp(context, apps, "chat-db")).rejects.toThrow(

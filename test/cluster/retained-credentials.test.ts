@@ -7,10 +7,10 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
-import { DELETION_POLICY_ANNOTATION } from "../../lib/plan/postgres-cluster.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import { DELETION_POLICY_ANNOTATION } from "../../lib/engine/garbage.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   deleteNamespaceAndWait,

@@ -1,16 +1,15 @@
 import { API_GROUP, API_VERSION, FINALIZER } from "../../lib/api/group.js";
 import { STACK_PLURAL } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { ensureFinalizer, removeFinalizer } from "../../lib/engine/finalizer.js";
+import { writeStatus } from "../../lib/engine/report.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { readStack } from "../../lib/observe/stack.js";
-import { ensureFinalizer, removeFinalizer } from "../../lib/reconcile/finalizer.js";
-import { writeStatus } from "../../lib/reconcile/report.js";
 import { destroy as destroyPostgresCluster } from "../../providers/pulumi/runtime.js";
 import { destroy as destroyStack } from "../../providers/pulumi/stack-runtime.js";
 import { FIXTURE_CHARTS, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { TEST_TRUSTED_KEYS } from "../support/licence.js";
-import { createStack, deleteStack } from "../support/stack.js";
+import { createStack, deleteStack, readStack } from "../support/stack.js";
 
 // A resource finalized and removed by one front end (the operator) while another (`pulumi destroy`) still
 // works from the copy it read: the second one's writes answer 404, and a resource gone is what a delete

@@ -6,9 +6,8 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
-import { readStack } from "../../lib/observe/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import {
@@ -30,6 +29,7 @@ import {
   readPostgresCluster,
   reconcileUntil,
 } from "../support/postgres.js";
+import { readStack } from "../support/stack.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");

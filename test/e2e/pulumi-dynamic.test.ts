@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { cp, mkdtemp, readdir, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 
 const PROGRAM = join(import.meta.dirname, "..", "fixtures", "pulumi", "marker-program");

@@ -9,12 +9,11 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run, runUnchecked } from "../../lib/local-plane/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { previewDesired } from "../../lib/engine/preview.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { readStack } from "../../lib/observe/stack.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import { previewDesiredStack } from "../../lib/reconcile/preview.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
 import {
@@ -40,7 +39,7 @@ import {
   readPostgresCluster,
   replaceSpec,
 } from "../support/postgres.js";
-import { createStack, deleteStack } from "../support/stack.js";
+import { createStack, deleteStack, readStack } from "../support/stack.js";
 
 const PROGRAM = join(process.cwd(), "test", "fixtures", "pulumi", "stack-program");
 const HOW =
@@ -305,7 +304,7 @@ describe("the Pulumi front end of a Stack", () => {
       metadata: { name: "bundle", namespace: ns },
       spec: {},
     });
-    const preview = await previewDesiredStack(context, desired);
+    const preview = await previewDesired(context, desired);
     expect(preview.refusal).toBeUndefined();
     expect(preview.lines).toEqual(
       expect.arrayContaining([
@@ -327,7 +326,7 @@ describe("the Pulumi front end of a Stack", () => {
       port: 5432,
       credentialsSecret: { name: "bundle-postgres-credentials", namespace: ns },
     });
-    expect(outs.postgres.host).toMatch(/^bundle-postgres-rw\./);
+    expect((outs.postgres as { host: string }).host).toMatch(/^bundle-postgres-rw\./);
     expect(condition(await readStack(client, ns, "bundle"), "Ready")?.status).toBe("True");
     expect(condition(await readPostgresCluster(client, ns, "bundle-postgres"), "Ready")?.status).toBe("True");
 

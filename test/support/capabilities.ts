@@ -4,13 +4,12 @@ import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
+import { REGISTRY } from "../../lib/kinds/registry.js";
 import { acquireDirectoryLock } from "../../lib/local-plane/lock.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { observePostgresClusters } from "../../lib/observe/postgres-cluster.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { eventually } from "./cluster.js";
-import { finalizePostgresClusters } from "./postgres.js";
-import { finalizeStacks } from "./stack.js";
+import { finalizeResources } from "./resources.js";
 
 /** Fixture charts reproducing the identity facts of the real capability charts. */
 export const FIXTURE_CHARTS = join(import.meta.dirname, "..", "fixtures", "charts");
@@ -119,11 +118,13 @@ export async function resetCapabilities(
     throw new Error(
       "resetCapabilities changes cluster-wide state other suites see: call it only while holding lockCapabilities()",
     );
-  // Stacks and PostgresClusters left by a run that died count as consumers and against caps: finalize them first.
+  // Resources left by a run that died count as consumers and against caps: finalize them first, every
+  // kind of the registry, composites (whose members go with them) first.
   const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
-  await finalizeStacks(context);
-  for (const resource of await observePostgresClusters(client))
-    await finalizePostgresClusters(context, resource.metadata.namespace);
+  const kinds = [...REGISTRY.kinds].sort(
+    (a, b) => Number(b.emits.some((e) => e.product)) - Number(a.emits.some((e) => e.product)),
+  );
+  for (const module of kinds) await finalizeResources(context, module.definition.kind);
   for (const entry of entries) {
     await helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
     await client.core.deleteNamespace({ name: entry.release.namespace }).catch((error: unknown) => {

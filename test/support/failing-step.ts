@@ -3,8 +3,8 @@ import { POSTGRES_CLUSTER_PLURAL } from "../../lib/api/postgres-cluster.js";
 import { STACK_PLURAL } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
-import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { eventually } from "./cluster.js";
 import { createPostgresCluster, playCnpgClusterReady } from "./postgres.js";
 

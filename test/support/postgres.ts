@@ -1,14 +1,16 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import type { PostgresClusterStatus } from "../../lib/api/postgres-cluster.js";
 import {
   POSTGRES_CLUSTER_PLURAL,
   PostgresCluster,
   type PostgresClusterSpecInput,
 } from "../../lib/api/postgres-cluster.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/plan/cnpg.js";
-import type { ReconcileContext, ReconcileOutcome } from "../../lib/reconcile/postgres-cluster.js";
-import { reconcilePostgresCluster } from "../../lib/reconcile/postgres-cluster.js";
-import { eventually } from "./cluster.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { EngineResource } from "../../lib/engine/kind-module.js";
+import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
+import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { finalizeResources, reconcileUntil as reconcileKindUntil } from "./resources.js";
 
 const crd = { group: API_GROUP, version: API_VERSION, plural: POSTGRES_CLUSTER_PLURAL };
 const cnpg = { group: CNPG_GROUP, version: CNPG_VERSION, plural: CNPG_CLUSTERS };
@@ -89,31 +91,22 @@ export async function playCnpgClusterReady(client: KubeClient, namespace: string
   );
 }
 
-/**
- * Reconciles as the operator would (pass after pass, requeueing) until `done` holds for the outcome;
- * `between` runs after each pass (e.g. to play an upstream controller).
- */
-export async function reconcileUntil(
+/** reconcileUntil (test/support/resources.ts) for a PostgresCluster. */
+export function reconcileUntil(
   context: ReconcileContext,
   namespace: string,
   name: string,
-  done: (outcome: ReconcileOutcome, resource: PostgresCluster) => boolean,
+  done: (outcome: ReconcileOutcome<PostgresClusterStatus>, resource: PostgresCluster) => boolean,
   between: () => Promise<void> = async () => {},
-): Promise<ReconcileOutcome & { performedInAllPasses: string[] }> {
-  const performedInAllPasses: string[] = [];
-  const last = await eventually(
-    `PostgresCluster ${namespace}/${name} to converge`,
-    async () => {
-      const resource = await readPostgresCluster(context.client, namespace, name);
-      if (!resource) throw new Error(`PostgresCluster ${namespace}/${name} is gone`);
-      const outcome = await reconcilePostgresCluster(context, resource);
-      performedInAllPasses.push(...outcome.performed);
-      await between();
-      return done(outcome, resource) ? outcome : undefined;
-    },
-    { timeoutMs: 150_000, intervalMs: 300 },
+) {
+  return reconcileKindUntil<PostgresClusterStatus>(
+    context,
+    "PostgresCluster",
+    namespace,
+    name,
+    (outcome, resource) => done(outcome, resource as PostgresCluster),
+    between,
   );
-  return { ...last, performedInAllPasses };
 }
 
 export async function eventsAbout(client: KubeClient, namespace: string, name: string) {
@@ -123,24 +116,15 @@ export async function eventsAbout(client: KubeClient, namespace: string, name: s
     .map((e) => ({ type: e.type, reason: e.reason, note: e.note ?? "" }));
 }
 
-/**
- * Deletes every PostgresCluster of a namespace and runs their finalization with the real reconcile, so
- * that the namespace can go: a PostgresCluster keeps its finalizer until the product has released what
- * it owns, and a test that failed midway may have left one behind with no operator running.
- */
-export async function finalizePostgresClusters(context: ReconcileContext, namespace: string): Promise<void> {
-  const list = (await orUndefined(context.client.custom.listNamespacedCustomObject({ ...crd, namespace }))) as
-    | { items: { metadata: { name: string } }[] }
-    | undefined;
-  for (const item of list?.items ?? []) {
-    await orUndefined(
-      context.client.custom.deleteNamespacedCustomObject({ ...crd, namespace, name: item.metadata.name }),
-    );
-    await eventually(`PostgresCluster ${namespace}/${item.metadata.name} to be finalized`, async () => {
-      const resource = await readPostgresCluster(context.client, namespace, item.metadata.name);
-      if (!resource) return true;
-      await reconcilePostgresCluster(context, resource);
-      return undefined;
-    });
-  }
+/** Finalizes every PostgresCluster of a namespace (test/support/resources.ts finalizeResources). */
+export function finalizePostgresClusters(context: ReconcileContext, namespace: string): Promise<void> {
+  return finalizeResources(context, "PostgresCluster", namespace);
+}
+
+/** One engine pass over a PostgresCluster, its status typed as the kind's. */
+export function reconcilePostgresCluster(
+  context: ReconcileContext,
+  resource: PostgresCluster,
+): Promise<ReconcileOutcome<PostgresClusterStatus>> {
+  return reconcileResource<PostgresClusterStatus>(context, resource as EngineResource);
 }

@@ -1,10 +1,8 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { STACK_PLURAL, type StackSpecInput } from "../../lib/api/stack.js";
+import { STACK_PLURAL, type Stack, type StackSpecInput } from "../../lib/api/stack.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { observeStacks, readStack } from "../../lib/observe/stack.js";
-import type { ReconcileContext } from "../../lib/reconcile/postgres-cluster.js";
-import { reconcileStackDeletion } from "../../lib/reconcile/stack.js";
-import { eventually } from "./cluster.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import { finalizeResources, readStoredResource } from "./resources.js";
 
 const crd = { group: API_GROUP, version: API_VERSION, plural: STACK_PLURAL };
 
@@ -20,20 +18,12 @@ export async function deleteStack(client: KubeClient, namespace: string, name: s
   await orUndefined(client.custom.deleteNamespacedCustomObject({ ...crd, namespace, name }));
 }
 
-/**
- * Deletes every Stack in the cluster and runs its finalization with the real reconcile (its members
- * deleted and finalized first), so that namespaces can go and no leftover counts against a Stack cap: a
- * test that failed midway may have left one behind with no operator running.
- */
-export async function finalizeStacks(context: ReconcileContext): Promise<void> {
-  for (const stack of await observeStacks(context.client)) {
-    const { namespace, name } = stack.metadata;
-    await deleteStack(context.client, namespace, name);
-    await eventually(`Stack ${namespace}/${name} to be finalized`, async () => {
-      const current = await readStack(context.client, namespace, name);
-      if (!current) return true;
-      await reconcileStackDeletion(context, current);
-      return undefined;
-    });
-  }
+/** Finalizes every Stack in the cluster, its members first (test/support/resources.ts finalizeResources). */
+export function finalizeStacks(context: ReconcileContext): Promise<void> {
+  return finalizeResources(context, "Stack");
+}
+
+/** One Stack as stored, parsed by its schema; undefined when absent. */
+export async function readStack(client: KubeClient, namespace: string, name: string): Promise<Stack | undefined> {
+  return (await readStoredResource(client, "Stack", namespace, name)) as Stack | undefined;
 }

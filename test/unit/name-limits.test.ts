@@ -5,14 +5,14 @@ import { Stack as StackConstruct } from "../../constructs/stack.js";
 import { MAX_POSTGRES_CLUSTER_NAME, PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { MAX_STACK_NAME, Stack } from "../../lib/api/stack.js";
 import { parseInput } from "../../lib/api/validation.js";
+import { eventName } from "../../lib/engine/event-name.js";
+import { CNPG_API_VERSION, readWriteHost } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { postgresMemberName, stackMembers } from "../../lib/kinds/stack/module.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
-import { CNPG_API_VERSION, readWriteHost } from "../../lib/plan/cnpg.js";
-import { type PlanContext, planPostgresCluster } from "../../lib/plan/postgres-cluster.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
-import { postgresMemberName, stackMembers } from "../../lib/plan/stack.js";
-import { eventName } from "../../lib/reconcile/event-name.js";
 import { PostgresCluster as PulumiPostgresCluster } from "../../providers/pulumi/postgres-cluster.js";
 import { Stack as PulumiStack } from "../../providers/pulumi/stack.js";
+import { type PlanContext, planPostgresCluster } from "../support/plans.js";
 
 /** A Kubernetes object name (RFC 1123 subdomain) and a DNS-1035 label, as the apiserver checks them. */
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -1,14 +1,14 @@
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
+import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
   DELETION_POLICY_ANNOTATION,
   type KubeObject,
   type PlanContext,
   type PostgresObservation,
   planPostgresCluster,
-} from "../../lib/plan/postgres-cluster.js";
-import type { CapabilityDecision } from "../../lib/plan/provenance.js";
+} from "../support/plans.js";
 
 const context: PlanContext = {
   withPrerequisites: (name) => (name === "cloudnative-pg" ? ["cert-manager", "cloudnative-pg"] : [name]),

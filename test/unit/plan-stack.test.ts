@@ -1,7 +1,9 @@
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { MAX_STACK_NAME, Stack } from "../../lib/api/stack.js";
+import { ownedByValue, ownerOf } from "../../lib/engine/ownership.js";
+import type { Instance } from "../../lib/licence/enforce.js";
 import { COMMUNITY_CAPS, communityEntitlements, type Entitlements } from "../../lib/licence/entitlements.js";
-import { planStack, type StackObservation, stackOfMember, stackOwnedBy } from "../../lib/plan/stack.js";
+import { planStack } from "../support/plans.js";
 
 function stack(name: string, status?: unknown, extra: Record<string, unknown> = {}): Stack {
   return Stack.parse({
@@ -32,8 +34,8 @@ function observation(
   entitlements: Entitlements,
   instances = [instance("team", "2027-01-01T00:00:00Z")],
   members: PostgresCluster[] = [],
-): StackObservation {
-  return { licence: { entitlements, instances }, members: new Map(members.map((m) => [m.metadata.name, m])) };
+): { licence: { entitlements: Entitlements; instances: Instance[] }; members: PostgresCluster[] } {
+  return { licence: { entitlements, instances }, members };
 }
 
 /** A member as the Stack `team` created it: carrying its owned-by label. */
@@ -93,7 +95,11 @@ describe("planStack", () => {
       metadata: {
         name: "team-postgres",
         namespace: "ai",
-        labels: { "core.navique.com/owned-by": "stack.ai.team" },
+        labels: {
+          "core.navique.com/owned-by": "stack.ai.team",
+          "app.kubernetes.io/managed-by": "navique-ai-core-operator",
+        },
+        annotations: { "core.navique.com/owner": "Stack/ai/team" },
         ownerReferences: [
           {
             apiVersion: "core.navique.com/v1alpha1",
@@ -114,8 +120,9 @@ describe("planStack", () => {
     });
     expect(plan.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
       ["Ready", "False", "WaitingForMembers"],
-      ["Licensed", "True", "Admitted"],
+      ["OperatorsReady", "True", "NotRequired"],
       ["MembersReady", "False", "WaitingForMembers"],
+      ["Licensed", "True", "Admitted"],
     ]);
     expect(plan.conditions[2]?.message).toBe("waiting for PostgresCluster ai/team-postgres (not created yet)");
     expect(plan.status.admitted).toBe(true);
@@ -158,8 +165,15 @@ describe("planStack", () => {
 
   it("downgraded at expiry: the admitted Stack is skipped, its running members named and left untouched", () => {
     const expired = communityEntitlements("expired: licence lic-1 expired at 2027-01-11T00:00:00Z");
+    const recorded = { kind: "PostgresCluster", name: "team-postgres", namespace: "ai", ready: true };
     const plan = planStack(
-      stack("team", { admitted: true, members: [] }),
+      stack("team", {
+        admitted: true,
+        members: [recorded],
+        emitted: [
+          { apiVersion: "core.navique.com/v1alpha1", kind: "PostgresCluster", name: "team-postgres", namespace: "ai" },
+        ],
+      }),
       observation(
         expired,
         [instance("team", "2027-01-01T00:00:00Z", true)],
@@ -190,7 +204,12 @@ describe("planStack", () => {
     expect(first.steps).toEqual([
       {
         kind: "delete",
-        target: { kind: "PostgresCluster", name: "team-postgres", namespace: "ai" },
+        target: {
+          apiVersion: "core.navique.com/v1alpha1",
+          kind: "PostgresCluster",
+          name: "team-postgres",
+          namespace: "ai",
+        },
         description: "delete PostgresCluster ai/team-postgres (member of the Stack; its own deletion policy applies)",
       },
     ]);
@@ -210,7 +229,7 @@ describe("planStack", () => {
 
     const gone = planStack(deleting, observation(communityEntitlements()));
     expect(gone.steps).toEqual([
-      { kind: "remove-finalizer", description: "remove the finalizer: every member is deleted" },
+      { kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" },
     ]);
     expect(gone.requeue).toBe(false);
   });
@@ -221,7 +240,7 @@ describe("planStack", () => {
     expect(plan.steps).toEqual([]);
     expect(plan.conditions[0]).toMatchObject({
       status: "False",
-      reason: "MemberNameTaken",
+      reason: "NameTaken",
       message:
         "PostgresCluster ai/team-postgres already exists and is not this Stack's: it is left alone. Rename the Stack, or delete or rename that resource",
     });
@@ -231,14 +250,22 @@ describe("planStack", () => {
     expect(plan.requeue).toBe(false);
     const deleting = stack("team", undefined, { deletionTimestamp: "2027-01-01T00:00:00Z" });
     expect(planStack(deleting, observation(licensed({ Stack: 1 }), undefined, [foreign])).steps).toEqual([
-      { kind: "remove-finalizer", description: "remove the finalizer: every member is deleted" },
+      { kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" },
     ]);
   });
 
-  it("names members after the Stack and finds the Stack back from a member's label", () => {
-    expect(stackOwnedBy(stack("team"))).toBe("stack.ai.team");
-    expect(stackOfMember("stack.ai.team")).toBe("ai/team");
-    expect(stackOfMember("postgrescluster.ai.team")).toBeUndefined();
+  it("marks members as the Stack's and finds the Stack back from a member's owner annotation", () => {
+    expect(ownedByValue(stack("team"))).toBe("stack.ai.team");
+    expect(ownerOf({ metadata: { annotations: { "core.navique.com/owner": "Stack/ai/team" } } }, ["Stack"])).toBe(
+      "Stack/ai/team",
+    );
+    // A member emitted before the annotation existed: its owned-by label, short enough never to have been cut.
+    expect(ownerOf({ metadata: { labels: { "core.navique.com/owned-by": "stack.ai.team" } } }, ["Stack"])).toBe(
+      "Stack/ai/team",
+    );
+    expect(
+      ownerOf({ metadata: { labels: { "core.navique.com/owned-by": "gizmo.ai.team" } } }, ["Stack"]),
+    ).toBeUndefined();
   });
 });
 

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { operatorChartFiles } from "../../constructs/operator-chart.js";
-import { crdFiles } from "../../lib/api/crd-files.js";
-import { allCustomResourceDefinitions } from "../../lib/api/kinds.js";
 import { POSTGRES_SPEC_RULES, PostgresClusterSpec } from "../../lib/api/postgres-cluster.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
+import { crdFiles } from "../../lib/kinds/crd-files.js";
+import { allCustomResourceDefinitions } from "../../lib/kinds/registry.js";
 
 function problems(input: unknown): { path: string; message: string; received?: string }[] {
   try {

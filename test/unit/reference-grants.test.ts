@@ -1,13 +1,5 @@
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { ReferenceGrantSpec } from "../../lib/api/reference-grant.js";
-import { communityEntitlements } from "../../lib/licence/entitlements.js";
-import { CNPG_API_VERSION } from "../../lib/plan/cnpg.js";
-import {
-  type KubeObject,
-  type PlanContext,
-  type PostgresObservation,
-  planPostgresCluster,
-} from "../../lib/plan/postgres-cluster.js";
 import {
   grantsToCreate,
   type ObservedGrant,
@@ -15,7 +7,10 @@ import {
   type Referrer,
   referenceNotPermittedMessage,
   ungrantedReferences,
-} from "../../lib/plan/reference-grants.js";
+} from "../../lib/engine/reference-grants.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { type KubeObject, type PlanContext, type PostgresObservation, planPostgresCluster } from "../support/plans.js";
 
 const referrer: Referrer = { group: "core.navique.com", kind: "PostgresCluster", namespace: "apps" };
 const secret: Reference = {

@@ -1,4 +1,4 @@
-import { releaseMarks } from "../../lib/plan/release-marks.js";
+import { releaseMarks } from "../../lib/engine/release-marks.js";
 
 const ours = (uid: string) => ({ apiVersion: "core.navique.com/v1alpha1", kind: "PostgresCluster", name: "p", uid });
 const theirs = { apiVersion: "apps/v1", kind: "Deployment", name: "d", uid: "x" };

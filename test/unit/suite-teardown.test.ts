@@ -1,7 +1,7 @@
 import { access, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runUnchecked } from "../../lib/local-plane/process.js";
+import { runUnchecked } from "../../lib/cluster/process.js";
 
 // Jest run on fixture suites (test/fixtures/jest-teardown) in a child process, in one worker, with a
 // capability lock of its own: what the main suite does when a suite fails to set up after locking.

@@ -1,5 +1,5 @@
 import { type Condition, failedConditions, failureReportedBefore, type ReportedFailure } from "../api/conditions.js";
-import type { PlannedEvent } from "./postgres-cluster.js";
+import type { PlannedEvent } from "./steps.js";
 
 /** What a plan of any kind holds that a failure changes. */
 interface ReportablePlan {

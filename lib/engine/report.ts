@@ -3,9 +3,9 @@ import type { Condition } from "../api/conditions.js";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OPERATOR_NAME } from "../api/group.js";
 import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
 import { type KubeClient, statusOf } from "../cluster/kube-client.js";
-import type { Reporter } from "../local-plane/progress.js";
-import type { PlannedEvent } from "../plan/postgres-cluster.js";
 import { eventName } from "./event-name.js";
+import type { Reporter } from "./reporter.js";
+import type { PlannedEvent } from "./steps.js";
 
 /** A resource reported on: namespaced (a PostgresCluster, a Stack) or cluster-scoped (the License). */
 export interface ReportedResource {

@@ -1,7 +1,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import { StepFailure } from "../apply/step-failure.js";
 import { ChartSourceError } from "../catalog/chart-source.js";
-import { CommandFailedError } from "../local-plane/process.js";
+import { CommandFailedError } from "../cluster/process.js";
 
 /** The longest error summary a condition, an Event and a log line carry. */
 const SUMMARY_LIMIT = 400;

@@ -36,13 +36,6 @@ export function databaseObjectName(cluster: string, database: string): string {
  */
 export const CNPG_RELOAD_LABEL = "cnpg.io/reload";
 
-/** The plural a CNPG kind the product emits is served under. */
-export function cnpgPlural(kind: string): string {
-  if (kind === "Cluster") return CNPG_CLUSTERS;
-  if (kind === "Database") return CNPG_DATABASES;
-  throw new Error(`unreachable: the product emits no CNPG ${kind}`);
-}
-
 function field(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
 }

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { Reporter } from "../engine/reporter.js";
 import { LocalControlPlane } from "../local-plane/plane.js";
-import type { Reporter } from "../local-plane/progress.js";
 
 /** Which cluster a command works on, and why that one. */
 export interface ClusterTarget {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { PlannedEvent } from "../plan/postgres-cluster.js";
+import type { PlannedEvent } from "./steps.js";
 
 /** What naming an Event needs of the resource it regards. */
 export interface EventSubject {

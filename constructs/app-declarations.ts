@@ -1,0 +1,103 @@
+import type { IConstruct } from "constructs";
+import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
+import type { ObservedGrant } from "../lib/engine/reference-grants.js";
+import type { Instance } from "../lib/licence/enforce.js";
+import type { Entitlements } from "../lib/licence/entitlements.js";
+
+/** A resource of a registered kind that a construct will make exist: itself, or one of its members. */
+export interface DeclaredResource {
+  readonly module: KindModule;
+  readonly resource: EngineResource;
+}
+
+/** A construct of the product that declares resources of registered kinds (constructs/navique-resource.ts). */
+export interface DeclaresResources {
+  /** Every resource it declares, itself first, its members after (only those the licence lets it create). */
+  declaredResources(entitlements: Entitlements): readonly DeclaredResource[];
+}
+
+/** A construct whose entitlements and grants the app's synth-time checks read. */
+export interface AppFacts {
+  /** The entitlements the app declares (a NaviqueLicense), else undefined (Community). */
+  declaredEntitlements?(): Entitlements | undefined;
+  /** The ReferenceGrant it declares. */
+  declaredGrant?(): ObservedGrant | undefined;
+}
+
+function declares(construct: IConstruct): construct is IConstruct & DeclaresResources {
+  return typeof (construct as Partial<DeclaresResources>).declaredResources === "function";
+}
+
+function hasFacts(construct: IConstruct): construct is IConstruct & AppFacts {
+  const c = construct as AppFacts;
+  return typeof c.declaredEntitlements === "function" || typeof c.declaredGrant === "function";
+}
+
+/** What one synth of an app declares, gathered in one walk of its tree. */
+export interface AppDeclarations {
+  readonly entitlements: Entitlements | undefined;
+  readonly grants: readonly ObservedGrant[];
+  /** By kind, every declared instance in declaration order (standing in for creation order). */
+  readonly instances: ReadonlyMap<string, readonly Instance[]>;
+  /** By construct, what it declares. */
+  readonly byConstruct: ReadonlyMap<IConstruct, readonly DeclaredResource[]>;
+}
+
+const gathered = new WeakMap<IConstruct, AppDeclarations>();
+const watched = new WeakSet<IConstruct>();
+
+/**
+ * The app of `scope` changed (one of the product's constructs was added): what was gathered is stale. The
+ * first time, the root gets a validation that drops it too: cdk8s validates an app's constructs from the
+ * root down, so every synth starts with the tree as it is then, however it changed since the last one.
+ */
+export function appChanged(scope: IConstruct): void {
+  const root = scope.node.root;
+  gathered.delete(root);
+  if (watched.has(root)) return;
+  watched.add(root);
+  root.node.addValidation({
+    validate: () => {
+      gathered.delete(root);
+      return [];
+    },
+  });
+}
+
+/**
+ * Everything an app declares, walked once per synth. Every construct's validation asks for it; walking
+ * the tree for each would make synth quadratic (2,500 constructs: seconds).
+ */
+export function appDeclarations(scope: IConstruct, community: () => Entitlements): AppDeclarations {
+  const root = scope.node.root;
+  const known = gathered.get(root);
+  if (known) return known;
+  const constructs = root.node.findAll();
+  let entitlements: Entitlements | undefined;
+  const grants: ObservedGrant[] = [];
+  for (const construct of constructs.filter(hasFacts)) {
+    entitlements ??= construct.declaredEntitlements?.();
+    const grant = construct.declaredGrant?.();
+    if (grant) grants.push(grant);
+  }
+  const inForce = entitlements ?? community();
+  const byConstruct = new Map<IConstruct, readonly DeclaredResource[]>();
+  const instances = new Map<string, Instance[]>();
+  for (const construct of constructs.filter(declares)) {
+    const declared = construct.declaredResources(inForce);
+    byConstruct.set(construct, declared);
+    for (const { resource } of declared) {
+      const list = instances.get(resource.kind) ?? [];
+      list.push({
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name,
+        creationTimestamp: String(list.length).padStart(6, "0"),
+        admitted: false,
+      });
+      instances.set(resource.kind, list);
+    }
+  }
+  const declarations = { entitlements, grants, instances, byConstruct };
+  gathered.set(root, declarations);
+  return declarations;
+}

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import { Condition } from "./conditions.js";
+import { namespaceName, ObjectRef, objectName } from "./refs.js";
+
+export const Provenance = z.enum(["owned", "adopted"]);
+export type Provenance = z.infer<typeof Provenance>;
+
+export const CapabilityStatus = z
+  .object({
+    name: z.string().describe("Capability operator, e.g. cloudnative-pg."),
+    provenance: Provenance.describe("owned: installed by the product; adopted: found installed, never managed."),
+    chartVersion: z.string().optional().describe("Chart version of the release relied on, when known."),
+    release: ObjectRef.optional().describe("Helm release relied on, when there is one."),
+    evidence: z.string().describe("What detection found."),
+  })
+  .strict();
+export type CapabilityStatus = z.infer<typeof CapabilityStatus>;
+
+export const EmittedObject = z
+  .object({
+    apiVersion: z.string(),
+    kind: z.string(),
+    name: objectName,
+    namespace: namespaceName,
+  })
+  .strict();
+export type EmittedObject = z.infer<typeof EmittedObject>;
+
+/** Where consumers connect to what a resource provides: never a password, the Secret that holds it. */
+export const Connection = z
+  .object({
+    host: z.string().describe("Host to connect to."),
+    port: z.number().int().describe("Port to connect to."),
+    credentialsSecret: ObjectRef.optional().describe("Secret, in this namespace, holding the credentials."),
+    database: z.string().optional().describe("Database to use, when the datastore has several."),
+  })
+  .strict();
+export type Connection = z.infer<typeof Connection>;
+
+/**
+ * The status fields the engine writes for every kind (lib/engine): conditions, what was emitted (garbage
+ * collection diffs it with what is desired now), the capabilities relied on, the capabilities needed when
+ * last reconciled (migration garbage collection compares them with what is needed now) and whether the
+ * licence admitted the resource (an admitted resource keeps its place under any cap afterwards).
+ */
+export const ENGINE_STATUS = {
+  observedGeneration: z.number().int().min(0).optional(),
+  conditions: z.array(Condition).default([]).describe("Ready plus one condition per reconcile phase."),
+  admitted: z
+    .boolean()
+    .optional()
+    .describe("Counted against the licence's cap since a pass admitted it; never refused by the cap afterwards."),
+  needs: z
+    .array(z.string())
+    .optional()
+    .describe("The capability operators it needed when last reconciled; released once no longer needed."),
+  capabilities: z
+    .array(CapabilityStatus)
+    .default([])
+    .describe("Capability operators relied on, with provenance and chart version."),
+  emitted: z
+    .array(EmittedObject)
+    .default([])
+    .describe("Objects the product created for this resource and may garbage-collect."),
+};
+
+/** The status every kind's status extends. */
+export const EngineStatus = z.object(ENGINE_STATUS).strict();
+export type EngineStatus = z.infer<typeof EngineStatus>;

@@ -1,0 +1,132 @@
+import { type Condition, OPERATORS_READY } from "../api/conditions.js";
+import type { CapabilityStatus } from "../api/resource-status.js";
+import type { CapabilityDecision } from "../plan/provenance.js";
+import { condition, resourceLabel } from "./conditions.js";
+import type { EngineResource, KindModule } from "./kind-module.js";
+import type { PlannedEvent, PlanStep } from "./steps.js";
+import type { EngineView } from "./view.js";
+
+/** What capability rules need from the catalog. */
+export interface CapabilityCatalog {
+  /** `name` and its prerequisites, prerequisites first. */
+  readonly withPrerequisites: (name: string) => string[];
+  /** The fixed release of a capability. */
+  readonly releaseOf: (name: string) => { name: string; namespace: string };
+}
+
+/** Every capability in `roots` with its prerequisites, prerequisites first, each once. */
+export function expandNeeds(roots: readonly string[], catalog: Pick<CapabilityCatalog, "withPrerequisites">): string[] {
+  const ordered: string[] = [];
+  for (const root of roots)
+    for (const name of catalog.withPrerequisites(root)) if (!ordered.includes(name)) ordered.push(name);
+  return ordered;
+}
+
+/** The capabilities a resource needs as specified now, prerequisites included; none while it is being deleted. */
+export function neededNow(
+  module: KindModule,
+  resource: EngineResource,
+  catalog: Pick<CapabilityCatalog, "withPrerequisites">,
+): string[] {
+  if (resource.metadata.deletionTimestamp) return [];
+  return expandNeeds(module.needs(resource), catalog);
+}
+
+/**
+ * The capabilities a resource needed when it was last reconciled: `status.needs`; for a resource stored
+ * before that field, what its kind derives from its recorded status; for one deleted before its first
+ * status write, what its spec needs (its operators may have been installed already).
+ */
+export function neededBefore(
+  module: KindModule,
+  resource: EngineResource,
+  catalog: Pick<CapabilityCatalog, "withPrerequisites">,
+): string[] {
+  const recorded = resource.status?.needs ?? module.recordedNeeds?.(resource);
+  if (recorded) return expandNeeds(recorded, catalog);
+  return resource.metadata.deletionTimestamp ? expandNeeds(module.needs(resource), catalog) : [];
+}
+
+/** Whether a pass may release a capability: something needed before is no longer needed. */
+export function mayRelease(before: readonly string[], now: readonly string[]): boolean {
+  return before.some((name) => !now.includes(name));
+}
+
+/** OperatorsReady: True when nothing is needed or every needed capability is Ready; else what is awaited. */
+export function operatorsCondition(
+  resource: EngineResource,
+  needed: readonly string[],
+  decisions: readonly CapabilityDecision[],
+): Condition {
+  if (needed.length === 0) {
+    return condition(resource, OPERATORS_READY, true, "NotRequired", "no capability operator is needed in this mode");
+  }
+  const pending = decisions.filter((d) => !d.ready);
+  if (pending.length === 0) {
+    return condition(
+      resource,
+      OPERATORS_READY,
+      true,
+      "Ready",
+      decisions.map((d) => `${d.capability} ${d.state.toLowerCase()}, Ready`).join("; "),
+    );
+  }
+  const installing = pending.some((d) => d.action !== "none");
+  const message = pending
+    .map((d) => `${d.capability}: ${d.action !== "none" ? d.summary : `waiting for ${d.waitingFor.join(", ")}`}`)
+    .join("; ");
+  return condition(resource, OPERATORS_READY, false, installing ? "Installing" : "WaitingForOperators", message);
+}
+
+/** Adoptions seen for the first time: recorded once, the status remembers them after. */
+export function adoptionEvents(resource: EngineResource, decisions: readonly CapabilityDecision[]): PlannedEvent[] {
+  return decisions
+    .filter((d) => d.state === "Adopted")
+    .filter((d) => !resource.status?.capabilities?.some((c) => c.name === d.capability && c.provenance === "adopted"))
+    .map((d) => ({ type: "Normal", reason: "CapabilityAdopted", message: `${d.capability}: ${d.summary}` }));
+}
+
+/**
+ * A release step for every capability needed before and no longer, dependants before their
+ * prerequisites; each names the consumers still left — over every registered kind — so that it is
+ * uninstalled only when none is left, and only when owned (the installer decides that).
+ */
+export function releases(
+  resource: EngineResource,
+  view: Pick<EngineView, "consumers">,
+  before: readonly string[],
+  now: readonly string[],
+): PlanStep[] {
+  const self = resourceLabel(resource);
+  const steps: PlanStep[] = [];
+  for (const capability of [...before].reverse()) {
+    if (now.includes(capability)) continue;
+    const consumers = view.consumers.filter((c) => c.key !== self && c.needs.includes(capability)).map((c) => c.key);
+    steps.push({
+      kind: "release-capability",
+      capability,
+      consumers,
+      description:
+        consumers.length > 0
+          ? `keep ${capability}: still needed by ${consumers.join(", ")}`
+          : `release ${capability}: no consumer left (uninstalled only if owned)`,
+    });
+  }
+  return steps;
+}
+
+/** The capabilities relied on, as the status records them. */
+export function capabilityStatuses(
+  decisions: readonly CapabilityDecision[],
+  releaseOf: CapabilityCatalog["releaseOf"],
+): CapabilityStatus[] {
+  return decisions
+    .filter((d) => d.state !== "Absent")
+    .map((d) => ({
+      name: d.capability,
+      provenance: d.state === "Owned" ? "owned" : "adopted",
+      ...(d.chartVersion ? { chartVersion: d.chartVersion } : {}),
+      ...(d.state === "Owned" || d.evidence.startsWith("release") ? { release: releaseOf(d.capability) } : {}),
+      evidence: d.evidence,
+    }));
+}

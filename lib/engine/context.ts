@@ -1,0 +1,51 @@
+import type { CapabilityInstaller } from "../apply/capability-installer.js";
+import type { KubeClient } from "../cluster/kube-client.js";
+import type { CapabilityCatalog } from "./capabilities.js";
+import type { KindModule } from "./kind-module.js";
+import type { ObserveOptions } from "./observe.js";
+import type { PlanContext } from "./plan.js";
+import type { Reporter } from "./reporter.js";
+
+/** The core wired for one cluster: what every reconcile, preview and observation runs in. */
+export interface ReconcileContext extends CapabilityCatalog {
+  readonly client: KubeClient;
+  readonly installer: CapabilityInstaller;
+  /** Every kind the engine reconciles, from the registry (lib/kinds/registry.ts). */
+  readonly registry: readonly KindModule[];
+  readonly report?: Reporter;
+  readonly now?: () => Date;
+  /** Public keys licences are verified with. @default the product's TRUSTED_KEYS */
+  readonly trustedKeys?: ReadonlyMap<string, string>;
+  /** The namespaces an operator serves (--watch-namespaces); undefined: every namespace. */
+  readonly watchNamespaces?: readonly string[];
+}
+
+/** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */
+export function observeOptions(context: ReconcileContext): ObserveOptions {
+  return {
+    withPrerequisites: context.withPrerequisites,
+    registry: context.registry,
+    now: (context.now ?? (() => new Date()))(),
+    ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
+  };
+}
+
+/** What planning needs from a context. */
+export function planContext(context: ReconcileContext): PlanContext {
+  return {
+    withPrerequisites: context.withPrerequisites,
+    releaseOf: context.releaseOf,
+    ...(context.watchNamespaces ? { watchNamespaces: context.watchNamespaces } : {}),
+  };
+}
+
+/** The module of a kind, from the context's registry; a kind not registered is a programming error. */
+export function moduleOf(context: Pick<ReconcileContext, "registry">, kind: string): KindModule {
+  const module = context.registry.find((m) => m.definition.kind === kind);
+  if (!module) {
+    throw new Error(
+      `kind ${kind} is not registered (known: ${context.registry.map((m) => m.definition.kind).join(", ")})`,
+    );
+  }
+  return module;
+}

@@ -1,0 +1,113 @@
+import { randomBytes } from "node:crypto";
+import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import type { ReconcileContext } from "./context.js";
+import { removeFinalizer } from "./finalizer.js";
+import { emittedKindOf } from "./garbage.js";
+import type { EngineResource, KindModule } from "./kind-module.js";
+import { keyOf } from "./objects.js";
+import type { PlanStep } from "./steps.js";
+import type { EngineView } from "./view.js";
+
+const PASSWORD_BYTES = 24;
+
+/** After a step: go on, go on without having changed anything, or end the pass here. */
+export type StepResult = "continue" | "unchanged" | "stop";
+
+/** Creates a generated credentials Secret unless it exists; true when this call created it. */
+async function generateCredentials(
+  client: KubeClient,
+  step: Extract<PlanStep, { kind: "generate-credentials" }>,
+): Promise<boolean> {
+  const namespace = step.object.metadata.namespace ?? "";
+  const existing = await orUndefined(client.core.readNamespacedSecret({ name: step.object.metadata.name, namespace }));
+  if (existing) return false;
+  try {
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: {
+        ...(step.object as object),
+        stringData: { username: step.username, password: randomBytes(PASSWORD_BYTES).toString("base64url") },
+      },
+    });
+    return true;
+  } catch (error) {
+    // Created meanwhile by another reconcile: the existing password stands.
+    if (statusOf(error) === 409) return false;
+    throw error;
+  }
+}
+
+/**
+ * Removes the product's marks from a kept object (the plan wrote the patch): a Secret through the core
+ * API, any other kind under the plural its module declares. An object gone meanwhile has nothing left to release.
+ */
+async function release(
+  client: KubeClient,
+  module: KindModule,
+  step: Extract<PlanStep, { kind: "retain" }>,
+): Promise<void> {
+  const { target, patch } = step;
+  if (patch.length === 0) return;
+  const body = [...patch];
+  if (target.apiVersion === "v1" && target.kind === "Secret") {
+    await orUndefined(client.core.patchNamespacedSecret({ name: target.name, namespace: target.namespace, body }));
+    return;
+  }
+  const kind = emittedKindOf(module, target);
+  if (!kind) throw new Error(`${module.definition.kind} declares no emitted kind ${target.apiVersion} ${target.kind}`);
+  const [group = "", version = ""] = target.apiVersion.split("/");
+  await orUndefined(
+    client.custom.patchNamespacedCustomObject(
+      { group, version, plural: kind.plural, namespace: target.namespace, name: target.name, body },
+      undefined,
+    ),
+  );
+}
+
+/** The resourceVersion of an object, as read or as answered. */
+function versionOf(object: unknown): string | undefined {
+  return (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+}
+
+/** Performs one step of any kind's plan: the one executor. */
+export async function execute(
+  context: ReconcileContext,
+  module: KindModule,
+  resource: EngineResource,
+  step: PlanStep,
+  view: EngineView,
+): Promise<StepResult> {
+  const { client } = context;
+  switch (step.kind) {
+    case "ensure-capability":
+      // Exactly the capability the step names (the installer brings its prerequisites first); the pass
+      // ends here, so that the operator's new kinds are discovered before they are used.
+      await context.installer.ensure(step.capability);
+      return "stop";
+    case "apply": {
+      // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).
+      const before = view.objects.get(keyOf(step.object));
+      const after = await client.apply(step.object);
+      return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
+    }
+    case "generate-credentials":
+      return (await generateCredentials(client, step)) ? "continue" : "unchanged";
+    case "delete":
+      return (await client.delete({
+        apiVersion: step.target.apiVersion,
+        kind: step.target.kind,
+        metadata: { name: step.target.name, namespace: step.target.namespace },
+      }))
+        ? "continue"
+        : "unchanged";
+    case "retain":
+      await release(client, module, step);
+      return "continue";
+    case "release-capability":
+      await context.installer.release(step.capability, step.consumers);
+      return "continue";
+    case "remove-finalizer":
+      await removeFinalizer(client, module.definition.plural, resource);
+      return "continue";
+  }
+}

@@ -1,0 +1,183 @@
+import { type Condition, READY, reportedBefore } from "../api/conditions.js";
+import { API_GROUP } from "../api/group.js";
+import { LICENSED, type LicenceRefusal } from "../licence/enforce.js";
+import { licenceRefusal } from "./admission.js";
+import { condition } from "./conditions.js";
+import type { EngineResource, KindModule } from "./kind-module.js";
+import { labelOf, objectKey } from "./objects.js";
+import { ownedBy } from "./ownership.js";
+import {
+  REFERENCE_NOT_PERMITTED,
+  type Reference,
+  type Referrer,
+  referenceNotPermittedMessage,
+  ungrantedReferences,
+} from "./reference-grants.js";
+import type { Plan, PlannedEvent, PlanStep } from "./steps.js";
+import type { EngineView } from "./view.js";
+
+/** The context gates are judged in. */
+export interface GateContext {
+  /** The namespaces an operator started with --watch-namespaces serves; undefined: every namespace. */
+  readonly watchNamespaces?: readonly string[];
+}
+
+/** A resource of a kind as the `from` of a ReferenceGrant names it. */
+export function referrerOf(resource: EngineResource): Referrer {
+  return { group: API_GROUP, kind: resource.kind, namespace: resource.metadata.namespace };
+}
+
+/**
+ * A held-back resource's status: only its conditions change; everything it recorded (what it emitted, the
+ * mode it reached, the capabilities it relied on) stays, so that a change made meanwhile is still
+ * garbage-collected from the right state once it is served.
+ */
+function heldStatus(
+  resource: EngineResource,
+  conditions: readonly Condition[],
+  admitted: boolean,
+): Record<string, unknown> {
+  return {
+    ...resource.status,
+    observedGeneration: resource.metadata.generation ?? 0,
+    conditions,
+    ...(admitted ? { admitted: true } : {}),
+    capabilities: resource.status?.capabilities ?? [],
+    emitted: resource.status?.emitted ?? [],
+  };
+}
+
+/** The Warning Event of a held-back resource, once: not again while the resource already reports it. */
+function onceEvent(resource: EngineResource, type: string, reason: string, message: string): PlannedEvent[] {
+  return reportedBefore(resource.status?.conditions, type, reason) ? [] : [{ type: "Warning", reason, message }];
+}
+
+/**
+ * A resource the licence skips (feature) or refuses (cap on new instances): nothing is done for it, not
+ * even its operators. What it made before (a downgrade at expiry) keeps running, untouched.
+ */
+function refusedPlan(module: KindModule, resource: EngineResource, view: EngineView, refusal: LicenceRefusal): Plan {
+  const members = (resource.status?.emitted ?? []).filter(
+    (e) =>
+      module.emits.some((k) => k.product && k.kind === e.kind) && ownedBy(resource, view.objects.get(objectKey(e))),
+  );
+  const kept =
+    members.length > 0
+      ? ` Its members (${members.map(labelOf).join(", ")}) keep running as they are; the ${resource.kind} no longer changes them.`
+      : "";
+  const conditions = [
+    condition(resource, READY, false, refusal.reason, `${refusal.message}${kept}`),
+    condition(resource, LICENSED, false, refusal.reason, refusal.message),
+  ];
+  return {
+    refusal,
+    steps: [],
+    conditions,
+    events: onceEvent(resource, LICENSED, refusal.reason, `${refusal.message}${kept}`),
+    status: heldStatus(resource, conditions, resource.status?.admitted === true),
+    // Room for it is looked for again at the next resync, or when the licence changes.
+    requeue: false,
+  };
+}
+
+/**
+ * References that leave the namespaces the operator serves (SPEC 3.4: with --watch-namespaces, every
+ * namespace adopted from must be included), as `field.namespace "namespace"` phrases.
+ */
+function unwatched(references: readonly Reference[], watched: readonly string[] | undefined): string[] {
+  if (!watched) return [];
+  return references.filter((r) => !watched.includes(r.namespace)).map((r) => `${r.field}.namespace "${r.namespace}"`);
+}
+
+function outOfScopePlan(
+  module: KindModule,
+  resource: EngineResource,
+  outside: readonly string[],
+  watched: readonly string[],
+): Plan {
+  const message = `${outside.join(" and ")} ${outside.length > 1 ? "are" : "is"} outside the namespaces this operator serves (--watch-namespaces ${watched.join(",")}); nothing was done. Add ${outside.length > 1 ? "them" : "it"} to --watch-namespaces, or adopt from a served namespace`;
+  const reason = "NamespaceNotWatched";
+  const conditions = [
+    condition(resource, READY, false, reason, message),
+    condition(resource, module.phase, false, reason, message),
+  ];
+  return {
+    steps: [],
+    conditions,
+    events: onceEvent(resource, READY, reason, message),
+    status: heldStatus(resource, conditions, false),
+    requeue: false,
+  };
+}
+
+/**
+ * A resource whose references into another namespace are not granted: nothing is read, copied or created
+ * for it, and the condition says which grant to create. When a grant it relied on was removed, access is
+ * revoked as Gateway API requires: what was copied under it (the kind names it) is deleted, so that the
+ * copy no longer sits in this namespace. Nothing in the other namespace is touched.
+ */
+function notPermittedPlan(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  ungranted: readonly Reference[],
+): Plan {
+  const { namespace } = resource.metadata;
+  const message = referenceNotPermittedMessage(referrerOf(resource), ungranted);
+  const conditions = [
+    condition(resource, READY, false, REFERENCE_NOT_PERMITTED, message),
+    condition(resource, module.phase, false, REFERENCE_NOT_PERMITTED, message),
+  ];
+  const events = onceEvent(resource, READY, REFERENCE_NOT_PERMITTED, message);
+  const copies = new Set(module.copiedThroughReferences?.(resource) ?? []);
+  const revoked = (resource.status?.emitted ?? []).filter(
+    (emitted) =>
+      emitted.kind === "Secret" &&
+      emitted.namespace === namespace &&
+      copies.has(emitted.name) &&
+      ownedBy(resource, view.objects.get(objectKey(emitted))),
+  );
+  const steps = revoked.map<PlanStep>((target) => ({
+    kind: "delete",
+    target,
+    description: `delete Secret ${target.namespace}/${target.name}: the credentials it copied are no longer granted`,
+  }));
+  for (const target of revoked) {
+    events.push({
+      type: "Normal",
+      reason: "GarbageCollected",
+      message: `deleting Secret ${target.namespace}/${target.name}: the grant that allowed copying the credentials is gone`,
+    });
+  }
+  const removed = new Set(revoked.map(objectKey));
+  const status = heldStatus(resource, conditions, false);
+  return {
+    steps,
+    conditions,
+    events,
+    status: { ...status, emitted: (resource.status?.emitted ?? []).filter((e) => !removed.has(objectKey(e))) },
+    // A grant created or removed re-queues the resource (the operator watches ReferenceGrants).
+    requeue: false,
+  };
+}
+
+/**
+ * What stops a resource before anything is done for it, in order: the licence (a new instance beyond the
+ * cap, or a kind whose feature is not licensed, gets nothing, not even its operators), the operator's
+ * namespace scope, then the grants of the namespaces its references point into. Never a deletion.
+ */
+export function heldBack(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  context: GateContext,
+): Plan | undefined {
+  const refusal = licenceRefusal(module, resource, view);
+  if (refusal) return refusedPlan(module, resource, view, refusal);
+  const references = module.references(resource);
+  const outside = unwatched(references, context.watchNamespaces);
+  if (outside.length > 0) return outOfScopePlan(module, resource, outside, context.watchNamespaces ?? []);
+  const ungranted = ungrantedReferences(referrerOf(resource), references, view.referenceGrants ?? []);
+  if (ungranted.length > 0) return notPermittedPlan(module, resource, view, ungranted);
+  return undefined;
+}

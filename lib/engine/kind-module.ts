@@ -1,0 +1,142 @@
+import type { z } from "zod";
+import type { Condition } from "../api/conditions.js";
+import type { KindDefinition } from "../api/crd.js";
+import type { EngineStatus } from "../api/resource-status.js";
+import type { Feature } from "../licence/entitlements.js";
+import type { Credentials, KubeObject } from "./objects.js";
+import type { Reference } from "./reference-grants.js";
+import type { DesiredStep, PlannedEvent } from "./steps.js";
+import type { EngineView } from "./view.js";
+
+/** A resource of the product's API as the engine handles it: namespaced, with the engine's status. */
+export interface EngineResource {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace: string;
+    readonly uid?: string | undefined;
+    readonly generation?: number | undefined;
+    readonly resourceVersion?: string | undefined;
+    readonly creationTimestamp?: string | undefined;
+    readonly deletionTimestamp?: string | undefined;
+    readonly finalizers?: readonly string[] | undefined;
+    readonly labels?: Readonly<Record<string, string>> | undefined;
+    readonly annotations?: Readonly<Record<string, string>> | undefined;
+  };
+  readonly spec: unknown;
+  readonly status?: (Partial<EngineStatus> & { readonly conditions: readonly Condition[] }) | undefined;
+}
+
+/**
+ * An object kind a kind module may create. Every fact is declared, never guessed: the plural the API
+ * serves it under, whether it holds data, whether the operator watches it, whether it is one of the
+ * product's own kinds (a member, finalized before its owner) and when it is Ready.
+ */
+export interface EmittedKind {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly plural: string;
+  /** What messages call it: `CNPG Cluster`. @default the kind */
+  readonly label?: string;
+  /**
+   * It may hold data: when no longer desired, the deletion policy recorded on it at creation (the
+   * annotation `core.navique.com/deletion-policy`, Retain when absent) decides whether it is deleted or
+   * kept and released; `keeps` says which other emitted objects are kept with it.
+   */
+  readonly stateful?: {
+    readonly keeps: (
+      kept: KubeObject,
+      other: { readonly kind: string; readonly apiVersion: string; readonly current: KubeObject },
+    ) => boolean;
+  };
+  /** How an object of this kind kept with a stateful one is described: the step's note and the Event's phrase. */
+  readonly keptWith?: { readonly note: string; readonly phrase: (names: readonly string[]) => string };
+  /** The operator watches objects of this kind that carry the owned-by label, and re-queues their owner. */
+  readonly watched?: boolean;
+  /** One of the product's own kinds: deleted, and awaited, before anything else of its owner. */
+  readonly product?: boolean;
+}
+
+/** One extra read the desired state needs (an adopt target, a credentials Secret), named by the field it comes from. */
+export interface ObservedRead<Id extends string = string> {
+  /** Where the result goes in the view. */
+  readonly id: Id;
+  /** The spec field that names the object: what `--watch-namespaces` checks and messages name. */
+  readonly field: string;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** `object`: the object as stored; `credentials`: a Secret's username/password/host/port, decoded. */
+  readonly as: "object" | "credentials";
+}
+
+/** What reads put in the view, by id. */
+export type Reads = Readonly<Record<string, KubeObject | Credentials | undefined>>;
+
+/** The verdict of a desired state on its phase condition (DatastoreReady, MembersReady …). */
+export interface Verdict {
+  readonly ok: boolean;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** What a kind wants in the cluster now: PURE, from the resource and what the engine observed. */
+export interface Desired<Status> {
+  /** Objects to make, in order; the engine stamps the ownership marks and applies them. */
+  readonly steps: readonly DesiredStep[];
+  readonly verdict: Verdict;
+  /** The Ready condition's message once the verdict and the operators are fine. */
+  readonly readyMessage?: string;
+  /** The kind's own status fields (its connection, provenance, members …). */
+  readonly status?: Partial<Status>;
+  /** Events the desired state calls for (a credentials Secret re-created), reported with the collection's. */
+  readonly events?: readonly PlannedEvent[];
+}
+
+/**
+ * One kind of the product's API, declared once: everything the engine, the registry's contract tests and
+ * every front end need, and one pure decision (`desired`). Only this module names the kind.
+ */
+export interface KindModule<R extends EngineResource = EngineResource, Status = Record<string, unknown>> {
+  readonly definition: KindDefinition;
+  /** The stored resource. */
+  readonly schema: z.ZodType<R>;
+  /** The rules of metadata.name (its length limit, its form): what the front ends check before anything. */
+  readonly name: z.ZodType<string>;
+  /** The licence: capped (every kind is), and the paid feature it needs, if any. */
+  readonly licence: { readonly feature?: Feature };
+  /** The phase condition its desired state reports on: DatastoreReady, MembersReady … */
+  readonly phase: string;
+  /** Root capabilities the spec needs now (the engine adds prerequisites). */
+  needs(resource: R): readonly string[];
+  /** Capabilities a resource stored before `status.needs` existed needed, from what its status recorded. */
+  recordedNeeds?(resource: R): readonly string[] | undefined;
+  readonly emits: readonly EmittedKind[];
+  /** Extra reads for `desired`; only references in the resource's namespace or granted are followed. */
+  observes(resource: R): readonly ObservedRead[];
+  /** The references a ReferenceGrant can open (into other namespaces), resolved against its namespace. */
+  references(resource: R): readonly Reference[];
+  /** Product kinds it depends on (dependency gating, the operator's reverse index). */
+  readonly referencesKinds: readonly string[];
+  /** The pure decision. */
+  desired(resource: R, view: EngineView): Desired<Status>;
+  /** Status fields recording what was reached (e.g. mode and type), written once the operators are Ready. */
+  reached?(resource: R): Partial<Status>;
+  /** Why orphans are collected when nothing more specific applies: a mode change, for instance. */
+  changeReason?(resource: R): string | undefined;
+  /** Objects holding what was copied through references: deleted when a grant is revoked. */
+  copiedThroughReferences?(resource: R): readonly string[];
+  /** What a Pulumi component exposes, and `navique plan` prints. */
+  readonly outputs: OutputsProjection<Status>;
+}
+
+/** The outputs of a resource once Ready: computed from its status and, for secrets, the Secrets it names. */
+export interface OutputsProjection<Status> {
+  /** Output names and whether each is a secret (made one in the Pulumi state). */
+  readonly names: Readonly<Record<string, { readonly secret: boolean }>>;
+  /** The Secret whose username/password the secret outputs come from, if any. */
+  credentialsSecret?(status: Status): { readonly name: string; readonly namespace: string } | undefined;
+  project(status: Status, namespace: string, credentials: Credentials | undefined): Record<string, unknown>;
+}

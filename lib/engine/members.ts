@@ -1,0 +1,62 @@
+import { moduleOf, type ReconcileContext } from "./context.js";
+import type { EngineResource } from "./kind-module.js";
+import type { KubeObject } from "./objects.js";
+import { ownedBy } from "./ownership.js";
+import { type ReconcileOutcome, readResource, reconcileResource } from "./reconcile.js";
+import type { Plan } from "./steps.js";
+
+/** The product resources a plan applies (a Stack's members): objects of registered kinds. */
+export function membersIn(context: Pick<ReconcileContext, "registry">, plan: Plan<unknown>): KubeObject[] {
+  const kinds = new Set(context.registry.map((m) => m.definition.kind));
+  return plan.steps.flatMap((step) =>
+    step.kind === "apply" && kinds.has(step.object.kind) && step.object.apiVersion.startsWith("core.navique.com/")
+      ? [step.object]
+      : [],
+  );
+}
+
+/** The stored members of a resource, each parsed by its kind's schema; one that is invalid or gone is left out. */
+export async function storedMembers(
+  context: ReconcileContext,
+  members: readonly KubeObject[],
+): Promise<EngineResource[]> {
+  const found = await Promise.all(
+    members.map((m) =>
+      readResource(context, moduleOf(context, m.kind), m.metadata.namespace ?? "", m.metadata.name).catch(
+        () => undefined,
+      ),
+    ),
+  );
+  return found.filter((m): m is EngineResource => m !== undefined);
+}
+
+/**
+ * One pass over a resource and, where no operator runs beside it (the Pulumi provider, test clean-up),
+ * over each of its members too: what the operator does through one work-queue key per resource. A member
+ * being deleted is finalized as the deletion reaches it.
+ */
+export async function reconcileWithMembers<Status>(
+  context: ReconcileContext,
+  resource: EngineResource,
+): Promise<{ outcome: ReconcileOutcome<Status>; members: ReconcileOutcome[] }> {
+  const outcome = await reconcileResource<Status>(context, resource);
+  const members: ReconcileOutcome[] = [];
+  const desired = membersIn(context, outcome.plan);
+  const emitted = (resource.status?.emitted ?? []).map<KubeObject>((e) => ({
+    apiVersion: e.apiVersion,
+    kind: e.kind,
+    metadata: { name: e.name, namespace: e.namespace },
+  }));
+  const all = new Map([...emitted, ...desired].map((m) => [`${m.kind}/${m.metadata.namespace}/${m.metadata.name}`, m]));
+  const kinds = new Set(context.registry.map((m) => m.definition.kind));
+  for (const member of await storedMembers(
+    context,
+    [...all.values()].filter((m) => kinds.has(m.kind)),
+  )) {
+    // Only its own members: a resource of a member's name that it did not create is someone else's.
+    if (!ownedBy(resource, member as unknown as KubeObject)) continue;
+    if (resource.metadata.deletionTimestamp && !member.metadata.deletionTimestamp) continue;
+    members.push(await reconcileResource(context, member));
+  }
+  return { outcome, members };
+}

@@ -1,0 +1,71 @@
+import type { V1Secret } from "@kubernetes/client-node";
+import type { EmittedObject } from "../api/resource-status.js";
+
+/** A Kubernetes object as the product emits or reads it. */
+export interface KubeObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly uid?: string;
+    readonly resourceVersion?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+    readonly annotations?: Readonly<Record<string, string>>;
+    readonly ownerReferences?: readonly unknown[];
+    readonly managedFields?: readonly unknown[];
+    readonly deletionTimestamp?: unknown;
+  };
+  readonly spec?: unknown;
+  readonly status?: unknown;
+  readonly type?: string;
+  readonly stringData?: Readonly<Record<string, string>>;
+}
+
+/** Credentials read from a Secret (decoded); a plan copies them, never prints them. */
+export interface Credentials {
+  readonly username?: string;
+  readonly password?: string;
+  readonly host?: string;
+  readonly port?: string;
+}
+
+/** `Kind/namespace/name`: how an object is keyed in observations and compared in garbage collection. */
+export function objectKey(object: {
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace: string;
+}): string {
+  return `${object.kind}/${object.namespace}/${object.name}`;
+}
+
+/** The key of an object as emitted or read. */
+export function keyOf(object: KubeObject): string {
+  return objectKey({ kind: object.kind, name: object.metadata.name, namespace: object.metadata.namespace ?? "" });
+}
+
+/** How `status.emitted` records an object. */
+export function emittedOf(object: KubeObject): EmittedObject {
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    name: object.metadata.name,
+    namespace: object.metadata.namespace ?? "",
+  };
+}
+
+/** `Kind namespace/name`, for messages. */
+export function labelOf(object: { readonly kind: string; readonly name: string; readonly namespace: string }): string {
+  return `${object.kind} ${object.namespace}/${object.name}`;
+}
+
+/** The keys a credentials Secret may hold, decoded; undefined when there is no Secret. */
+export function decodeCredentials(secret: V1Secret | undefined): Credentials | undefined {
+  if (!secret) return undefined;
+  const credentials: Record<string, string> = {};
+  for (const key of ["username", "password", "host", "port"]) {
+    const value = secret.data?.[key];
+    if (value !== undefined) credentials[key] = Buffer.from(value, "base64").toString("utf8");
+  }
+  return credentials;
+}

@@ -1,0 +1,172 @@
+import type { CapabilityInstaller } from "../apply/capability-installer.js";
+import type { KubeClient } from "../cluster/kube-client.js";
+import { orUndefined } from "../cluster/kube-client.js";
+import { capInstances, observeEntitlements } from "../observe/license.js";
+import { observeReferenceGrants } from "../observe/reference-grants.js";
+import { listStored } from "../observe/stored.js";
+import type { CapabilityDecision } from "../plan/provenance.js";
+import { instanceOf } from "./admission.js";
+import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
+import { resourceLabel } from "./conditions.js";
+import { referrerOf } from "./gates.js";
+import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js";
+import { decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
+import { grantNamespaces, type ObservedGrant, type Reference, ungrantedReferences } from "./reference-grants.js";
+import type { Consumer, EngineView } from "./view.js";
+
+/** What observing needs beyond the client: the catalog, the registry (for cross-kind counts), the clock and the keys. */
+export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisites"> {
+  /** Every kind the engine reconciles: capability consumers are counted over all of them. */
+  readonly registry: readonly KindModule[];
+  readonly now: Date;
+  readonly trustedKeys?: ReadonlyMap<string, string>;
+  /**
+   * Grants about to be applied together with the resource (`navique plan -f` of a file that declares
+   * them), counted as if they were in the cluster already. The operator never passes any.
+   */
+  readonly pendingGrants?: readonly ObservedGrant[];
+}
+
+/** A kind's resources, as stored; the listing of every front end and count (caps, consumers). */
+export function listResources(client: KubeClient, module: KindModule): Promise<EngineResource[]> {
+  return listStored(client, module.definition.plural, module.schema);
+}
+
+/** The decisions for every needed capability and its prerequisites, each once, prerequisites first. */
+async function capabilityDecisions(
+  installer: CapabilityInstaller,
+  roots: readonly string[],
+): Promise<CapabilityDecision[]> {
+  const decisions: CapabilityDecision[] = [];
+  for (const root of roots) {
+    for (const decision of await installer.preview(root)) {
+      if (!decisions.some((d) => d.capability === decision.capability)) decisions.push(decision);
+    }
+  }
+  return decisions;
+}
+
+/** Every resource of every registered kind with the capabilities it needs now. */
+async function consumersOf(client: KubeClient, options: ObserveOptions): Promise<Consumer[]> {
+  const lists = await Promise.all(
+    options.registry.map(async (module) =>
+      (await listResources(client, module)).map((other) => ({
+        key: resourceLabel(other),
+        needs: neededNow(module, other, options),
+      })),
+    ),
+  );
+  return lists.flat().filter((c) => c.needs.length > 0);
+}
+
+/** An object, or undefined when it or its kind does not exist (before an operator's CRDs, its kinds are not even served). */
+async function readObject(
+  client: KubeClient,
+  key: { apiVersion: string; kind: string; name: string; namespace: string },
+): Promise<KubeObject | undefined> {
+  try {
+    const found = await client.read({
+      apiVersion: key.apiVersion,
+      kind: key.kind,
+      metadata: { name: key.name, namespace: key.namespace },
+    });
+    return found as unknown as KubeObject | undefined;
+  } catch (error) {
+    if (error instanceof Error && /Unrecognized API version and kind/.test(error.message)) return undefined;
+    throw error;
+  }
+}
+
+/** Whether a read may be followed: it stays in the resource's namespace, or it is a reference every grant allows. */
+function followed(
+  read: ObservedRead,
+  namespace: string,
+  references: readonly Reference[],
+  permitted: boolean,
+): boolean {
+  if (read.namespace === namespace) return true;
+  return (
+    permitted && references.some((r) => r.kind === read.kind && r.name === read.name && r.namespace === read.namespace)
+  );
+}
+
+/**
+ * Reads what planning one resource of any kind needs, with a bounded number of requests: the needed
+ * capabilities' decisions, the licence and the kind's instances (for the cap), the consumers of every
+ * kind when a capability may be released, the grants its references need (first: nothing of another
+ * namespace is read before a grant there allows it), the kind's own reads, and the current state of
+ * everything it emitted or would emit.
+ */
+export async function observeResource(
+  client: KubeClient,
+  installer: CapabilityInstaller,
+  module: KindModule,
+  resource: EngineResource,
+  options: ObserveOptions,
+): Promise<EngineView> {
+  const needed = module.needs(resource);
+  const now = resource.metadata.deletionTimestamp ? [] : needed;
+  const mayReleaseSome = mayRelease(neededBefore(module, resource, options), expandNeeds(now, options));
+  const [capabilities, all, entitlements, consumers] = await Promise.all([
+    capabilityDecisions(installer, now),
+    listResources(client, module),
+    observeEntitlements(client, options),
+    mayReleaseSome ? consumersOf(client, options) : Promise.resolve([]),
+  ]);
+  const instances = capInstances(all, resource, instanceOf, options.now);
+
+  const { namespace } = resource.metadata;
+  const referrer = referrerOf(resource);
+  const references = module.references(resource);
+  const foreign = grantNamespaces(referrer, references);
+  const pending = (options.pendingGrants ?? []).filter((g) => foreign.includes(g.namespace));
+  const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
+  // All or nothing: the planner refuses the resource if any reference is not granted, so none is followed.
+  const permitted = ungrantedReferences(referrer, references, grants).length === 0;
+  const reads: Record<string, KubeObject | ReturnType<typeof decodeCredentials>> = {};
+  await Promise.all(
+    module
+      .observes(resource)
+      .filter((read) => followed(read, namespace, references, permitted))
+      .map(async (read) => {
+        if (read.as === "credentials") {
+          const secret = await orUndefined(
+            client.core.readNamespacedSecret({ name: read.name, namespace: read.namespace }),
+          );
+          const credentials = decodeCredentials(secret);
+          if (credentials) reads[read.id] = credentials;
+          return;
+        }
+        const found = await readObject(client, read);
+        if (found) reads[read.id] = found;
+      }),
+  );
+  const view: EngineView = {
+    capabilities,
+    consumers,
+    objects: new Map(),
+    reads,
+    ...(foreign.length > 0 ? { referenceGrants: grants } : {}),
+    licence: { entitlements, instances },
+  };
+  // What it emitted, and what it would emit now (the desired state is pure: asked once without objects).
+  // The product never emits a Secret outside the resource's namespace, so none is read there whatever
+  // the status claims: another namespace's Secret is read only through a granted reference.
+  const keys = new Map<string, { apiVersion: string; kind: string; name: string; namespace: string }>();
+  for (const emitted of resource.status?.emitted ?? []) {
+    if (emitted.kind === "Secret" && emitted.namespace !== namespace) continue;
+    keys.set(objectKey(emitted), emitted);
+  }
+  for (const step of module.desired(resource, view).steps) {
+    const { apiVersion, kind, metadata } = step.object;
+    keys.set(keyOf(step.object), { apiVersion, kind, name: metadata.name, namespace: metadata.namespace ?? namespace });
+  }
+  const objects = new Map<string, KubeObject>();
+  await Promise.all(
+    [...keys.entries()].map(async ([key, header]) => {
+      const current = await readObject(client, header);
+      if (current) objects.set(key, current);
+    }),
+  );
+  return { ...view, objects };
+}

@@ -1,0 +1,304 @@
+import { type Condition, OPERATORS_READY, READY, type ReportedFailure } from "../api/conditions.js";
+import type { EmittedObject } from "../api/resource-status.js";
+import { LICENSED } from "../licence/enforce.js";
+import { wasAdmitted } from "./admission.js";
+import {
+  adoptionEvents,
+  type CapabilityCatalog,
+  capabilityStatuses,
+  neededBefore,
+  neededNow,
+  operatorsCondition,
+  releases,
+} from "./capabilities.js";
+import { condition } from "./conditions.js";
+import { withFailure } from "./failed-plan.js";
+import { collect, emittedKindOf, ownOrphans } from "./garbage.js";
+import { type GateContext, heldBack } from "./gates.js";
+import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module.js";
+import { emittedOf, type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
+import { marked, ownedBy } from "./ownership.js";
+import type { DesiredStep, Plan, PlannedEvent, PlanStep } from "./steps.js";
+import type { EngineView } from "./view.js";
+
+/** Everything a plan is decided in beyond the resource and the view: the catalog and the operator's scope. */
+export interface PlanContext extends CapabilityCatalog, GateContext {}
+
+/** Reason of a phase condition when an object the resource would emit exists and is not its own. */
+export const NAME_TAKEN = "NameTaken";
+
+/** The desired state with the ownership marks on every object it makes. */
+function markedDesired<S>(module: KindModule, resource: EngineResource, view: EngineView): Desired<S> {
+  const desired = module.desired(resource, view) as Desired<S>;
+  return {
+    ...desired,
+    steps: desired.steps.map((step): DesiredStep => ({ ...step, object: marked(resource, step.object) })),
+  };
+}
+
+/** Objects the resource would make that exist under that name without its mark: never applied over. */
+function takenBy(resource: EngineResource, steps: readonly DesiredStep[], view: EngineView): KubeObject[] {
+  return steps.flatMap((step) => {
+    const live = view.objects.get(keyOf(step.object));
+    return live && !ownedBy(resource, live) ? [step.object] : [];
+  });
+}
+
+function nameTakenVerdict(resource: EngineResource, taken: readonly KubeObject[]): Verdict {
+  const names = taken.map((o) =>
+    labelOf({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? "" }),
+  );
+  return {
+    ok: false,
+    reason: NAME_TAKEN,
+    message: `${names.join(", ")} already ${taken.length > 1 ? "exist and are" : "exists and is"} not this ${resource.kind}'s: ${taken.length > 1 ? "they are" : "it is"} left alone. Rename the ${resource.kind}, or delete or rename that resource`,
+  };
+}
+
+/** Why orphans are being collected, for Events and step descriptions. */
+function changeReason(module: KindModule, resource: EngineResource): string {
+  if (resource.metadata.deletionTimestamp) {
+    return `(${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name} deleted)`;
+  }
+  return module.changeReason?.(resource) ?? "(no longer in the spec)";
+}
+
+/** What stays recorded as emitted: what was made this pass, plus earlier objects not removed (retried next pass). */
+function emittedAfter(
+  resource: EngineResource,
+  made: readonly KubeObject[],
+  steps: readonly PlanStep[],
+  view: EngineView,
+): EmittedObject[] {
+  const removed = new Set(
+    steps.flatMap((s) => (s.kind === "delete" || s.kind === "retain" ? [objectKey(s.target)] : [])),
+  );
+  const leftover = (resource.status?.emitted ?? []).filter(
+    (e) => !removed.has(objectKey(e)) && view.objects.has(objectKey(e)),
+  );
+  const seen = new Set<string>();
+  return [...made.map(emittedOf), ...leftover].filter((e) => {
+    const key = objectKey(e);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** The status fields recording what was reached: written when reached, kept as they were until then. */
+function reachedFields(module: KindModule, resource: EngineResource, reached: boolean): Record<string, unknown> {
+  const now = (module.reached?.(resource) ?? {}) as Record<string, unknown>;
+  if (reached) return now;
+  const before = (resource.status ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(now).map(([key, value]) => [key, before[key] ?? value]));
+}
+
+/** The product's own members (Stack members …) still there: deleted, and awaited, before anything else. */
+function deletionOfMembers(
+  resource: EngineResource,
+  orphans: ReturnType<typeof ownOrphans>,
+): { steps: PlanStep[]; waiting: string | undefined } {
+  const members = orphans.filter((o) => o.kind?.product);
+  if (members.length === 0) return { steps: [], waiting: undefined };
+  const steps = members
+    .filter((m) => !m.current.metadata.deletionTimestamp)
+    .map<PlanStep>((m) => ({
+      kind: "delete",
+      target: m.emitted,
+      description: `delete ${labelOf(m.emitted)} (member of the ${resource.kind}; its own deletion policy applies)`,
+    }));
+  const waiting = members
+    .map((m) => {
+      const ready = (m.current.status as { conditions?: Condition[] } | undefined)?.conditions?.find(
+        (c) => c.type === READY,
+      );
+      return `${labelOf(m.emitted)}${ready ? ` (${ready.message})` : ""}`;
+    })
+    .join(", ");
+  return { steps, waiting: `waiting for its members to be deleted: ${waiting}` };
+}
+
+/** What the phase after the gates decided: steps, Events, the phase verdict and what was made. */
+interface Pass<Status> {
+  readonly steps: PlanStep[];
+  readonly events: PlannedEvent[];
+  readonly verdict: Verdict;
+  readonly desired?: Desired<Status>;
+  readonly made: KubeObject[];
+  /** While members are being deleted: what the deletion waits for. */
+  readonly waitingForMembers?: string;
+}
+
+/** Phase 2 gates phase 3: nothing of the operator's kinds is applied before its CRDs and controller are Ready. */
+function waitingForOperators<Status>(view: EngineView): Pass<Status> {
+  const pending = view.capabilities.find((d) => !d.ready);
+  return {
+    steps: pending ? [{ kind: "ensure-capability", capability: pending.capability, description: pending.summary }] : [],
+    events: [],
+    verdict: { ok: false, reason: "WaitingForOperators", message: "waiting for capability operators" },
+    made: [],
+  };
+}
+
+/**
+ * A resource being deleted: its members first (deleted, and awaited), then everything else it emitted —
+ * and what its spec would emit, for a resource deleted before its first status write — through the
+ * garbage collection's rules, then its capabilities' releases.
+ */
+function deletionPass<Status>(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  before: readonly string[],
+  needed: readonly string[],
+): Pass<Status> {
+  const wouldEmit = markedDesired<Status>(module, resource, view).steps.map((s) => emittedOf(s.object));
+  const candidates = [...(resource.status?.emitted ?? []), ...wouldEmit];
+  const orphans = ownOrphans(module, resource, candidates, [], view.objects);
+  const members = deletionOfMembers(resource, orphans);
+  if (members.waiting) {
+    return {
+      steps: members.steps,
+      events: [],
+      verdict: { ok: false, reason: "Deleting", message: members.waiting },
+      made: [],
+      waitingForMembers: members.waiting,
+    };
+  }
+  const collected = collect(orphans, changeReason(module, resource));
+  return {
+    steps: [...collected.steps, ...releases(resource, view, before, needed)],
+    events: collected.events,
+    verdict: { ok: false, reason: "Deleting", message: "deleting" },
+    made: [],
+  };
+}
+
+/** The desired state applied — unless a name it needs is taken — and what is no longer desired collected. */
+function desiredPass<Status>(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  before: readonly string[],
+  needed: readonly string[],
+): Pass<Status> {
+  const desired = markedDesired<Status>(module, resource, view);
+  const wanted = desired.steps.map((s) => s.object);
+  const taken = takenBy(resource, desired.steps, view);
+  const orphans = ownOrphans(module, resource, resource.status?.emitted ?? [], wanted, view.objects);
+  const collected = collect(orphans, changeReason(module, resource));
+  return {
+    steps: [
+      ...(taken.length > 0 ? [] : desired.steps),
+      ...collected.steps,
+      ...releases(resource, view, before, needed),
+    ],
+    events: [...(desired.events ?? []), ...collected.events],
+    verdict: taken.length > 0 ? nameTakenVerdict(resource, taken) : desired.verdict,
+    desired,
+    made: taken.length > 0 ? [] : wanted,
+  };
+}
+
+/** Ready, OperatorsReady, the kind's phase condition and Licensed, in that order, for a pass past the gates. */
+function passConditions(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  operators: Condition,
+  verdict: Verdict,
+  readyMessage: string | undefined,
+): Condition[] {
+  const phase = condition(resource, module.phase, verdict.ok, verdict.reason, verdict.message);
+  const ready =
+    operators.status !== "True"
+      ? condition(resource, READY, false, operators.reason, operators.message)
+      : !verdict.ok
+        ? condition(resource, READY, false, verdict.reason, verdict.message)
+        : condition(resource, READY, true, "Ready", readyMessage ?? verdict.message);
+  const { entitlements } = view.licence;
+  const edition = entitlements.edition === "Licensed" ? `licence ${entitlements.licenseId}` : "the Community edition";
+  const licensed = condition(resource, LICENSED, true, "Admitted", `admitted under ${edition}`);
+  return [ready, operators, phase, licensed];
+}
+
+/**
+ * The one decision function for every kind: from the resource and the observed cluster to the ordered
+ * steps to take, the conditions and Events to report and the status to write. Pure: preview, synth-time
+ * validation and the operator call it with the same inputs and get the same decisions. The kind decides
+ * only what it wants (`desired`); gates, capabilities, ownership, garbage collection, deletion order,
+ * conditions and status are decided here, the same way for every kind.
+ */
+export function planResource<Status = Record<string, unknown>>(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  context: PlanContext,
+): Plan<Status> {
+  const deleting = resource.metadata.deletionTimestamp !== undefined;
+  const held = deleting ? undefined : heldBack(module, resource, view, context);
+  if (held) return held as Plan<Status>;
+  const needed = neededNow(module, resource, context);
+  const before = neededBefore(module, resource, context);
+  const events: PlannedEvent[] = adoptionEvents(resource, view.capabilities);
+  const operators = operatorsCondition(resource, needed, view.capabilities);
+  const operatorsOk = operators.status === "True";
+
+  const pass = !operatorsOk
+    ? waitingForOperators(view)
+    : deleting
+      ? deletionPass(module, resource, view, before, needed)
+      : desiredPass<Status>(module, resource, view, before, needed);
+  const { steps, verdict, desired, made, waitingForMembers } = pass;
+  events.push(...pass.events);
+  if (deleting && !waitingForMembers) {
+    steps.push({ kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" });
+  }
+
+  const conditions = passConditions(module, resource, view, operators, verdict, desired?.readyMessage);
+  const [ready] = conditions as [Condition, ...Condition[]];
+  const status = {
+    ...(deleting ? resource.status : {}),
+    observedGeneration: resource.metadata.generation ?? 0,
+    conditions,
+    ...(deleting && !wasAdmitted(resource) ? {} : { admitted: true }),
+    // Until the operators are Ready, whatever may have been installed for it already stays recorded.
+    needs: operatorsOk ? needed : [...new Set([...before, ...needed])],
+    ...reachedFields(module, resource, operatorsOk && !deleting),
+    ...(desired?.status ?? {}),
+    capabilities: capabilityStatuses(view.capabilities, context.releaseOf),
+    emitted: emittedAfter(resource, made, steps, view),
+  } as Status;
+  const requeue = deleting ? waitingForMembers !== undefined : ready.status !== "True" && verdict.reason !== NAME_TAKEN;
+  return { steps, conditions, events, status, requeue };
+}
+
+/**
+ * The phase condition a failed step is reported on: OperatorsReady for a capability's install or
+ * release, the kind's phase for what is applied, created, deleted or released of its objects; the
+ * finalizer's removal belongs to no phase (Ready alone).
+ */
+export function failurePhase(module: Pick<KindModule, "phase">, step: PlanStep): string {
+  switch (step.kind) {
+    case "ensure-capability":
+    case "release-capability":
+      return OPERATORS_READY;
+    case "remove-finalizer":
+      return READY;
+    default:
+      return module.phase;
+  }
+}
+
+/** The plan of a pass whose `step` failed, as it is reported (lib/engine/failed-plan.ts). */
+export function failedPlan<P extends Plan<{ readonly conditions: readonly Condition[] }>>(
+  module: Pick<KindModule, "phase">,
+  resource: EngineResource,
+  plan: P,
+  step: PlanStep,
+  failure: ReportedFailure & { readonly fingerprint: string },
+): P {
+  return withFailure(resource, plan, failurePhase(module, step), failure);
+}
+
+export { emittedKindOf };

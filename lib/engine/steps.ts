@@ -1,0 +1,61 @@
+import type { Condition } from "../api/conditions.js";
+import type { EmittedObject } from "../api/resource-status.js";
+import type { LicenceRefusal } from "../licence/enforce.js";
+import type { KubeObject } from "./objects.js";
+import type { JsonPatchOperation } from "./release-marks.js";
+
+/** What a desired state asks to be made: applied (server-side), or created once and never overwritten. */
+export type DesiredStep =
+  | { readonly kind: "apply"; readonly object: KubeObject; readonly description: string }
+  | {
+      /** Create a basic-auth Secret with a generated password unless it exists; never overwrite. */
+      readonly kind: "generate-credentials";
+      readonly object: KubeObject;
+      readonly username: string;
+      readonly description: string;
+    };
+
+/** One step of a plan, performed in order by the one executor (lib/engine/execute.ts). */
+export type PlanStep =
+  | DesiredStep
+  | {
+      /** Install, upgrade or wait for exactly this capability (its prerequisites come first, by the installer). */
+      readonly kind: "ensure-capability";
+      readonly capability: string;
+      readonly description: string;
+    }
+  | { readonly kind: "delete"; readonly target: EmittedObject; readonly description: string }
+  | {
+      /** Keep the object and release it to the user: `patch` removes every mark of the product from it. */
+      readonly kind: "retain";
+      readonly target: EmittedObject;
+      readonly patch: readonly JsonPatchOperation[];
+      readonly description: string;
+    }
+  | {
+      readonly kind: "release-capability";
+      readonly capability: string;
+      readonly consumers: readonly string[];
+      readonly description: string;
+    }
+  | { readonly kind: "remove-finalizer"; readonly description: string };
+
+export interface PlannedEvent {
+  readonly type: "Normal" | "Warning";
+  readonly reason: string;
+  readonly message: string;
+  /** What identifies the cause (a failure's fingerprint), so that it is recorded once; the message when unset. */
+  readonly cause?: string;
+}
+
+/** The decisions of one pass over one resource of any kind. */
+export interface Plan<Status = Record<string, unknown>> {
+  /** Set when the licence refuses or skips this resource: nothing else is planned. */
+  readonly refusal?: LicenceRefusal;
+  readonly steps: readonly PlanStep[];
+  readonly conditions: readonly Condition[];
+  readonly events: readonly PlannedEvent[];
+  readonly status: Status;
+  /** Not Ready yet and nothing failed: look again later. */
+  readonly requeue: boolean;
+}

@@ -1,0 +1,35 @@
+import type { Instance } from "../licence/enforce.js";
+import type { Entitlements } from "../licence/entitlements.js";
+import type { CapabilityDecision } from "../plan/provenance.js";
+import type { Reads } from "./kind-module.js";
+import type { KubeObject } from "./objects.js";
+import type { ObservedGrant } from "./reference-grants.js";
+
+/** A resource of any kind that needs capabilities now: what reference counts are made of. */
+export interface Consumer {
+  /** `Kind namespace/name`. */
+  readonly key: string;
+  readonly needs: readonly string[];
+}
+
+/** What the engine observed for one resource: everything a plan is decided from, and nothing else. */
+export interface EngineView {
+  /** Decisions for the needed capabilities and their prerequisites, prerequisites first; empty when none is needed. */
+  readonly capabilities: readonly CapabilityDecision[];
+  /**
+   * Every resource of every registered kind that needs a capability, when this pass may release one
+   * (otherwise empty: nothing is counted that no decision uses).
+   */
+  readonly consumers: readonly Consumer[];
+  /** Current state of the objects the resource emitted before or wants to emit, by objectKey. */
+  readonly objects: ReadonlyMap<string, KubeObject>;
+  /** The kind's own reads (`observes`), by id; absent: not found, or not followed. */
+  readonly reads?: Reads;
+  /**
+   * The ReferenceGrants of every namespace the resource's references point into (none when they all stay
+   * in its namespace). Absent: none observed, so no reference into another namespace is honoured.
+   */
+  readonly referenceGrants?: readonly ObservedGrant[];
+  /** The entitlements in force, and every resource of the kind as the cap sees it (this one included). */
+  readonly licence: { readonly entitlements: Entitlements; readonly instances: readonly Instance[] };
+}

@@ -1,0 +1,283 @@
+import type { DeletionPolicy, PostgresCluster, PostgresClusterStatus } from "../../api/postgres-cluster.js";
+import { refNamespace } from "../../api/refs.js";
+import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
+import type { Desired } from "../../engine/kind-module.js";
+import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
+import { ownerReference } from "../../engine/ownership.js";
+import type { DesiredStep, PlannedEvent } from "../../engine/steps.js";
+import type { EngineView } from "../../engine/view.js";
+import {
+  CNPG_API_VERSION,
+  CNPG_APP_OWNER,
+  CNPG_RELOAD_LABEL,
+  type CnpgClusterStatus,
+  cnpgClusterReady,
+  databaseObjectName,
+  POSTGRES_PORT,
+  readWriteHost,
+} from "./cnpg.js";
+
+type PostgresDesired = Desired<PostgresClusterStatus>;
+
+/** The name of the Secret an adopting PostgresCluster copies the referenced credentials into. */
+export function adoptedCredentialsName(resource: PostgresCluster): string {
+  return `${resource.metadata.name}-adopted-credentials`;
+}
+
+/** A datastore that cannot be wired yet: nothing to apply, and the reason said. */
+function notReady(provenance: PostgresClusterStatus["provenance"], reason: string, message: string): PostgresDesired {
+  return { steps: [], ...(provenance ? { status: { provenance } } : {}), verdict: { ok: false, reason, message } };
+}
+
+/** Where consumers connect: the status fields of a wired datastore. */
+function connection(
+  host: string,
+  port: number,
+  secret: { name: string; namespace: string },
+  provenance: NonNullable<PostgresClusterStatus["provenance"]>,
+): Partial<PostgresClusterStatus> {
+  return { provenance, host, port, credentialsSecret: secret };
+}
+
+function readyMessage(host: string, port: number): string {
+  return `PostgreSQL reachable at ${host}:${port}`;
+}
+
+function cnpgDatabase(cluster: string, namespace: string, name: string, owner: string): KubeObject {
+  return {
+    apiVersion: CNPG_API_VERSION,
+    kind: "Database",
+    metadata: { name: databaseObjectName(cluster, name), namespace },
+    spec: { name, owner, cluster: { name: cluster } },
+  };
+}
+
+/**
+ * A generated credentials Secret recorded as emitted and now absent: deleted by someone. It cannot come
+ * back with the same password (the product keeps no copy of a password anywhere), so it comes back with
+ * a new one that CNPG applies to the role — a rotation, reported — never silently (docs/adr/0014).
+ */
+function recreated(resource: PostgresCluster, view: EngineView, secret: KubeObject): boolean {
+  const key = keyOf(secret);
+  const emitted = (resource.status?.emitted ?? []).some(
+    (e) => e.apiVersion === "v1" && `${e.kind}/${e.namespace}/${e.name}` === key,
+  );
+  return emitted && !view.objects.has(key);
+}
+
+function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDesired {
+  const { name, namespace } = resource.metadata;
+  const managed = resource.spec.managed ?? {
+    instances: 1,
+    storage: { size: "10Gi" },
+    deletionPolicy: "Retain" as DeletionPolicy,
+  };
+  const credentialsName = `${name}-credentials`;
+  const owners = [...new Set(resource.spec.databases.map((d) => d.owner ?? CNPG_APP_OWNER))]
+    .filter((o) => o !== CNPG_APP_OWNER)
+    .sort();
+  const credentials: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "kubernetes.io/basic-auth",
+    metadata: {
+      name: credentialsName,
+      namespace,
+      // CNPG's own label: a re-created Secret (a new password) is applied to its role at once.
+      labels: { [CNPG_RELOAD_LABEL]: "true" },
+      // Under Retain no owner reference, as on the Cluster: the garbage collector would delete the password
+      // of data that is kept — at once under a foreground deletion, before the finalizer could release it.
+      ...(managed.deletionPolicy === "Delete" ? { ownerReferences: [ownerReference(resource)] } : {}),
+    },
+  };
+  const roleSecrets = owners.map<KubeObject>((owner) => ({
+    ...credentials,
+    metadata: { ...credentials.metadata, name: `${name}-${owner.replace(/_/g, "-")}-credentials` },
+  }));
+  const cluster: KubeObject = {
+    apiVersion: CNPG_API_VERSION,
+    kind: "Cluster",
+    metadata: { name, namespace, annotations: { [DELETION_POLICY_ANNOTATION]: managed.deletionPolicy } },
+    spec: {
+      instances: managed.instances,
+      storage: {
+        size: managed.storage.size,
+        ...(managed.storage.storageClass ? { storageClass: managed.storage.storageClass } : {}),
+      },
+      bootstrap: { initdb: { database: CNPG_APP_OWNER, owner: CNPG_APP_OWNER, secret: { name: credentialsName } } },
+      ...(owners.length > 0
+        ? {
+            managed: {
+              roles: owners.map((owner, i) => ({
+                name: owner,
+                ensure: "present",
+                login: true,
+                passwordSecret: { name: roleSecrets[i]?.metadata.name },
+              })),
+            },
+          }
+        : {}),
+    },
+  };
+  const databases = resource.spec.databases.map((d) =>
+    cnpgDatabase(name, namespace, d.name, d.owner ?? CNPG_APP_OWNER),
+  );
+  const passwordSecrets = [
+    { secret: credentials, role: CNPG_APP_OWNER, field: "spec.bootstrap.initdb.secret" },
+    ...roleSecrets.map((secret, i) => ({
+      secret,
+      role: owners[i] ?? "",
+      field: "spec.managed.roles[].passwordSecret",
+    })),
+  ];
+  const rotated = passwordSecrets.filter((p) => recreated(resource, view, p.secret));
+  const steps: DesiredStep[] = [
+    ...passwordSecrets.map<DesiredStep>(({ secret, role, field }) => ({
+      kind: "generate-credentials",
+      object: secret,
+      username: role,
+      description: rotated.some((r) => r.secret === secret)
+        ? `re-create Secret ${namespace}/${secret.metadata.name}, deleted, with a new password for role ${role}: CNPG applies it to the database (${field})`
+        : `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${role} (kept if it exists)`,
+    })),
+    {
+      kind: "apply",
+      object: cluster,
+      description: `apply CNPG Cluster ${namespace}/${name} (${managed.instances} instance(s), ${managed.storage.size})`,
+    },
+    ...databases.map<DesiredStep>((d) => ({
+      kind: "apply",
+      object: d,
+      description: `apply CNPG Database ${namespace}/${d.metadata.name}`,
+    })),
+  ];
+  const current = view.objects.get(keyOf(cluster));
+  const ready = cnpgClusterReady(current?.status as CnpgClusterStatus | undefined);
+  const phase = (current?.status as CnpgClusterStatus | undefined)?.phase;
+  const host = readWriteHost(name, namespace);
+  const events: PlannedEvent[] = rotated.map(({ secret, role, field }) => ({
+    type: "Warning",
+    reason: "CredentialsRotated",
+    message: `Secret ${namespace}/${secret.metadata.name} was deleted and is re-created with a new generated password for role ${role}, which CNPG sets in the database from that Secret (${field} of CNPG Cluster ${namespace}/${name}): the old password stops working, every consumer must pick up the new one from the Secret`,
+  }));
+  return {
+    steps,
+    status: connection(host, POSTGRES_PORT, { name: credentialsName, namespace }, "owned"),
+    readyMessage: readyMessage(host, POSTGRES_PORT),
+    events,
+    verdict: ready
+      ? { ok: true, reason: "ClusterReady", message: `CNPG Cluster ${namespace}/${name} is Ready` }
+      : {
+          ok: false,
+          reason: "Provisioning",
+          message: `waiting for CNPG Cluster ${namespace}/${name} to be Ready${phase ? ` (phase: ${phase})` : ""}`,
+        },
+  };
+}
+
+function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDesired {
+  const { namespace } = resource.metadata;
+  const adopt = resource.spec.adopt;
+  if (!adopt) throw new Error("unreachable: mode adopt without spec.adopt passed validation");
+  const targetNamespace = refNamespace(adopt.clusterRef, namespace);
+  const target = `${targetNamespace}/${adopt.clusterRef.name}`;
+  const secretRef = `${refNamespace(adopt.credentialsSecretRef, namespace)}/${adopt.credentialsSecretRef.name}`;
+  const missing = (reason: string, message: string) => notReady("adopted", reason, message);
+  const adoptTarget = view.reads?.adoptTarget as KubeObject | undefined;
+  if (!adoptTarget) {
+    return missing(
+      "AdoptTargetMissing",
+      `CNPG Cluster ${target} (spec.adopt.clusterRef) does not exist: create it or correct the reference`,
+    );
+  }
+  const credentials = view.reads?.adoptCredentials as Credentials | undefined;
+  if (!credentials?.username || !credentials.password) {
+    return missing(
+      "CredentialsMissing",
+      `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks keys username and password: point the reference at the Secret that holds them`,
+    );
+  }
+  const copy: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "kubernetes.io/basic-auth",
+    metadata: { name: adoptedCredentialsName(resource), namespace, ownerReferences: [ownerReference(resource)] },
+    stringData: { username: credentials.username, password: credentials.password },
+  };
+  // CNPG resolves Database.spec.cluster in the Database's own namespace: they live beside the adopted cluster.
+  const databases = resource.spec.databases.map((d) =>
+    cnpgDatabase(adopt.clusterRef.name, targetNamespace, d.name, d.owner ?? credentials.username ?? CNPG_APP_OWNER),
+  );
+  const ready = cnpgClusterReady(adoptTarget.status as CnpgClusterStatus | undefined);
+  const host = readWriteHost(adopt.clusterRef.name, targetNamespace);
+  return {
+    steps: [
+      {
+        kind: "apply",
+        object: copy,
+        description: `copy the credentials of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
+      },
+      ...databases.map<DesiredStep>((d) => ({
+        kind: "apply",
+        object: d,
+        description: `apply CNPG Database ${targetNamespace}/${d.metadata.name} beside the adopted cluster`,
+      })),
+    ],
+    status: connection(host, POSTGRES_PORT, { name: copy.metadata.name, namespace }, "adopted"),
+    readyMessage: readyMessage(host, POSTGRES_PORT),
+    verdict: ready
+      ? { ok: true, reason: "AdoptedClusterReady", message: `adopted CNPG Cluster ${target} is Ready` }
+      : {
+          ok: false,
+          reason: "AdoptedClusterNotReady",
+          message: `waiting for the adopted CNPG Cluster ${target} to be Ready`,
+        },
+  };
+}
+
+function desiredExternal(resource: PostgresCluster, view: EngineView): PostgresDesired {
+  const ref = resource.spec.external?.connectionSecretRef;
+  if (!ref) throw new Error("unreachable: mode external without spec.external passed validation");
+  const { namespace } = resource.metadata;
+  const where = `${refNamespace(ref, namespace)}/${ref.name}`;
+  if (refNamespace(ref, namespace) !== namespace) {
+    return notReady(
+      "external",
+      "CrossNamespaceSecret",
+      `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
+    );
+  }
+  const credentials = view.reads?.externalCredentials as Credentials | undefined;
+  const lacking = ["host", "username", "password"].filter((k) => !credentials?.[k as keyof Credentials]);
+  if (!credentials || lacking.length > 0) {
+    return notReady(
+      "external",
+      "ConnectionSecretInvalid",
+      credentials
+        ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, username, password)`
+        : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
+    );
+  }
+  const host = credentials.host ?? "";
+  const port = Number.parseInt(credentials.port ?? String(POSTGRES_PORT), 10);
+  return {
+    steps: [],
+    status: connection(host, port, { name: ref.name, namespace }, "external"),
+    readyMessage: readyMessage(host, port),
+    verdict: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+  };
+}
+
+/** What a PostgresCluster wants in the cluster now, by mode. Pure. */
+export function desiredPostgresCluster(resource: PostgresCluster, view: EngineView): PostgresDesired {
+  if (resource.spec.type !== "cnpg") {
+    return notReady(
+      undefined,
+      "NotImplemented",
+      `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
+    );
+  }
+  if (resource.spec.mode === "managed") return desiredManaged(resource, view);
+  if (resource.spec.mode === "adopt") return desiredAdopted(resource, view);
+  return desiredExternal(resource, view);
+}

@@ -1,0 +1,198 @@
+import { DATASTORE_READY } from "../../api/conditions.js";
+import {
+  POSTGRES_CLUSTER_DEFINITION,
+  PostgresCluster,
+  type PostgresClusterStatus,
+  postgresClusterName,
+} from "../../api/postgres-cluster.js";
+import { refNamespace } from "../../api/refs.js";
+import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import type { Reference } from "../../engine/reference-grants.js";
+import {
+  CNPG_API_VERSION,
+  CNPG_CLUSTERS,
+  CNPG_DATABASES,
+  CNPG_GROUP,
+  clusterPasswordSecrets,
+  databaseCluster,
+  POSTGRES_PORT,
+} from "./cnpg.js";
+import { adoptedCredentialsName, desiredPostgresCluster } from "./desired.js";
+
+/** The capability a PostgresCluster of type cnpg in managed mode needs (its prerequisites come with it). */
+export const CNPG_CAPABILITY = "cloudnative-pg";
+
+function rootNeeds(mode: string | undefined, type: string | undefined): string[] {
+  return mode === "managed" && type === "cnpg" ? [CNPG_CAPABILITY] : [];
+}
+
+/**
+ * Every reference of a PostgresCluster that a ReferenceGrant can open, resolved against its namespace:
+ * in adopt mode the CNPG Cluster and the credentials Secret. (External mode's connection Secret must be
+ * in the resource's own namespace, grant or not: the desired state refuses any other.)
+ */
+function references(resource: PostgresCluster): Reference[] {
+  const { spec } = resource;
+  const { namespace } = resource.metadata;
+  const adopt = spec.mode === "adopt" ? spec.adopt : undefined;
+  if (!adopt) return [];
+  return [
+    {
+      field: "spec.adopt.clusterRef",
+      group: CNPG_GROUP,
+      kind: "Cluster",
+      name: adopt.clusterRef.name,
+      namespace: refNamespace(adopt.clusterRef, namespace),
+    },
+    {
+      field: "spec.adopt.credentialsSecretRef",
+      group: "",
+      kind: "Secret",
+      name: adopt.credentialsSecretRef.name,
+      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+    },
+  ];
+}
+
+function observes(resource: PostgresCluster): ObservedRead[] {
+  const { namespace } = resource.metadata;
+  const { spec } = resource;
+  if (spec.mode === "adopt" && spec.adopt) {
+    const { clusterRef, credentialsSecretRef } = spec.adopt;
+    return [
+      {
+        id: "adoptTarget",
+        field: "spec.adopt.clusterRef",
+        apiVersion: CNPG_API_VERSION,
+        kind: "Cluster",
+        namespace: refNamespace(clusterRef, namespace),
+        name: clusterRef.name,
+        as: "object",
+      },
+      {
+        id: "adoptCredentials",
+        field: "spec.adopt.credentialsSecretRef",
+        apiVersion: "v1",
+        kind: "Secret",
+        namespace: refNamespace(credentialsSecretRef, namespace),
+        name: credentialsSecretRef.name,
+        as: "credentials",
+      },
+    ];
+  }
+  if (spec.mode === "external" && spec.external) {
+    const ref = spec.external.connectionSecretRef;
+    return [
+      {
+        id: "externalCredentials",
+        field: "spec.external.connectionSecretRef",
+        apiVersion: "v1",
+        kind: "Secret",
+        namespace: refNamespace(ref, namespace),
+        name: ref.name,
+        as: "credentials",
+      },
+    ];
+  }
+  return [];
+}
+
+/**
+ * PostgresCluster: a shared PostgreSQL on CloudNativePG, managed, adopted or external. Upstream facts
+ * (CNPG's API, plurals, Services, labels) are in ./cnpg.ts, with their sources in docs/provenance.md.
+ */
+export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresClusterStatus> = {
+  definition: POSTGRES_CLUSTER_DEFINITION,
+  schema: PostgresCluster,
+  name: postgresClusterName,
+  licence: {},
+  phase: DATASTORE_READY,
+  needs: (resource) => rootNeeds(resource.spec.mode, resource.spec.type),
+  recordedNeeds: (resource) =>
+    resource.status?.mode ? rootNeeds(resource.status.mode, resource.status.type) : undefined,
+  emits: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      plural: "secrets",
+      keptWith: {
+        note: "its password unchanged",
+        phrase: (names) => `its credentials Secret(s) ${names.join(", ")} (passwords unchanged)`,
+      },
+    },
+    {
+      apiVersion: CNPG_API_VERSION,
+      kind: "Cluster",
+      plural: CNPG_CLUSTERS,
+      label: "CNPG Cluster",
+      watched: true,
+      // Kept with a retained Cluster: the Secrets its spec takes passwords from (without them the retained
+      // data has no usable password) and the Database objects describing its databases (deleting one never
+      // drops its database under CNPG's default reclaim policy `retain`, but they are the user's record of
+      // them now). docs/adr/0014-credentials-on-deletion-and-drift.md.
+      stateful: {
+        keeps: (cluster, other) =>
+          (other.apiVersion === "v1" &&
+            other.kind === "Secret" &&
+            clusterPasswordSecrets(cluster.spec).includes(other.current.metadata.name)) ||
+          (other.apiVersion === CNPG_API_VERSION &&
+            other.kind === "Database" &&
+            databaseCluster(other.current.spec) === cluster.metadata.name),
+      },
+    },
+    {
+      apiVersion: CNPG_API_VERSION,
+      kind: "Database",
+      plural: CNPG_DATABASES,
+      keptWith: {
+        note: "its database stays in PostgreSQL",
+        phrase: (names) => `its Database object(s) ${names.join(", ")}`,
+      },
+    },
+  ],
+  observes,
+  references,
+  referencesKinds: [],
+  desired: (resource, view) => desiredPostgresCluster(resource, view),
+  // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
+  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
+  changeReason: (resource) => {
+    const { mode, type } = resource.status ?? {};
+    if (mode && (mode !== resource.spec.mode || type !== resource.spec.type)) {
+      return `(mode/type changed from ${mode}/${type} to ${resource.spec.mode}/${resource.spec.type})`;
+    }
+    return undefined;
+  },
+  copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
+  outputs: {
+    names: {
+      host: { secret: false },
+      port: { secret: false },
+      credentialsSecret: { secret: false },
+      username: { secret: false },
+      password: { secret: true },
+      provenance: { secret: false },
+      capabilities: { secret: false },
+    },
+    credentialsSecret: (status) =>
+      status.credentialsSecret
+        ? { name: status.credentialsSecret.name, namespace: status.credentialsSecret.namespace ?? "" }
+        : undefined,
+    project: (status, namespace, credentials) => ({
+      host: status.host ?? "",
+      port: status.port ?? POSTGRES_PORT,
+      credentialsSecret: {
+        name: status.credentialsSecret?.name ?? "",
+        namespace: status.credentialsSecret?.namespace ?? namespace,
+      },
+      username: credentials?.username ?? "",
+      password: credentials?.password ?? "",
+      provenance: status.provenance ?? "",
+      capabilities: status.capabilities.map((c) => ({
+        name: c.name,
+        provenance: c.provenance,
+        ...(c.chartVersion ? { chartVersion: c.chartVersion } : {}),
+      })),
+    }),
+  },
+};

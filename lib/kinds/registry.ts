@@ -1,0 +1,47 @@
+import { customResourceDefinition, type KindDefinition } from "../api/crd.js";
+import { REFERENCE_GRANT_DEFINITION } from "../api/reference-grant.js";
+import type { KindModule } from "../engine/kind-module.js";
+import type { SingletonModule } from "../engine/singleton-module.js";
+import { LICENSE_MODULE } from "./license/module.js";
+import { POSTGRES_CLUSTER_MODULE } from "./postgres-cluster/module.js";
+import { STACK_MODULE } from "./stack/module.js";
+
+/**
+ * The registry: every kind of the core.navique.com API, each declared once in its own module. The
+ * engine, the operator, the Pulumi runtime, `navique plan` and the previews loop over it; nothing else
+ * names a kind.
+ */
+export interface Registry {
+  /** The kinds the engine reconciles. */
+  readonly kinds: readonly KindModule[];
+  /** The licence singleton: reconciled by its own module; its entitlements gate every kind. */
+  readonly singleton: SingletonModule;
+  /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
+  readonly grants: KindDefinition;
+}
+
+export const REGISTRY: Registry = {
+  kinds: [POSTGRES_CLUSTER_MODULE, STACK_MODULE] as unknown as readonly KindModule[],
+  singleton: LICENSE_MODULE,
+  grants: REFERENCE_GRANT_DEFINITION,
+};
+
+/**
+ * The Pulumi runtime modules of the first release, one per kind, by file name: a stack recorded then
+ * keeps the URL of its kind's file in its state, and its resources' inputs name no kind. The runtime
+ * behind each of these files serves that kind.
+ */
+export const LEGACY_PULUMI_RUNTIMES: Readonly<Record<string, string>> = {
+  runtime: POSTGRES_CLUSTER_MODULE.definition.kind,
+  "stack-runtime": STACK_MODULE.definition.kind,
+};
+
+/** Every CRD definition, in a stable order: the singleton, the kinds, the grants. */
+export function allDefinitions(registry: Registry = REGISTRY): KindDefinition[] {
+  return [registry.singleton.definition, ...registry.kinds.map((k) => k.definition), registry.grants];
+}
+
+/** The CRDs of every kind, in a stable order. */
+export function allCustomResourceDefinitions(registry: Registry = REGISTRY) {
+  return allDefinitions(registry).map(customResourceDefinition);
+}

@@ -1,0 +1,82 @@
+import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { moduleOf, type ReconcileContext } from "../../lib/engine/context.js";
+import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import { reconcileWithMembers } from "../../lib/engine/members.js";
+import { listResources } from "../../lib/engine/observe.js";
+import { type ReconcileOutcome, readResource, reconcileResource } from "../../lib/engine/reconcile.js";
+import { REGISTRY } from "../../lib/kinds/registry.js";
+import { eventually } from "./cluster.js";
+
+/** Generic test support over the registry: create, read, reconcile-until and finalize a resource of any kind. */
+export function registered(kind: string): KindModule {
+  return moduleOf({ registry: REGISTRY.kinds }, kind);
+}
+
+function crd(kind: string) {
+  return { group: API_GROUP, version: API_VERSION, plural: registered(kind).definition.plural };
+}
+
+export async function createResource(client: KubeClient, kind: string, namespace: string, name: string, spec: unknown) {
+  await client.custom.createNamespacedCustomObject({
+    ...crd(kind),
+    namespace,
+    body: { apiVersion: API_GROUP_VERSION, kind, metadata: { name }, spec },
+  });
+}
+
+export function readStoredResource(client: KubeClient, kind: string, namespace: string, name: string) {
+  return readResource({ client }, registered(kind), namespace, name);
+}
+
+export async function deleteResource(client: KubeClient, kind: string, namespace: string, name: string) {
+  await orUndefined(client.custom.deleteNamespacedCustomObject({ ...crd(kind), namespace, name }));
+}
+
+/**
+ * Reconciles as the operator would (pass after pass, requeueing) until `done` holds for the outcome;
+ * `between` runs after each pass (e.g. to play an upstream controller).
+ */
+export async function reconcileUntil<Status = Record<string, unknown>>(
+  context: ReconcileContext,
+  kind: string,
+  namespace: string,
+  name: string,
+  done: (outcome: ReconcileOutcome<Status>, resource: EngineResource) => boolean,
+  between: () => Promise<void> = async () => {},
+): Promise<ReconcileOutcome<Status> & { performedInAllPasses: string[] }> {
+  const performedInAllPasses: string[] = [];
+  const last = await eventually(
+    `${kind} ${namespace}/${name} to converge`,
+    async () => {
+      const resource = await readStoredResource(context.client, kind, namespace, name);
+      if (!resource) throw new Error(`${kind} ${namespace}/${name} is gone`);
+      const outcome = await reconcileResource<Status>(context, resource);
+      performedInAllPasses.push(...outcome.performed);
+      await between();
+      return done(outcome, resource) ? outcome : undefined;
+    },
+    { timeoutMs: 150_000, intervalMs: 300 },
+  );
+  return { ...last, performedInAllPasses };
+}
+
+/**
+ * Deletes every resource of a kind (in `namespace`, or everywhere) and runs its finalization with the real
+ * reconcile — its members deleted and finalized first — so that namespaces can go and nothing left over
+ * counts against a cap: a test that failed midway may have left one behind with no operator running.
+ */
+export async function finalizeResources(context: ReconcileContext, kind: string, namespace?: string): Promise<void> {
+  const module = registered(kind);
+  const all = await listResources(context.client, module);
+  for (const resource of all.filter((r) => namespace === undefined || r.metadata.namespace === namespace)) {
+    const { namespace: ns, name } = resource.metadata;
+    await deleteResource(context.client, kind, ns, name);
+    await eventually(`${kind} ${ns}/${name} to be finalized`, async () => {
+      const current = await readResource(context, module, ns, name).catch(() => undefined);
+      if (!current) return true;
+      await reconcileWithMembers(context, current);
+      return undefined;
+    });
+  }
+}
