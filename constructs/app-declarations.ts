@@ -20,7 +20,7 @@ export interface DeclaresResources {
 export interface AppFacts {
   /** The entitlements the app declares (a NaviqueLicense), else undefined (Community). */
   declaredEntitlements?(): Entitlements | undefined;
-  /** The ReferenceGrant it declares. */
+  /** The grant it declares. */
   declaredGrant?(): ObservedGrant | undefined;
 }
 

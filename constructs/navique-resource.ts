@@ -22,10 +22,10 @@ export interface NaviqueResourceProps {
   readonly namespace?: string;
   readonly labels?: Readonly<Record<string, string>>;
   /**
-   * Whether the ReferenceGrants its references into other namespaces need already exist in the cluster
-   * (made by those namespaces' owners), so that synth does not look for them among the app's ReferenceGrant
-   * constructs. The operator still checks the cluster's grants and refuses without them.
-   * @default false: every reference into another namespace must be granted by a ReferenceGrant of this app
+   * Whether the grants its references into other namespaces need already exist in the cluster (made by
+   * those namespaces' owners), so that synth does not look for them among the app's grant constructs. The
+   * operator still checks the cluster's grants and refuses without them.
+   * @default false: every reference into another namespace must be granted by a grant construct of this app
    */
   readonly grantedInCluster?: boolean;
 }
@@ -127,7 +127,7 @@ export class NaviqueResource extends Construct implements DeclaresResources {
 
   /**
    * Synth-time grant check: cdk8s cannot see the cluster, so the references into other namespaces must be
-   * granted by the app's own ReferenceGrant constructs, by the same decision the operator makes.
+   * granted by the app's own grant constructs, by the same decision the operator makes.
    */
   private grantProblems(): string[] {
     const referrer = referrerOf(this.resource);
@@ -139,8 +139,9 @@ export class NaviqueResource extends Construct implements DeclaresResources {
     if (ungranted.length === 0) return [];
     const fields = ungranted.map((r) => `${r.field} (namespace ${r.namespace})`).join(" and ");
     const kind = this.module.definition.kind;
+    const grant = REGISTRY.grants.kind;
     return [
-      `${kind} at ${this.node.path}: ${fields} ${ungranted.length > 1 ? "point" : "points"} into another namespace, and no ReferenceGrant of this app grants it: the operator would refuse it (${REFERENCE_NOT_PERMITTED}). Declare ${grantsToCreate(referrer, ungranted).join("; and ")}, with the ReferenceGrant construct; or, when that grant already exists in the cluster, set grantedInCluster: true on this ${kind}`,
+      `${kind} at ${this.node.path}: ${fields} ${ungranted.length > 1 ? "point" : "points"} into another namespace, and no ${grant} of this app grants it: the operator would refuse it (${REFERENCE_NOT_PERMITTED}). Declare ${grantsToCreate(referrer, ungranted).join("; and ")}, with the ${grant} construct; or, when that grant already exists in the cluster, set grantedInCluster: true on this ${kind}`,
     ];
   }
 }

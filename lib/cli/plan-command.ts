@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseAllDocuments } from "yaml";
 import { API_GROUP_VERSION } from "../api/group.js";
-import { ReferenceGrant } from "../api/reference-grant.js";
 import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
@@ -17,7 +16,7 @@ import { resolveClusterTarget } from "./target.js";
 /**
  * `navique plan -f FILE`: for every resource of a registered kind in a YAML file (e.g. cdk8s synth
  * output), the decisions a reconcile would make against the cluster — the same lines `pulumi preview`
- * prints. The file's ReferenceGrants count as applied (with it, they will be). Changes nothing.
+ * prints. The file's grants count as applied (with it, they will be). Changes nothing.
  */
 export async function runPlan(options: {
   readonly file: string | undefined;
@@ -36,10 +35,10 @@ export async function runPlan(options: {
     const module = ours(document) ? REGISTRY.kinds.find((m) => m.definition.kind === document?.kind) : undefined;
     return module ? [parseInput(module.schema, document, `${options.file} document ${index + 1}`)] : [];
   });
-  // The file's ReferenceGrants are applied with it: they count as if in the cluster already.
+  // The file's grants are applied with it: they count as if in the cluster already.
   const pendingGrants = documents.flatMap((document, index) =>
     ours(document) && document?.kind === REGISTRY.grants.kind
-      ? [parseInput(ReferenceGrant, document, `${options.file} document ${index + 1}`)].map((grant) => ({
+      ? [parseInput(REGISTRY.grantSchema, document, `${options.file} document ${index + 1}`)].map((grant) => ({
           namespace: grant.metadata.namespace,
           spec: grant.spec,
         }))

@@ -93,7 +93,7 @@ function reachedFields(module: KindModule, resource: EngineResource, reached: bo
   return Object.fromEntries(Object.entries(now).map(([key, value]) => [key, before[key] ?? value]));
 }
 
-/** The product's own members (Stack members …) still there: deleted, and awaited, before anything else. */
+/** The product's own members (a composite's) still there: deleted, and awaited, before anything else. */
 function deletionOfMembers(
   resource: EngineResource,
   orphans: ReturnType<typeof ownOrphans>,

@@ -80,8 +80,8 @@ function asPlanned(desired: EngineResource, live: EngineResource | undefined): E
 
 /**
  * The decisions for a desired resource of any kind that may or may not exist yet, planned against the
- * live object when there is a valid one; a composite's members (a Stack's) are previewed after it, each
- * as the resource of its own kind it becomes. `pendingGrants`: ReferenceGrants applied together with it,
+ * live object when there is a valid one; a composite's members are previewed after it, each as the
+ * resource of its own kind it becomes. `pendingGrants`: grants applied together with it,
  * counted as if in the cluster already.
  */
 export async function previewDesired(

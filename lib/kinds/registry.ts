@@ -1,5 +1,6 @@
+import type { z } from "zod";
 import { customResourceDefinition, type KindDefinition } from "../api/crd.js";
-import { REFERENCE_GRANT_DEFINITION } from "../api/reference-grant.js";
+import { REFERENCE_GRANT_DEFINITION, ReferenceGrant, type ReferenceGrantSpec } from "../api/reference-grant.js";
 import type { KindModule } from "../engine/kind-module.js";
 import type { SingletonModule } from "../engine/singleton-module.js";
 import { LICENSE_MODULE } from "./license/module.js";
@@ -18,12 +19,18 @@ export interface Registry {
   readonly singleton: SingletonModule;
   /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
   readonly grants: KindDefinition;
+  /** A stored grant, parsed: what a file's grants are read with (`navique plan -f`). */
+  readonly grantSchema: z.ZodType<{
+    readonly metadata: { readonly namespace: string };
+    readonly spec: ReferenceGrantSpec;
+  }>;
 }
 
 export const REGISTRY: Registry = {
   kinds: [POSTGRES_CLUSTER_MODULE, STACK_MODULE] as unknown as readonly KindModule[],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,
+  grantSchema: ReferenceGrant,
 };
 
 /**

@@ -58,7 +58,7 @@ function keyOf(kind: string, namespace: string, name: string): string {
 /**
  * The watches the registry needs, each once: every registered kind (all its objects) and every kind a
  * module emits and wants watched (only the objects carrying the owned-by label), merged by kind — a kind
- * both registered and emitted (a Stack's PostgresCluster members) is watched once, in full.
+ * both registered and emitted (a composite's members) is watched once, in full.
  */
 export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
   const watched = new Map<string, WatchedKind>();

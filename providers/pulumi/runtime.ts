@@ -122,7 +122,7 @@ async function outputsOf(
   return { ...inputs, ...module.outputs.project(status, inputs.namespace, credentials) };
 }
 
-/** The runtime of one file: `runtime` (every kind; the first release's PostgresCluster) or a first-release kind's own. */
+/** The runtime of one file: `runtime` (every kind, and the first release's kind recorded under it) or a first-release kind's own. */
 export function runtimeFor(legacyRuntime: string) {
   return {
     /** Pulumi's `check`. */

@@ -171,6 +171,34 @@ describe("planPostgresCluster", () => {
     ]);
   });
 
+  it("never takes over a CNPG Cluster of its name that it did not create: nothing applied, NameTaken said", () => {
+    // A Cluster left by a user (or released to them under Retain): same name, no mark of this PostgresCluster.
+    const theirs: KubeObject = {
+      apiVersion: CNPG_API_VERSION,
+      kind: "Cluster",
+      metadata: { name: "main", namespace: "team-a", labels: { team: "data" } },
+    };
+    const plan = planPostgresCluster(
+      resource({}),
+      {
+        ...nothing,
+        capabilities: [decision("cert-manager"), decision("cloudnative-pg")],
+        objects: new Map([["Cluster/team-a/main", theirs]]),
+      },
+      context,
+    );
+    expect(plan.steps).toEqual([]);
+    const message =
+      "Cluster team-a/main already exists and is not this PostgresCluster's: it is left alone. Rename the PostgresCluster, or delete or rename that resource";
+    expect(plan.conditions.filter((c) => c.status === "False").map((c) => [c.type, c.reason, c.message])).toEqual([
+      ["Ready", "NameTaken", message],
+      ["DatastoreReady", "NameTaken", message],
+    ]);
+    // Not retried in a loop: the other object does not go away by itself (the resync looks again).
+    expect(plan.requeue).toBe(false);
+    expect(plan.status.emitted).toEqual([]);
+  });
+
   it("is a pure function: the same inputs give the same plan", () => {
     const observation = { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] };
     expect(planPostgresCluster(resource({}), observation, context)).toEqual(

@@ -1,0 +1,216 @@
+import { z } from "zod";
+import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import {
+  DATASTORE_NAME_PATTERN,
+  DatastoreMode,
+  DeletionPolicy,
+  datastoreName,
+  datastoreNameRules,
+} from "../../api/postgres-cluster.js";
+import { namespaceName, objectName, SecretKeyRef } from "../../api/refs.js";
+import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
+import { storedResource } from "../../api/stored-resource.js";
+import { DEFAULT_REDIS_IMAGE } from "./redis-operator-api.js";
+
+export const REDIS_INSTANCE_KIND = "RedisInstance";
+export const REDIS_INSTANCE_PLURAL = "redisinstances";
+
+/**
+ * Longest RedisInstance name. A managed one's Redis or RedisReplication bears its name, and the operator
+ * names its Services after it (`<name>-additional` the longest, `<name>-replica`, `<name>-s-hl`): a Service
+ * name is a DNS-1035 label of at most 63 characters.
+ */
+export const MAX_REDIS_INSTANCE_NAME = 52;
+
+const NAMED_AFTER_REDIS_INSTANCE =
+  "its Redis, its StatefulSet and the Services the redis-operator derives from it (<name>-additional) are named after it";
+
+/** A RedisInstance's metadata.name: see MAX_REDIS_INSTANCE_NAME. */
+export const redisInstanceName = datastoreName(REDIS_INSTANCE_KIND, MAX_REDIS_INSTANCE_NAME, NAMED_AFTER_REDIS_INSTANCE);
+
+const quantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
+  message: 'must be a Kubernetes quantity such as "1Gi"',
+});
+
+export const RedisType = z
+  .enum(["redis"])
+  .describe("Backend implementation: redis, on the OT-CONTAINER-KIT redis-operator.");
+
+export const RedisTopology = z
+  .enum(["standalone", "replication"])
+  .describe(
+    "standalone: one Redis pod (a Redis). replication: a master and its replicas (a RedisReplication), optionally watched by Sentinels.",
+  );
+
+export const DEFAULT_REDIS_STORAGE_SIZE = "1Gi";
+export const DEFAULT_REDIS_REPLICAS = 3;
+
+export const RedisManaged = z
+  .object({
+    topology: RedisTopology.default("standalone"),
+    replicas: z
+      .number()
+      .int()
+      .min(2)
+      .max(9)
+      .default(DEFAULT_REDIS_REPLICAS)
+      .describe(`Pods of a replication, the master included. Default ${DEFAULT_REDIS_REPLICAS}; ignored for standalone.`),
+    sentinel: z
+      .boolean()
+      .default(false)
+      .describe("With topology replication: Sentinels beside the pods, which fail the master over. Default false."),
+    image: z
+      .string()
+      .min(1)
+      .default(DEFAULT_REDIS_IMAGE)
+      .describe(`The Redis image (the redis-operator has none of its own). Default ${DEFAULT_REDIS_IMAGE}.`),
+    storage: z
+      .object({
+        size: quantity
+          .default(DEFAULT_REDIS_STORAGE_SIZE)
+          .describe(`Volume size per pod. Default ${DEFAULT_REDIS_STORAGE_SIZE}.`),
+        storageClass: objectName.optional().describe("StorageClass of the volumes; the cluster default when omitted."),
+      })
+      .strict()
+      .default({ size: DEFAULT_REDIS_STORAGE_SIZE })
+      .describe("Storage of each pod."),
+    deletionPolicy: DeletionPolicy.default("Retain").describe(
+      "What happens to the Redis, which may hold data, when this resource is deleted or leaves managed mode. Retain (default): it is kept and released to you, with an Event. Delete: it is deleted, with an Event; the data is lost.",
+    ),
+  })
+  .strict()
+  .describe("Settings of a managed Redis (mode managed); defaults apply when omitted.");
+export type RedisManaged = z.infer<typeof RedisManaged>;
+
+export const RedisAdopt = z
+  .object({
+    redisRef: z
+      .object({
+        kind: z
+          .enum(["Redis", "RedisReplication"])
+          .default("Redis")
+          .describe("Kind of the redis-operator resource: Redis (standalone) or RedisReplication."),
+        name: objectName.describe("Name of the redis-operator resource."),
+        namespace: namespaceName.optional().describe("Its namespace; defaults to this resource's."),
+      })
+      .strict()
+      .describe("The existing Redis of the redis-operator to adopt; may be in another namespace. Never modified or deleted."),
+    credentialsSecretRef: SecretKeyRef.describe(
+      "The Secret holding its password (key `password` unless `key` says); copied into <name>-adopted-credentials in this namespace.",
+    ),
+  })
+  .strict()
+  .describe("The Redis to adopt (mode adopt).");
+
+export const RedisExternal = z
+  .object({
+    connectionSecretRef: SecretKeyRef.describe(
+      "A Secret in this namespace with keys host, port (default 6379) and password for the external server.",
+    ),
+  })
+  .strict()
+  .describe("The external server (mode external).");
+
+/** Cross-field rules, stated once for zod and once, as CEL, for the apiserver. */
+export const REDIS_SPEC_RULES = [
+  {
+    rule: "self.mode != 'adopt' || has(self.adopt)",
+    message: "spec.adopt is required when spec.mode is adopt: set spec.adopt.redisRef and spec.adopt.credentialsSecretRef",
+    path: ["adopt"],
+  },
+  {
+    rule: "self.mode != 'external' || has(self.external)",
+    message: "spec.external is required when spec.mode is external: set spec.external.connectionSecretRef",
+    path: ["external"],
+  },
+  {
+    rule: "self.mode == 'adopt' || !has(self.adopt)",
+    message: "spec.adopt is only allowed when spec.mode is adopt: remove spec.adopt or set spec.mode: adopt",
+    path: ["adopt"],
+  },
+  {
+    rule: "self.mode == 'external' || !has(self.external)",
+    message: "spec.external is only allowed when spec.mode is external: remove spec.external or set spec.mode: external",
+    path: ["external"],
+  },
+  {
+    rule: "self.mode == 'managed' || !has(self.managed)",
+    message: "spec.managed is only allowed when spec.mode is managed: remove spec.managed or set spec.mode: managed",
+    path: ["managed"],
+  },
+  {
+    rule: "!has(self.managed) || !self.managed.sentinel || self.managed.topology == 'replication'",
+    message: "spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
+    path: ["managed", "sentinel"],
+  },
+] as const;
+
+function brokenRules(spec: {
+  mode: string;
+  adopt?: unknown;
+  external?: unknown;
+  managed?: { topology: string; sentinel: boolean } | undefined;
+}) {
+  const [adoptRequired, externalRequired, adoptOnly, externalOnly, managedOnly, sentinelTopology] = REDIS_SPEC_RULES;
+  return [
+    spec.mode === "adopt" && spec.adopt === undefined ? adoptRequired : undefined,
+    spec.mode === "external" && spec.external === undefined ? externalRequired : undefined,
+    spec.mode !== "adopt" && spec.adopt !== undefined ? adoptOnly : undefined,
+    spec.mode !== "external" && spec.external !== undefined ? externalOnly : undefined,
+    spec.mode !== "managed" && spec.managed !== undefined ? managedOnly : undefined,
+    spec.managed?.sentinel && spec.managed.topology !== "replication" ? sentinelTopology : undefined,
+  ].filter((rule) => rule !== undefined);
+}
+
+export const RedisInstanceSpec = z
+  .object({
+    type: RedisType.default("redis"),
+    mode: DatastoreMode.default("managed"),
+    managed: RedisManaged.optional(),
+    adopt: RedisAdopt.optional(),
+    external: RedisExternal.optional(),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    for (const broken of brokenRules(spec)) ctx.addIssue({ code: "custom", message: broken.message, path: [...broken.path] });
+  })
+  .meta({ "x-kubernetes-validations": REDIS_SPEC_RULES.map(({ rule, message }) => ({ rule, message })) })
+  .describe("Desired state of a Redis for the platform's caches and queues.");
+export type RedisInstanceSpec = z.infer<typeof RedisInstanceSpec>;
+export type RedisInstanceSpecInput = z.input<typeof RedisInstanceSpec>;
+
+export const RedisInstanceStatus = z
+  .object({
+    ...ENGINE_STATUS,
+    mode: DatastoreMode.optional().describe("The mode last reconciled; compared with spec.mode to garbage-collect after a change."),
+    type: RedisType.optional().describe("The type last reconciled."),
+    provenance: z.enum(["owned", "adopted", "external"]).optional().describe("Who owns the Redis itself."),
+    connection: Connection.optional().describe("Where consumers connect, and the Secret that holds the password."),
+  })
+  .strict();
+export type RedisInstanceStatus = z.infer<typeof RedisInstanceStatus>;
+
+/** A RedisInstance as stored in the cluster. */
+export const RedisInstance = storedResource(REDIS_INSTANCE_KIND, RedisInstanceSpec, RedisInstanceStatus, redisInstanceName);
+export type RedisInstance = z.infer<typeof RedisInstance>;
+
+export const REDIS_INSTANCE_DEFINITION: KindDefinition = {
+  kind: REDIS_INSTANCE_KIND,
+  plural: REDIS_INSTANCE_PLURAL,
+  singular: "redisinstance",
+  shortNames: ["rdi"],
+  scope: "Namespaced",
+  description:
+    "A Redis for the platform: managed (the redis-operator installed and a Redis or a replication created by the product), adopted (an existing Redis of that operator, possibly in another namespace) or external (a server outside the cluster).",
+  spec: RedisInstanceSpec,
+  status: RedisInstanceStatus,
+  printerColumns: [
+    { name: "Mode", type: "string", jsonPath: ".spec.mode", description: "managed, adopt or external" },
+    { name: "Provenance", type: "string", jsonPath: ".status.provenance", description: "Who owns the Redis" },
+    READY_COLUMN,
+    { name: "Host", type: "string", jsonPath: ".status.connection.host", description: "Connection host", priority: 1 },
+    AGE_COLUMN,
+  ],
+  namePattern: DATASTORE_NAME_PATTERN,
+  rootValidations: datastoreNameRules(REDIS_INSTANCE_KIND, MAX_REDIS_INSTANCE_NAME, NAMED_AFTER_REDIS_INSTANCE),
+};

@@ -1,0 +1,31 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { allDefinitions } from "../../lib/kinds/registry.js";
+
+/** The front ends: they loop over the registry and name no kind (ENGINE.md "The rule"). */
+const FRONT_ENDS = [
+  ...readdirSync("providers/operator").map((f) => join("providers/operator", f)),
+  "providers/pulumi/runtime.ts",
+  "providers/pulumi/runtime-provider.ts",
+  "providers/pulumi/kind-resource.ts",
+  "providers/pulumi/component-inputs.ts",
+  "providers/pulumi/stack-runtime.ts",
+  ...readdirSync("lib/cli").map((f) => join("lib/cli", f)),
+  "lib/engine/preview.ts",
+  "lib/engine/observe.ts",
+  "lib/engine/plan.ts",
+  "lib/engine/execute.ts",
+  "lib/engine/reconcile.ts",
+  "constructs/navique-resource.ts",
+  "constructs/app-declarations.ts",
+];
+
+describe("the front ends and the engine", () => {
+  const kinds = allDefinitions().map((d) => d.kind);
+
+  it.each(FRONT_ENDS)("%s names no kind of the registry: it loops over it", (file) => {
+    const text = readFileSync(file, "utf8");
+    const named = kinds.filter((kind) => new RegExp(`\\b${kind}\\b`).test(text));
+    expect(named).toEqual([]);
+  });
+});

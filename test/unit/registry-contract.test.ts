@@ -1,0 +1,206 @@
+import { customResourceDefinition } from "../../lib/api/crd.js";
+import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
+import { cappedKind } from "../../lib/engine/admission.js";
+import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import { emittedOf, type KubeObject, keyOf } from "../../lib/engine/objects.js";
+import { type PlanContext, planResource } from "../../lib/engine/plan.js";
+import type { EngineView } from "../../lib/engine/view.js";
+import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
+import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlements.js";
+import type { CapabilityDecision } from "../../lib/plan/provenance.js";
+
+// Contract tests that run for every registered kind: a kind added to the registry is held to them
+// without a line of its own here (ENGINE.md, "Tests that come with the registry").
+
+const context: PlanContext = {
+  withPrerequisites: (name) => (name === "cloudnative-pg" ? ["cert-manager", "cloudnative-pg"] : [name]),
+  releaseOf: (name) => ({ name, namespace: name }),
+};
+
+/** Caps that differ from Community's for every kind, and every feature: what passes here passes by the licence's word. */
+const licensed: Entitlements = {
+  edition: "Licensed",
+  features: new Set(["stack", "auto-wiring", "identities"]),
+  caps: Object.fromEntries(Object.keys(COMMUNITY_CAPS).map((k) => [k, 7])) as Entitlements["caps"],
+  licenseId: "lic-contract",
+};
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of value instanceof Map ? [...value.values()] : Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}
+
+/** A resource of the kind with its schema's defaults: the spec any user gets by writing nothing. */
+function sample(module: KindModule, extra: Record<string, unknown> = {}, status?: unknown): EngineResource {
+  return module.schema.parse({
+    apiVersion: API_GROUP_VERSION,
+    kind: module.definition.kind,
+    metadata: { name: "sample", namespace: "team", uid: "uid-sample", generation: 3, ...extra },
+    spec: module.definition.spec.parse({}),
+    ...(status ? { status } : {}),
+  });
+}
+
+/** Every capability it needs, Owned and Ready: the view in which its desired state is planned. */
+function readyView(module: KindModule, resource: EngineResource, objects = new Map<string, KubeObject>()): EngineView {
+  const capabilities = module
+    .needs(resource)
+    .flatMap((root) => context.withPrerequisites(root))
+    .map<CapabilityDecision>((capability) => ({
+      capability,
+      state: "Owned",
+      evidence: `release ${capability} carries the ownership marks`,
+      action: "none",
+      summary: `keep ${capability}`,
+      ready: true,
+      waitingFor: [],
+    }));
+  return {
+    capabilities,
+    consumers: [],
+    objects,
+    licence: {
+      entitlements: licensed,
+      instances: [{ namespace: "team", name: "sample", creationTimestamp: "2027-01-01T00:00:00Z", admitted: false }],
+    },
+  };
+}
+
+/** The objects a first pass made, as live objects carrying (or not) the resource's marks. */
+function liveCopies(plan: ReturnType<typeof planResource>, marked: boolean): Map<string, KubeObject> {
+  const objects = new Map<string, KubeObject>();
+  for (const step of plan.steps) {
+    if (step.kind !== "apply" && step.kind !== "generate-credentials") continue;
+    const { labels, annotations, ...metadata } = step.object.metadata;
+    objects.set(keyOf(step.object), marked ? step.object : { ...step.object, metadata: { ...metadata, labels: {} } });
+  }
+  return objects;
+}
+
+const kinds = REGISTRY.kinds.map((module) => [module.definition.kind, module] as const);
+
+describe.each(kinds)("the registered kind %s", (_kind, module) => {
+  it("has a structural, described CRD", () => {
+    const crd = customResourceDefinition(module.definition);
+    const schema = crd.spec.versions[0]?.schema.openAPIV3Schema;
+    const text = JSON.stringify(schema);
+    expect(text).not.toContain('"additionalProperties":false');
+    expect(text).not.toContain('"anyOf"');
+    expect(text).not.toContain('"const"');
+    const undocumented: string[] = [];
+    const walk = (node: Record<string, unknown>, path: string) => {
+      for (const [name, child] of Object.entries((node.properties ?? {}) as Record<string, Record<string, unknown>>)) {
+        if (typeof child.description !== "string" || child.description.length === 0)
+          undocumented.push(`${path}.${name}`);
+        walk(child, `${path}.${name}`);
+        if (child.items) walk(child.items as Record<string, unknown>, `${path}.${name}[]`);
+      }
+    };
+    walk(schema?.properties.spec as Record<string, unknown>, "spec");
+    expect(undocumented).toEqual([]);
+  });
+
+  it("is capped by the licence", () => {
+    expect(cappedKind(module.definition.kind)).toBe(module.definition.kind);
+  });
+
+  it("declares a plural for every kind it emits, and emits nothing it does not declare", () => {
+    for (const emitted of module.emits) expect(emitted.plural).toMatch(/^[a-z][a-z0-9]*$/);
+    const resource = sample(module);
+    const plan = planResource(module, resource, readyView(module, resource), context);
+    for (const step of plan.steps) {
+      if (step.kind !== "apply" && step.kind !== "generate-credentials") continue;
+      expect(module.emits.map((e) => `${e.apiVersion} ${e.kind}`)).toContain(
+        `${step.object.apiVersion} ${step.object.kind}`,
+      );
+    }
+  });
+
+  it("plans purely: deep-frozen inputs, the same plan twice", () => {
+    const resource = deepFreeze(sample(module));
+    const view = deepFreeze(readyView(module, resource));
+    const first = planResource(module, resource, view, context);
+    expect(planResource(module, resource, view, context)).toEqual(first);
+  });
+
+  it("marks everything it applies as its own, and records it in status.emitted", () => {
+    const resource = sample(module);
+    const plan = planResource(module, resource, readyView(module, resource), context);
+    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-credentials" ? [s.object] : []));
+    for (const object of made) {
+      expect(object.metadata.labels?.[OWNED_BY_LABEL]).toBe(`${module.definition.kind.toLowerCase()}.team.sample`);
+      expect(object.metadata.annotations?.["core.navique.com/owner"]).toBe(`${module.definition.kind}/team/sample`);
+    }
+    expect((plan.status as { emitted: unknown[] }).emitted).toEqual(made.map(emittedOf));
+  });
+
+  it("refused by the licence, plans no step at all", () => {
+    const resource = sample(module);
+    const view = readyView(module, resource);
+    const noRoom: Entitlements = { ...licensed, caps: { ...licensed.caps, [module.definition.kind]: 0 } };
+    const plan = planResource(
+      module,
+      resource,
+      { ...view, licence: { ...view.licence, entitlements: noRoom } },
+      context,
+    );
+    expect(plan.refusal?.reason).toBe("InstanceCapExceeded");
+    expect(plan.steps).toEqual([]);
+  });
+
+  it("on deletion never touches an object that does not carry its mark, and removes its finalizer last", () => {
+    const created = sample(module);
+    const first = planResource(module, created, readyView(module, created), context);
+    const status = first.status;
+    const deleting = sample(module, { deletionTimestamp: "2027-01-02T00:00:00Z" }, status);
+    const unmarked = planResource(module, deleting, readyView(module, deleting, liveCopies(first, false)), context);
+    expect(unmarked.steps.filter((s) => s.kind === "delete" || s.kind === "retain")).toEqual([]);
+    expect(unmarked.steps.at(-1)?.kind).toBe("remove-finalizer");
+
+    const marked = planResource(module, deleting, readyView(module, deleting, liveCopies(first, true)), context);
+    const members = module.emits.filter((e) => e.product).map((e) => e.kind);
+    const removed = marked.steps.flatMap((s) => (s.kind === "delete" || s.kind === "retain" ? [s.target] : []));
+    expect(removed.map((t) => `${t.kind}/${t.name}`).sort()).toEqual(
+      [...liveCopies(first, true).values()]
+        .filter((o) => members.length === 0 || members.includes(o.kind))
+        .map((o) => `${o.kind}/${o.metadata.name}`)
+        .sort(),
+    );
+    if (removed.some((t) => members.includes(t.kind))) {
+      // Members first, awaited: nothing else goes, and the finalizer stays, while one is left.
+      expect(marked.steps.every((s) => s.kind === "delete")).toBe(true);
+      expect(marked.requeue).toBe(true);
+    } else {
+      expect(marked.steps.at(-1)?.kind).toBe("remove-finalizer");
+      expect(marked.steps.filter((s) => s.kind === "remove-finalizer")).toHaveLength(1);
+    }
+  });
+});
+
+describe("the registry", () => {
+  it("has one definition per kind, with plurals that are unique", () => {
+    const definitions = allDefinitions();
+    expect(new Set(definitions.map((d) => d.kind)).size).toBe(definitions.length);
+    expect(new Set(definitions.map((d) => d.plural)).size).toBe(definitions.length);
+  });
+
+  it("has an acyclic graph of references between kinds, naming only registered kinds", () => {
+    const known = new Set(REGISTRY.kinds.map((m) => m.definition.kind));
+    const edges = new Map(REGISTRY.kinds.map((m) => [m.definition.kind, m.referencesKinds]));
+    for (const targets of edges.values()) for (const target of targets) expect(known).toContain(target);
+    const visiting = new Set<string>();
+    const done = new Set<string>();
+    const visit = (kind: string, trail: string[]) => {
+      if (done.has(kind)) return;
+      if (visiting.has(kind)) throw new Error(`reference cycle: ${[...trail, kind].join(" -> ")}`);
+      visiting.add(kind);
+      for (const target of edges.get(kind) ?? []) visit(target, [...trail, kind]);
+      visiting.delete(kind);
+      done.add(kind);
+    };
+    for (const kind of known) expect(() => visit(kind, [])).not.toThrow();
+  });
+});
