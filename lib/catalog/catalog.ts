@@ -1,10 +1,11 @@
 import type { CapabilityEntry } from "./capability.js";
 import { CERT_MANAGER } from "./cert-manager.js";
 import { CLOUDNATIVE_PG } from "./cloudnative-pg.js";
+import { REDIS_OPERATOR } from "./redis-operator.js";
 
 /** Every capability the product knows, by name. */
 export const CATALOG: ReadonlyMap<string, CapabilityEntry> = new Map(
-  [CERT_MANAGER, CLOUDNATIVE_PG].map((entry) => [entry.name, entry]),
+  [CERT_MANAGER, CLOUDNATIVE_PG, REDIS_OPERATOR].map((entry) => [entry.name, entry]),
 );
 
 /** The entry named `name`; a missing one is a programming error in the catalog, not user input. */

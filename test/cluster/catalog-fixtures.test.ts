@@ -3,6 +3,13 @@ import { parseAllDocuments } from "yaml";
 import { CATALOG } from "../../lib/catalog/catalog.js";
 import { matchesUpstreamImage } from "../../lib/catalog/image-identity.js";
 import { run } from "../../lib/cluster/process.js";
+import {
+  REDIS_CLUSTER,
+  REDIS_OPERATOR_GROUP,
+  REDIS_REPLICATION,
+  REDIS_SENTINEL,
+  REDIS_STANDALONE,
+} from "../../lib/kinds/redis-instance/redis-operator-api.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { FIXTURE_CHARTS } from "../support/capabilities.js";
 
@@ -12,12 +19,16 @@ interface Rendered {
   spec?: { template?: { spec?: { containers?: { image?: string }[] } } };
 }
 
-/** `helm template` of a fixture chart with the catalog's values, as the installer would render it. */
-async function render(name: string): Promise<Rendered[]> {
+/**
+ * `helm template` of a fixture chart with the catalog's values, as the installer would render it; with
+ * `includeCrds`, the chart's `crds/` directory too (which helm installs apart from the templates).
+ */
+async function render(name: string, includeCrds = false): Promise<Rendered[]> {
   const entry = CATALOG.get(name);
   if (!entry) throw new Error(`no catalog entry ${name}`);
   const args = ["template", entry.release.name, join(FIXTURE_CHARTS, entry.chart.name)];
   args.push("--namespace", entry.release.namespace);
+  if (includeCrds) args.push("--include-crds");
   for (const [key, value] of Object.entries(flatten(entry.values))) args.push("--set", `${key}=${value}`);
   const { stdout } = await run((await toolchainPaths()).helm, args);
   return parseAllDocuments(stdout)
@@ -41,9 +52,13 @@ function flatten(values: Readonly<Record<string, unknown>>, prefix = ""): Record
 describe("fixture charts agree with the catalog", () => {
   it.each([...CATALOG.keys()])("%s renders the catalog's CRDs and an identifiable controller", async (name) => {
     const entry = CATALOG.get(name);
+    const crdNames = (objects: readonly Rendered[]) =>
+      objects.filter((o) => o.kind === "CustomResourceDefinition").map((o) => o.metadata?.name ?? "");
     const objects = await render(name);
-    const crds = objects.filter((o) => o.kind === "CustomResourceDefinition").map((o) => o.metadata?.name);
-    expect(crds.sort()).toEqual([...(entry?.crds.names ?? [])].sort());
+    // Where the catalog says the CRDs are shipped: among the templates, or only in crds/.
+    const templated = entry?.crds.shippedAs === "templates" ? entry.crds.names : [];
+    expect(crdNames(objects).sort()).toEqual([...templated].sort());
+    expect(crdNames(await render(name, true)).sort()).toEqual([...(entry?.crds.names ?? [])].sort());
 
     const controllers = objects.filter(
       (o) =>
@@ -60,4 +75,39 @@ describe("fixture charts agree with the catalog", () => {
   it("cloudnative-pg ships eleven CRDs, one of them cluster-scoped", () => {
     expect(CATALOG.get("cloudnative-pg")?.crds.names).toHaveLength(11);
   });
+
+  // The kinds RedisInstance emits are named by lib/kinds/redis-instance/redis-operator-api.ts; the fixture's
+  // CRDs must serve them under exactly those names, as upstream does (docs/redis.md).
+  it("redis-operator's CRDs serve the kinds and plurals of the Redis facts, namespaced, at v1beta2 only", async () => {
+    const crds = (await render("redis-operator", true)).filter((o) => o.kind === "CustomResourceDefinition");
+    const served = crds.map((crd) => {
+      const spec = (crd as { spec: CrdSpec }).spec;
+      const versions = spec.versions.map((v) => `${v.name}${v.served ? " served" : ""}${v.storage ? " storage" : ""}`);
+      return {
+        name: crd.metadata?.name,
+        group: spec.group,
+        kind: spec.names.kind,
+        plural: spec.names.plural,
+        scope: spec.scope,
+        versions,
+      };
+    });
+    const expected = [REDIS_STANDALONE, REDIS_CLUSTER, REDIS_REPLICATION, REDIS_SENTINEL].map((k) => ({
+      name: `${k.plural}.${REDIS_OPERATOR_GROUP}`,
+      group: REDIS_OPERATOR_GROUP,
+      kind: k.kind,
+      plural: k.plural,
+      scope: "Namespaced",
+      versions: [`${k.apiVersion.split("/")[1]} served storage`],
+    }));
+    expect(served).toEqual(expected);
+    expect(served.find((crd) => crd.kind === "Redis")?.plural).toBe("redis");
+  });
 });
+
+interface CrdSpec {
+  group: string;
+  scope: string;
+  names: { kind: string; plural: string };
+  versions: { name: string; served: boolean; storage: boolean }[];
+}
