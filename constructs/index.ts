@@ -1,5 +1,6 @@
 export { NaviqueLicense, type NaviqueLicenseProps } from "./navique-license.js";
 export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";
 export { PostgresCluster, type PostgresClusterProps } from "./postgres-cluster.js";
+export { RedisInstance, type RedisInstanceProps } from "./redis-instance.js";
 export { ReferenceGrant, type ReferenceGrantProps } from "./reference-grant.js";
 export { Stack, type StackProps } from "./stack.js";

@@ -22,13 +22,11 @@ export interface KubeObject {
   readonly stringData?: Readonly<Record<string, string>>;
 }
 
-/** Credentials read from a Secret (decoded); a plan copies them, never prints them. */
-export interface Credentials {
-  readonly username?: string;
-  readonly password?: string;
-  readonly host?: string;
-  readonly port?: string;
-}
+/**
+ * A Secret's keys, decoded (username, password, host, port, or whatever key a reference names); a plan
+ * copies them, never prints them.
+ */
+export type Credentials = Readonly<Partial<Record<string, string>>>;
 
 /** `Kind/namespace/name`: how an object is keyed in observations and compared in garbage collection. */
 export function objectKey(object: {
@@ -59,13 +57,10 @@ export function labelOf(object: { readonly kind: string; readonly name: string; 
   return `${object.kind} ${object.namespace}/${object.name}`;
 }
 
-/** The keys a credentials Secret may hold, decoded; undefined when there is no Secret. */
+/** Every key of a credentials Secret, decoded; undefined when there is no Secret. */
 export function decodeCredentials(secret: V1Secret | undefined): Credentials | undefined {
   if (!secret) return undefined;
-  const credentials: Record<string, string> = {};
-  for (const key of ["username", "password", "host", "port"]) {
-    const value = secret.data?.[key];
-    if (value !== undefined) credentials[key] = Buffer.from(value, "base64").toString("utf8");
-  }
-  return credentials;
+  return Object.fromEntries(
+    Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString("utf8")]),
+  );
 }

@@ -10,7 +10,7 @@ import {
 import { namespaceName, objectName, SecretKeyRef } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
-import { DEFAULT_REDIS_IMAGE } from "./redis-operator-api.js";
+import { DEFAULT_REDIS_IMAGE, DEFAULT_SENTINEL_IMAGE } from "./redis-operator-api.js";
 
 export const REDIS_INSTANCE_KIND = "RedisInstance";
 export const REDIS_INSTANCE_PLURAL = "redisinstances";
@@ -26,7 +26,11 @@ const NAMED_AFTER_REDIS_INSTANCE =
   "its Redis, its StatefulSet and the Services the redis-operator derives from it (<name>-additional) are named after it";
 
 /** A RedisInstance's metadata.name: see MAX_REDIS_INSTANCE_NAME. */
-export const redisInstanceName = datastoreName(REDIS_INSTANCE_KIND, MAX_REDIS_INSTANCE_NAME, NAMED_AFTER_REDIS_INSTANCE);
+export const redisInstanceName = datastoreName(
+  REDIS_INSTANCE_KIND,
+  MAX_REDIS_INSTANCE_NAME,
+  NAMED_AFTER_REDIS_INSTANCE,
+);
 
 const quantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
   message: 'must be a Kubernetes quantity such as "1Gi"',
@@ -54,7 +58,9 @@ export const RedisManaged = z
       .min(2)
       .max(9)
       .default(DEFAULT_REDIS_REPLICAS)
-      .describe(`Pods of a replication, the master included. Default ${DEFAULT_REDIS_REPLICAS}; ignored for standalone.`),
+      .describe(
+        `Pods of a replication, the master included. Default ${DEFAULT_REDIS_REPLICAS}; ignored for standalone.`,
+      ),
     sentinel: z
       .boolean()
       .default(false)
@@ -64,6 +70,11 @@ export const RedisManaged = z
       .min(1)
       .default(DEFAULT_REDIS_IMAGE)
       .describe(`The Redis image (the redis-operator has none of its own). Default ${DEFAULT_REDIS_IMAGE}.`),
+    sentinelImage: z
+      .string()
+      .min(1)
+      .default(DEFAULT_SENTINEL_IMAGE)
+      .describe(`The Sentinel image, with sentinel: true. Default ${DEFAULT_SENTINEL_IMAGE}.`),
     storage: z
       .object({
         size: quantity
@@ -94,7 +105,9 @@ export const RedisAdopt = z
         namespace: namespaceName.optional().describe("Its namespace; defaults to this resource's."),
       })
       .strict()
-      .describe("The existing Redis of the redis-operator to adopt; may be in another namespace. Never modified or deleted."),
+      .describe(
+        "The existing Redis of the redis-operator to adopt; may be in another namespace. Never modified or deleted.",
+      ),
     credentialsSecretRef: SecretKeyRef.describe(
       "The Secret holding its password (key `password` unless `key` says); copied into <name>-adopted-credentials in this namespace.",
     ),
@@ -115,7 +128,8 @@ export const RedisExternal = z
 export const REDIS_SPEC_RULES = [
   {
     rule: "self.mode != 'adopt' || has(self.adopt)",
-    message: "spec.adopt is required when spec.mode is adopt: set spec.adopt.redisRef and spec.adopt.credentialsSecretRef",
+    message:
+      "spec.adopt is required when spec.mode is adopt: set spec.adopt.redisRef and spec.adopt.credentialsSecretRef",
     path: ["adopt"],
   },
   {
@@ -130,7 +144,8 @@ export const REDIS_SPEC_RULES = [
   },
   {
     rule: "self.mode == 'external' || !has(self.external)",
-    message: "spec.external is only allowed when spec.mode is external: remove spec.external or set spec.mode: external",
+    message:
+      "spec.external is only allowed when spec.mode is external: remove spec.external or set spec.mode: external",
     path: ["external"],
   },
   {
@@ -140,7 +155,8 @@ export const REDIS_SPEC_RULES = [
   },
   {
     rule: "!has(self.managed) || !self.managed.sentinel || self.managed.topology == 'replication'",
-    message: "spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
+    message:
+      "spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
     path: ["managed", "sentinel"],
   },
 ] as const;
@@ -172,7 +188,8 @@ export const RedisInstanceSpec = z
   })
   .strict()
   .superRefine((spec, ctx) => {
-    for (const broken of brokenRules(spec)) ctx.addIssue({ code: "custom", message: broken.message, path: [...broken.path] });
+    for (const broken of brokenRules(spec))
+      ctx.addIssue({ code: "custom", message: broken.message, path: [...broken.path] });
   })
   .meta({ "x-kubernetes-validations": REDIS_SPEC_RULES.map(({ rule, message }) => ({ rule, message })) })
   .describe("Desired state of a Redis for the platform's caches and queues.");
@@ -182,7 +199,9 @@ export type RedisInstanceSpecInput = z.input<typeof RedisInstanceSpec>;
 export const RedisInstanceStatus = z
   .object({
     ...ENGINE_STATUS,
-    mode: DatastoreMode.optional().describe("The mode last reconciled; compared with spec.mode to garbage-collect after a change."),
+    mode: DatastoreMode.optional().describe(
+      "The mode last reconciled; compared with spec.mode to garbage-collect after a change.",
+    ),
     type: RedisType.optional().describe("The type last reconciled."),
     provenance: z.enum(["owned", "adopted", "external"]).optional().describe("Who owns the Redis itself."),
     connection: Connection.optional().describe("Where consumers connect, and the Secret that holds the password."),
@@ -191,7 +210,12 @@ export const RedisInstanceStatus = z
 export type RedisInstanceStatus = z.infer<typeof RedisInstanceStatus>;
 
 /** A RedisInstance as stored in the cluster. */
-export const RedisInstance = storedResource(REDIS_INSTANCE_KIND, RedisInstanceSpec, RedisInstanceStatus, redisInstanceName);
+export const RedisInstance = storedResource(
+  REDIS_INSTANCE_KIND,
+  RedisInstanceSpec,
+  RedisInstanceStatus,
+  redisInstanceName,
+);
 export type RedisInstance = z.infer<typeof RedisInstance>;
 
 export const REDIS_INSTANCE_DEFINITION: KindDefinition = {

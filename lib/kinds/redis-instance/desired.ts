@@ -1,0 +1,236 @@
+import type { V1StatefulSet } from "@kubernetes/client-node";
+import { refNamespace } from "../../api/refs.js";
+import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
+import type { Desired } from "../../engine/kind-module.js";
+import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
+import { ownerReference } from "../../engine/ownership.js";
+import type { DesiredStep } from "../../engine/steps.js";
+import type { EngineView } from "../../engine/view.js";
+import {
+  REDIS_PORT,
+  REDIS_REPLICATION,
+  REDIS_STANDALONE,
+  type RedisReplicationStatus,
+  replicationMasterHost,
+  replicationReadiness,
+  standaloneHost,
+  standaloneReadiness,
+} from "./redis-operator-api.js";
+import { type RedisInstance, type RedisInstanceStatus, RedisManaged } from "./schema.js";
+
+type RedisDesired = Desired<RedisInstanceStatus>;
+
+/** Sentinels beside a replication: the quorum of 2 the operator's defaults assume needs 3. */
+const SENTINELS = 3;
+
+/** The key of the password in every Secret the product writes for a Redis. */
+export const PASSWORD_KEY = "password";
+
+/** The name of the Secret an adopting RedisInstance copies the referenced password into. */
+export function adoptedCredentialsName(resource: RedisInstance): string {
+  return `${resource.metadata.name}-adopted-credentials`;
+}
+
+/** The name of a managed RedisInstance's generated password Secret. */
+export function credentialsName(resource: RedisInstance): string {
+  return `${resource.metadata.name}-credentials`;
+}
+
+function notReady(provenance: RedisInstanceStatus["provenance"], reason: string, message: string): RedisDesired {
+  return { steps: [], ...(provenance ? { status: { provenance } } : {}), verdict: { ok: false, reason, message } };
+}
+
+function wired(
+  provenance: NonNullable<RedisInstanceStatus["provenance"]>,
+  host: string,
+  port: number,
+  secret: { name: string; namespace: string },
+): Pick<RedisDesired, "status" | "readyMessage"> {
+  return {
+    status: { provenance, connection: { host, port, credentialsSecret: secret } },
+    readyMessage: `Redis reachable at ${host}:${port}`,
+  };
+}
+
+/** The upstream resource a managed RedisInstance is: a Redis, or a RedisReplication (with Sentinels). */
+function upstream(resource: RedisInstance, managed: RedisManaged): KubeObject {
+  const { name, namespace } = resource.metadata;
+  const replication = managed.topology === "replication";
+  const kind = replication ? REDIS_REPLICATION : REDIS_STANDALONE;
+  const retain = managed.deletionPolicy !== "Delete";
+  return {
+    apiVersion: kind.apiVersion,
+    kind: kind.kind,
+    metadata: { name, namespace, annotations: { [DELETION_POLICY_ANNOTATION]: managed.deletionPolicy } },
+    spec: {
+      ...(replication ? { clusterSize: managed.replicas } : {}),
+      kubernetesConfig: {
+        image: managed.image,
+        redisSecret: { name: credentialsName(resource), key: PASSWORD_KEY },
+      },
+      storage: {
+        volumeClaimTemplate: {
+          spec: {
+            accessModes: ["ReadWriteOnce"],
+            resources: { requests: { storage: managed.storage.size } },
+            ...(managed.storage.storageClass ? { storageClassName: managed.storage.storageClass } : {}),
+          },
+        },
+        // The operator deletes a Redis's data claims with it unless told to keep them: under Retain, the
+        // data outlives whoever deletes the Redis later (docs/redis.md, "What the operator creates").
+        keepAfterDelete: retain,
+      },
+      ...(replication && managed.sentinel ? { sentinel: { size: SENTINELS, image: managed.sentinelImage } } : {}),
+    },
+  };
+}
+
+function desiredManaged(resource: RedisInstance, view: EngineView): RedisDesired {
+  const { name, namespace } = resource.metadata;
+  // Omitted: the schema's defaults, as if written out.
+  const managed = resource.spec.managed ?? RedisManaged.parse({});
+  const secret: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "Opaque",
+    metadata: {
+      name: credentialsName(resource),
+      namespace,
+      // Under Retain no owner reference, as on the Redis: the password of kept data must stay with it.
+      ...(managed.deletionPolicy === "Delete" ? { ownerReferences: [ownerReference(resource)] } : {}),
+    },
+  };
+  const redis = upstream(resource, managed);
+  const steps: DesiredStep[] = [
+    {
+      kind: "generate-credentials",
+      object: secret,
+      username: "default",
+      description: `create Secret ${namespace}/${secret.metadata.name} with a generated password (kept if it exists)`,
+    },
+    {
+      kind: "apply",
+      object: redis,
+      description:
+        managed.topology === "replication"
+          ? `apply RedisReplication ${namespace}/${name} (${managed.replicas} pods${managed.sentinel ? ", with Sentinels" : ""}, ${managed.storage.size} each)`
+          : `apply Redis ${namespace}/${name} (standalone, ${managed.storage.size})`,
+    },
+  ];
+  const statefulSet = view.reads?.statefulSet as V1StatefulSet | undefined;
+  const sentinels = view.reads?.sentinelStatefulSet as V1StatefulSet | undefined;
+  const live = view.objects.get(keyOf(redis));
+  const readiness =
+    managed.topology === "replication"
+      ? replicationReadiness(
+          name,
+          live?.status as RedisReplicationStatus | undefined,
+          statefulSet,
+          managed.sentinel ? { statefulSet: sentinels } : undefined,
+        )
+      : standaloneReadiness(name, statefulSet);
+  // The master Service follows the master the operator (or its Sentinels) elected: one host for every client.
+  const host =
+    managed.topology === "replication" ? replicationMasterHost(name, namespace) : standaloneHost(name, namespace);
+  return {
+    steps,
+    ...wired("owned", host, REDIS_PORT, { name: secret.metadata.name, namespace }),
+    verdict: readiness.ready
+      ? { ok: true, reason: "RedisReady", message: `${redis.kind} ${namespace}/${name} is Ready: ${readiness.reason}` }
+      : {
+          ok: false,
+          reason: "Provisioning",
+          message: `waiting for ${redis.kind} ${namespace}/${name}: ${readiness.reason}`,
+        },
+  };
+}
+
+function desiredAdopted(resource: RedisInstance, view: EngineView): RedisDesired {
+  const { namespace } = resource.metadata;
+  const adopt = resource.spec.adopt;
+  if (!adopt) throw new Error("unreachable: mode adopt without spec.adopt passed validation");
+  const targetNamespace = refNamespace(adopt.redisRef, namespace);
+  const target = `${adopt.redisRef.kind} ${targetNamespace}/${adopt.redisRef.name}`;
+  const secretRef = `${refNamespace(adopt.credentialsSecretRef, namespace)}/${adopt.credentialsSecretRef.name}`;
+  const found = view.reads?.adoptTarget as KubeObject | undefined;
+  if (!found) {
+    return notReady(
+      "adopted",
+      "AdoptTargetMissing",
+      `${target} (spec.adopt.redisRef) does not exist: create it or correct the reference`,
+    );
+  }
+  const key = adopt.credentialsSecretRef.key ?? PASSWORD_KEY;
+  const password = (view.reads?.adoptCredentials as Record<string, string> | undefined)?.[key];
+  if (!password) {
+    return notReady(
+      "adopted",
+      "CredentialsMissing",
+      `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks key ${key}: point the reference at the Secret that holds the password`,
+    );
+  }
+  const copy: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "Opaque",
+    metadata: { name: adoptedCredentialsName(resource), namespace, ownerReferences: [ownerReference(resource)] },
+    stringData: { [PASSWORD_KEY]: password },
+  };
+  const replication = adopt.redisRef.kind === REDIS_REPLICATION.kind;
+  const host = replication
+    ? replicationMasterHost(adopt.redisRef.name, targetNamespace)
+    : standaloneHost(adopt.redisRef.name, targetNamespace);
+  // The operator writes a status only for a replication: a master named there says it serves.
+  const master = replication ? (found.status as RedisReplicationStatus | undefined)?.masterNode : "standalone";
+  return {
+    steps: [
+      {
+        kind: "apply",
+        object: copy,
+        description: `copy the password of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
+      },
+    ],
+    ...wired("adopted", host, REDIS_PORT, { name: copy.metadata.name, namespace }),
+    verdict: master
+      ? { ok: true, reason: "AdoptedRedisReady", message: `adopted ${target} is wired` }
+      : { ok: false, reason: "AdoptedRedisNotReady", message: `waiting for the adopted ${target} to name its master` },
+  };
+}
+
+function desiredExternal(resource: RedisInstance, view: EngineView): RedisDesired {
+  const ref = resource.spec.external?.connectionSecretRef;
+  if (!ref) throw new Error("unreachable: mode external without spec.external passed validation");
+  const { namespace } = resource.metadata;
+  const where = `${refNamespace(ref, namespace)}/${ref.name}`;
+  if (refNamespace(ref, namespace) !== namespace) {
+    return notReady(
+      "external",
+      "CrossNamespaceSecret",
+      `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
+    );
+  }
+  const credentials = view.reads?.externalCredentials as Credentials | undefined;
+  const lacking = ["host", "password"].filter((k) => !credentials?.[k as keyof Credentials]);
+  if (!credentials || lacking.length > 0) {
+    return notReady(
+      "external",
+      "ConnectionSecretInvalid",
+      credentials
+        ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, password)`
+        : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port and password`,
+    );
+  }
+  const port = Number.parseInt(credentials.port ?? String(REDIS_PORT), 10);
+  return {
+    steps: [],
+    ...wired("external", credentials.host ?? "", port, { name: ref.name, namespace }),
+    verdict: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+  };
+}
+
+/** What a RedisInstance wants in the cluster now, by mode. Pure. */
+export function desiredRedisInstance(resource: RedisInstance, view: EngineView): RedisDesired {
+  if (resource.spec.mode === "managed") return desiredManaged(resource, view);
+  if (resource.spec.mode === "adopt") return desiredAdopted(resource, view);
+  return desiredExternal(resource, view);
+}

@@ -1,0 +1,173 @@
+import { DATASTORE_READY } from "../../api/conditions.js";
+import { refNamespace } from "../../api/refs.js";
+import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import type { Reference } from "../../engine/reference-grants.js";
+import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
+import {
+  embeddedSentinelStatefulSetName,
+  REDIS_OPERATOR_API_VERSION,
+  REDIS_OPERATOR_GROUP,
+  REDIS_PORT,
+  REDIS_REPLICATION,
+  REDIS_STANDALONE,
+  redisStatefulSetName,
+} from "./redis-operator-api.js";
+import { REDIS_INSTANCE_DEFINITION, RedisInstance, type RedisInstanceStatus, redisInstanceName } from "./schema.js";
+
+/** The capability a managed RedisInstance needs (lib/catalog/redis-operator.ts). */
+export const REDIS_OPERATOR_CAPABILITY = "redis-operator";
+
+function references(resource: RedisInstance): Reference[] {
+  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
+  if (!adopt) return [];
+  const { namespace } = resource.metadata;
+  return [
+    {
+      field: "spec.adopt.redisRef",
+      group: REDIS_OPERATOR_GROUP,
+      kind: adopt.redisRef.kind,
+      name: adopt.redisRef.name,
+      namespace: refNamespace(adopt.redisRef, namespace),
+    },
+    {
+      field: "spec.adopt.credentialsSecretRef",
+      group: "",
+      kind: "Secret",
+      name: adopt.credentialsSecretRef.name,
+      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+    },
+  ];
+}
+
+function observes(resource: RedisInstance): ObservedRead[] {
+  const { name, namespace } = resource.metadata;
+  const { spec } = resource;
+  if (spec.mode === "managed") {
+    // The operator writes no status for a Redis: its StatefulSet says whether it serves.
+    const statefulSet = (id: string, of: string): ObservedRead => ({
+      id,
+      field: "spec.managed",
+      apiVersion: "apps/v1",
+      kind: "StatefulSet",
+      namespace,
+      name: of,
+      as: "object",
+    });
+    const sentinel = spec.managed?.topology === "replication" && spec.managed.sentinel;
+    return [
+      statefulSet("statefulSet", redisStatefulSetName(name)),
+      ...(sentinel ? [statefulSet("sentinelStatefulSet", embeddedSentinelStatefulSetName(name))] : []),
+    ];
+  }
+  if (spec.mode === "adopt" && spec.adopt) {
+    const { redisRef, credentialsSecretRef } = spec.adopt;
+    return [
+      {
+        id: "adoptTarget",
+        field: "spec.adopt.redisRef",
+        apiVersion: REDIS_OPERATOR_API_VERSION,
+        kind: redisRef.kind,
+        namespace: refNamespace(redisRef, namespace),
+        name: redisRef.name,
+        as: "object",
+      },
+      {
+        id: "adoptCredentials",
+        field: "spec.adopt.credentialsSecretRef",
+        apiVersion: "v1",
+        kind: "Secret",
+        namespace: refNamespace(credentialsSecretRef, namespace),
+        name: credentialsSecretRef.name,
+        as: "credentials",
+      },
+    ];
+  }
+  if (spec.mode === "external" && spec.external) {
+    const ref = spec.external.connectionSecretRef;
+    return [
+      {
+        id: "externalCredentials",
+        field: "spec.external.connectionSecretRef",
+        apiVersion: "v1",
+        kind: "Secret",
+        namespace: refNamespace(ref, namespace),
+        name: ref.name,
+        as: "credentials",
+      },
+    ];
+  }
+  return [];
+}
+
+/** Kept with a retained Redis: the Secret its spec takes the password from (kubernetesConfig.redisSecret). */
+function keepsPassword(
+  redis: { readonly spec?: unknown },
+  other: { readonly kind: string; readonly current: { readonly metadata: { readonly name: string } } },
+): boolean {
+  const secret = (redis.spec as { kubernetesConfig?: { redisSecret?: { name?: string } } } | undefined)
+    ?.kubernetesConfig?.redisSecret?.name;
+  return other.kind === "Secret" && other.current.metadata.name === secret;
+}
+
+/**
+ * RedisInstance: a Redis on the OT-CONTAINER-KIT redis-operator, managed (standalone, or a replication
+ * with optional Sentinels), adopted or external. Upstream facts: ./redis-operator-api.ts, docs/redis.md.
+ */
+export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatus> = {
+  definition: REDIS_INSTANCE_DEFINITION,
+  schema: RedisInstance,
+  name: redisInstanceName,
+  licence: {},
+  phase: DATASTORE_READY,
+  needs: (resource) => (resource.spec.mode === "managed" ? [REDIS_OPERATOR_CAPABILITY] : []),
+  emits: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      plural: "secrets",
+      keptWith: { note: "its password unchanged", phrase: (names) => `its password Secret ${names.join(", ")}` },
+    },
+    ...[REDIS_STANDALONE, REDIS_REPLICATION].map((kind) => ({
+      ...kind,
+      label: kind.kind,
+      watched: true,
+      stateful: { keeps: keepsPassword },
+    })),
+  ],
+  observes,
+  references,
+  referencesKinds: [],
+  desired: (resource, view) => desiredRedisInstance(resource, view),
+  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
+  changeReason: (resource) => {
+    const { mode } = resource.status ?? {};
+    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
+  },
+  copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
+  outputs: {
+    names: {
+      host: { secret: false },
+      port: { secret: false },
+      credentialsSecret: { secret: false },
+      password: { secret: true },
+      provenance: { secret: false },
+    },
+    credentialsSecret: (status) =>
+      status.connection?.credentialsSecret
+        ? {
+            name: status.connection.credentialsSecret.name,
+            namespace: status.connection.credentialsSecret.namespace ?? "",
+          }
+        : undefined,
+    project: (status, namespace, credentials) => ({
+      host: status.connection?.host ?? "",
+      port: status.connection?.port ?? REDIS_PORT,
+      credentialsSecret: {
+        name: status.connection?.credentialsSecret?.name ?? "",
+        namespace: status.connection?.credentialsSecret?.namespace ?? namespace,
+      },
+      password: credentials?.[PASSWORD_KEY] ?? "",
+      provenance: status.provenance ?? "",
+    }),
+  },
+};
