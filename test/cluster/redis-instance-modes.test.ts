@@ -1,0 +1,315 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, Chart } from "cdk8s";
+import { RedisInstance as RedisInstanceConstruct } from "../../constructs/index.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { run } from "../../lib/cluster/process.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { destroy, up } from "../../providers/pulumi/runtime.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  deleteNamespaceAndWait,
+  FIXTURE_CHARTS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { inProcessOperator } from "../support/operator.js";
+import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
+
+const REDIS = { group: "redis.redis.opstreelabs.in", version: "v1beta2" };
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+
+/**
+ * No redis-operator pod runs on the local plane (its Deployment is installed from the fixture chart and
+ * kwok reports it available): the test plays its controller, creating the StatefulSet the operator creates
+ * for a Redis (`<name>`, owned by it). The real StatefulSet controller then creates its pods, which kwok runs.
+ */
+async function playRedisOperator(client: KubeClient, namespace: string, name: string, replicas = 1): Promise<void> {
+  const redis = (await orUndefined(
+    client.custom.getNamespacedCustomObject({ ...REDIS, plural: "redis", namespace, name }),
+  )) as { metadata: { uid: string } } | undefined;
+  if (!redis) return;
+  if (await orUndefined(client.apps.readNamespacedStatefulSet({ name, namespace }))) return;
+  await client.apps.createNamespacedStatefulSet({
+    namespace,
+    body: {
+      metadata: {
+        name,
+        labels: { app: name, redis_setup_type: "standalone", role: "standalone" },
+        ownerReferences: [
+          {
+            apiVersion: `${REDIS.group}/${REDIS.version}`,
+            kind: "Redis",
+            name,
+            uid: redis.metadata.uid,
+            controller: true,
+          },
+        ],
+      },
+      spec: {
+        replicas,
+        serviceName: `${name}-headless`,
+        selector: { matchLabels: { app: name } },
+        template: {
+          metadata: { labels: { app: name } },
+          spec: { containers: [{ name: "redis", image: "quay.io/opstree/redis:v7.0.15" }] },
+        },
+      },
+    },
+  });
+}
+
+const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as RedisInstanceStatus;
+
+// RedisInstance on the real plane, one scenario per mode, then through each front end: the operator, the
+// Pulumi runtime, cdk8s synth and `navique plan`.
+describe("RedisInstance modes", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let context: ReconcileContext;
+  let unlock: () => Promise<void>;
+  const namespaces: string[] = [];
+  const namespace = async (suite: string) => {
+    const created = await createTestNamespace(suite);
+    namespaces.push(created.name);
+    return created.name;
+  };
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+  }, CAPABILITY_SUITE_SETUP_MS);
+  afterAll(async () => {
+    if (context) {
+      for (const ns of namespaces) await finalizeResources(context, "RedisInstance", ns);
+      for (const ns of namespaces) await deleteNamespaceAndWait(client, ns);
+      await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
+    }
+    await unlock?.();
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  it("managed: installs the redis-operator, generates the password, creates the Redis; Ready with its StatefulSet; Retain keeps it", async () => {
+    const ns = await namespace("redis-managed");
+    await createResource(client, "RedisInstance", ns, "cache", {});
+    const ready = await reconcileUntil(
+      context,
+      "RedisInstance",
+      ns,
+      "cache",
+      (o) => !o.requeue,
+      () => playRedisOperator(client, ns, "cache"),
+    );
+    expect(statusOf(ready).connection).toEqual({
+      host: `cache.${ns}.svc`,
+      port: 6379,
+      credentialsSecret: { name: "cache-credentials", namespace: ns },
+    });
+    expect(condition(await readStoredResource(client, "RedisInstance", ns, "cache"), "Ready")).toMatchObject({
+      status: "True",
+      message: `Redis reachable at cache.${ns}.svc:6379`,
+    });
+    const secret = await client.core.readNamespacedSecret({ name: "cache-credentials", namespace: ns });
+    expect(Buffer.from(secret.data?.password ?? "", "base64").toString()).toHaveLength(32);
+    const redis = (await client.custom.getNamespacedCustomObject({
+      ...REDIS,
+      plural: "redis",
+      namespace: ns,
+      name: "cache",
+    })) as {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      spec: { kubernetesConfig: { redisSecret: unknown }; storage: { keepAfterDelete: boolean } };
+    };
+    expect(redis.spec.kubernetesConfig.redisSecret).toEqual({ name: "cache-credentials", key: "password" });
+    expect(redis.spec.storage.keepAfterDelete).toBe(true);
+    expect(redis.metadata.annotations["core.navique.com/owner"]).toBe(`RedisInstance/${ns}/cache`);
+
+    // Deleted under the default Retain: the Redis and its password stay, released to the user.
+    await finalizeResources(context, "RedisInstance", ns);
+    const kept = (await client.custom.getNamespacedCustomObject({
+      ...REDIS,
+      plural: "redis",
+      namespace: ns,
+      name: "cache",
+    })) as {
+      metadata: { labels?: Record<string, string>; annotations?: Record<string, string> };
+    };
+    expect(kept.metadata.labels?.["core.navique.com/owned-by"]).toBeUndefined();
+    expect(kept.metadata.annotations?.["core.navique.com/owner"]).toBeUndefined();
+    const keptSecret = await client.core.readNamespacedSecret({ name: "cache-credentials", namespace: ns });
+    expect(keptSecret.data?.password).toBe(secret.data?.password);
+
+    // Created again under the same name, it never takes back the Redis it released: NameTaken, nothing applied.
+    await createResource(client, "RedisInstance", ns, "cache", {});
+    const taken = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) => !o.requeue);
+    expect(taken.plan.conditions.find((c) => c.type === "DatastoreReady")).toMatchObject({
+      status: "False",
+      reason: "NameTaken",
+    });
+    expect(taken.performed).toEqual([]);
+  });
+
+  it("adopt: a Redis of the operator in another namespace, under a grant; the password copied into <name>-adopted-credentials", async () => {
+    const data = await namespace("redis-data");
+    const apps = await namespace("redis-apps");
+    await client.custom.createNamespacedCustomObject({
+      ...REDIS,
+      plural: "redis",
+      namespace: data,
+      body: {
+        apiVersion: `${REDIS.group}/${REDIS.version}`,
+        kind: "Redis",
+        metadata: { name: "shared" },
+        spec: {
+          kubernetesConfig: { image: "quay.io/opstree/redis:v7.0.15", redisSecret: { name: "shared-auth", key: "pw" } },
+        },
+      },
+    });
+    await client.core.createNamespacedSecret({
+      namespace: data,
+      body: { metadata: { name: "shared-auth" }, stringData: { pw: "adopted-s3cret" } },
+    });
+    const spec = {
+      mode: "adopt",
+      adopt: {
+        redisRef: { name: "shared", namespace: data },
+        credentialsSecretRef: { name: "shared-auth", namespace: data, key: "pw" },
+      },
+    };
+    await createResource(client, "RedisInstance", apps, "cache", spec);
+    const refused = await reconcileUntil(context, "RedisInstance", apps, "cache", () => true);
+    expect(refused.plan.conditions[0]?.reason).toBe("ReferenceNotPermitted");
+    expect(
+      await orUndefined(client.core.readNamespacedSecret({ name: "cache-adopted-credentials", namespace: apps })),
+    ).toBeUndefined();
+
+    await client.custom.createNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "referencegrants",
+      namespace: data,
+      body: {
+        apiVersion: "core.navique.com/v1alpha1",
+        kind: "ReferenceGrant",
+        metadata: { name: "apps-redis" },
+        spec: {
+          from: [{ group: "core.navique.com", kind: "RedisInstance", namespace: apps }],
+          to: [
+            { group: "redis.redis.opstreelabs.in", kind: "Redis", name: "shared" },
+            { group: "", kind: "Secret", name: "shared-auth" },
+          ],
+        },
+      },
+    });
+    const adopted = await reconcileUntil(context, "RedisInstance", apps, "cache", (o) => !o.requeue);
+    expect(statusOf(adopted)).toMatchObject({
+      provenance: "adopted",
+      connection: {
+        host: `shared.${data}.svc`,
+        port: 6379,
+        credentialsSecret: { name: "cache-adopted-credentials", namespace: apps },
+      },
+    });
+    const copy = await client.core.readNamespacedSecret({ name: "cache-adopted-credentials", namespace: apps });
+    expect(Buffer.from(copy.data?.password ?? "", "base64").toString()).toBe("adopted-s3cret");
+    // Adopted, never touched: no mark of ours on the user's Redis.
+    const shared = (await client.custom.getNamespacedCustomObject({
+      ...REDIS,
+      plural: "redis",
+      namespace: data,
+      name: "shared",
+    })) as {
+      metadata: { labels?: Record<string, string> };
+    };
+    expect(shared.metadata.labels?.["core.navique.com/owned-by"]).toBeUndefined();
+    // The password never shows in the resource.
+    expect(JSON.stringify(await readStoredResource(client, "RedisInstance", apps, "cache"))).not.toContain(
+      "adopted-s3cret",
+    );
+  });
+
+  it("external: through the operator, the Pulumi runtime, cdk8s synth and navique plan", async () => {
+    const ns = await namespace("redis-external");
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: {
+        metadata: { name: "redis-conn" },
+        stringData: { host: "redis.example.internal", port: "6380", password: "ext-pw" },
+      },
+    });
+    const spec = { mode: "external" as const, external: { connectionSecretRef: { name: "redis-conn" } } };
+
+    // The operator: watches the kind from the registry and reconciles it to Ready.
+    await createResource(client, "RedisInstance", ns, "ops", spec);
+    const operator = inProcessOperator(client, helm);
+    await operator.start();
+    try {
+      await eventually("the operator to make RedisInstance ops Ready", async () =>
+        condition(await readStoredResource(client, "RedisInstance", ns, "ops"), "Ready")?.status === "True"
+          ? true
+          : undefined,
+      );
+    } finally {
+      await operator.stop();
+    }
+
+    // The Pulumi runtime (what `pulumi up` and `destroy` run in the provider process), one runtime for every kind.
+    const inputs = {
+      kind: "RedisInstance",
+      namespace: ns,
+      name: "via-pulumi",
+      spec,
+      kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      helm: (await toolchainPaths()).helm,
+      chartSource: `dir:${FIXTURE_CHARTS}`,
+      timeoutSeconds: 120,
+    };
+    const { outs } = await up(inputs);
+    expect(outs).toMatchObject({
+      host: "redis.example.internal",
+      port: 6380,
+      password: "ext-pw",
+      provenance: "external",
+    });
+    await destroy(inputs);
+    expect(await readStoredResource(client, "RedisInstance", ns, "via-pulumi")).toBeUndefined();
+
+    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines.
+    const out = await mkdtemp(join(tmpdir(), "navique-redis-synth-"));
+    try {
+      const app = new App({ outdir: out });
+      const chart = new Chart(app, "redis", { namespace: ns });
+      new RedisInstanceConstruct(chart, "from-git", { spec });
+      new RedisInstanceConstruct(chart, "managed-one", {});
+      app.synth();
+      const plan = await run(
+        TSX,
+        [CLI, "plan", "-f", join(out, "redis.k8s.yaml"), "--chart-source", `dir:${FIXTURE_CHARTS}`],
+        {
+          env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" },
+        },
+      );
+      expect(plan.stdout).toContain(`RedisInstance ${ns}/from-git: nothing to change`);
+      expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: capability redis-operator:`);
+      expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: apply Redis ${ns}/managed-one (standalone, 1Gi)`);
+      expect(plan.stdout).not.toContain("ext-pw");
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+  });
+});
