@@ -137,11 +137,18 @@ describe("the operator", () => {
   });
 
   it("reinstalls its capability release when it is removed by hand while still needed", async () => {
+    const before = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
+    expect(before.length).toBeGreaterThan(0);
+    const uids = new Set(before.map((r) => r.metadata?.uid));
     await helm.uninstall("cloudnative-pg", "cnpg-system");
     const records = await eventually("cloudnative-pg to be installed again", async () => {
       const found = await releaseRecords(client, "cnpg-system", "cloudnative-pg");
       return found.length > 0 ? found : undefined;
     });
+    // Uninstalled for real and installed anew: none of the old records is left (helm keeps none of a release
+    // it removed), and the release starts again at its first revision, in a record that did not exist before.
+    expect(records.map((r) => r.metadata?.labels?.version)).toEqual(["1"]);
+    expect(uids.has(records[0]?.metadata?.uid)).toBe(false);
     expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
   });
 
@@ -164,7 +171,7 @@ describe("the operator", () => {
     const failed = "reconcile failed (attempt 3, retrying in 4s): PostgresCluster";
     await eventually(
       "the operator to retry the failing PostgresCluster a third time",
-      async () => (output().includes(`[operator] ${ns}/blocked: ${failed}`) ? true : undefined),
+      async () => (output().includes(`[operator] PostgresCluster/${ns}/blocked: ${failed}`) ? true : undefined),
       { timeoutMs: 60_000 },
     );
     const resource = await readPostgresCluster(client, ns, "blocked");
@@ -174,9 +181,9 @@ describe("the operator", () => {
     ]);
     const line = output()
       .split("\n")
-      .find((l) => l.includes(`[operator] ${ns}/blocked: ${failed}`));
+      .find((l) => l.includes(`[operator] PostgresCluster/${ns}/blocked: ${failed}`));
     expect(line).toBe(
-      `[operator] ${ns}/blocked: ${failed} ${ns}/blocked: DatastoreReady False (ApplyRejected): ${condition(resource, "DatastoreReady")?.message}`,
+      `[operator] PostgresCluster/${ns}/blocked: ${failed} ${ns}/blocked: DatastoreReady False (ApplyRejected): ${condition(resource, "DatastoreReady")?.message}`,
     );
     // Deleted while the operator runs, so that its finalizer does not hold the namespace.
     await deletePostgresCluster(client, ns, "blocked");

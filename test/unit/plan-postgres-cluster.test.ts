@@ -267,12 +267,17 @@ describe("planPostgresCluster", () => {
       { ...nothing, objects: new Map([["Cluster/team-a/main", liveCluster("Retain")]]) },
       context,
     );
-    expect(plan.steps.map((s) => s.kind)).toEqual([
-      "retain",
-      "release-capability",
-      "release-capability",
-      "remove-finalizer",
-    ]);
+    // By target and in order: the Cluster kept, the dependant operator released before its prerequisite,
+    // the finalizer last.
+    expect(
+      plan.steps.map((s) =>
+        s.kind === "retain"
+          ? `retain ${s.target.kind}/${s.target.name}`
+          : s.kind === "release-capability"
+            ? `release ${s.capability}`
+            : s.kind,
+      ),
+    ).toEqual(["retain Cluster/main", "release cloudnative-pg", "release cert-manager", "remove-finalizer"]);
     expect(plan.requeue).toBe(false);
   });
 
