@@ -24,6 +24,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
 import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
 
@@ -93,13 +94,16 @@ describe("RedisInstance modes", () => {
     helm = await testHelm();
     await ensureNaviqueCrds(client);
     await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
+    // More RedisInstances live here at once than the Community edition allows (2): a test licence.
+    await applyLicence(client, testLicenceToken({ caps: { RedisInstance: 20 } }));
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     if (context) {
       for (const ns of namespaces) await finalizeResources(context, "RedisInstance", ns);
       for (const ns of namespaces) await deleteNamespaceAndWait(client, ns);
       await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
+      await removeLicence(client);
     }
     await unlock?.();
   }, CAPABILITY_SUITE_SETUP_MS);
@@ -162,6 +166,8 @@ describe("RedisInstance modes", () => {
       reason: "NameTaken",
     });
     expect(taken.performed).toEqual([]);
+    // Each scenario leaves nothing behind that counts against the cap of the next.
+    await finalizeResources(context, "RedisInstance", ns);
   });
 
   it("adopt: a Redis of the operator in another namespace, under a grant; the password copied into <name>-adopted-credentials", async () => {
@@ -267,6 +273,7 @@ describe("RedisInstance modes", () => {
     } finally {
       await operator.stop();
     }
+    await finalizeResources(context, "RedisInstance", ns);
 
     // The Pulumi runtime (what `pulumi up` and `destroy` run in the provider process), one runtime for every kind.
     const inputs = {
@@ -279,17 +286,18 @@ describe("RedisInstance modes", () => {
       chartSource: `dir:${FIXTURE_CHARTS}`,
       timeoutSeconds: 120,
     };
-    const { outs } = await up(inputs);
+    const { outs } = await up(inputs, TEST_TRUSTED_KEYS);
     expect(outs).toMatchObject({
       host: "redis.example.internal",
       port: 6380,
       password: "ext-pw",
       provenance: "external",
     });
-    await destroy(inputs);
+    await destroy(inputs, TEST_TRUSTED_KEYS);
     expect(await readStoredResource(client, "RedisInstance", ns, "via-pulumi")).toBeUndefined();
 
-    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines.
+    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines. The CLI verifies licences
+    // with the product's keys only, so it judges by the Community caps (2 RedisInstances): both fit.
     const out = await mkdtemp(join(tmpdir(), "navique-redis-synth-"));
     try {
       const app = new App({ outdir: out });
