@@ -1,5 +1,6 @@
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
+import type { Instance } from "../licence/enforce.js";
 import type { CapabilityCatalog } from "./capabilities.js";
 import type { KindModule } from "./kind-module.js";
 import type { ObserveOptions } from "./observe.js";
@@ -18,6 +19,8 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly trustedKeys?: ReadonlyMap<string, string>;
   /** The namespaces an operator serves (--watch-namespaces); undefined: every namespace. */
   readonly watchNamespaces?: readonly string[];
+  /** Every resource of a kind as the cap sees it, from a watch cache, when one is complete (ObserveOptions). */
+  readonly instances?: (kind: string) => readonly Instance[] | undefined;
 }
 
 /** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */
@@ -27,6 +30,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     registry: context.registry,
     now: (context.now ?? (() => new Date()))(),
     ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
+    ...(context.instances ? { instances: context.instances } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { orUndefined } from "../cluster/kube-client.js";
 import { capInstances, observeEntitlements } from "../observe/license.js";
 import { observeReferenceGrants } from "../observe/reference-grants.js";
 import { listStored } from "../observe/stored.js";
+import type { Instance } from "../licence/enforce.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
@@ -25,6 +26,19 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
    * them), counted as if they were in the cluster already. The operator never passes any.
    */
   readonly pendingGrants?: readonly ObservedGrant[];
+  /**
+   * Every resource of a kind as the cap sees it, from a cache kept current by watches (the operator's),
+   * or undefined when there is none complete: then the kind is listed. Saves a list per decision, which
+   * at every resync made the operator's work grow with the square of the number of resources.
+   */
+  readonly instances?: (kind: string) => readonly Instance[] | undefined;
+}
+
+/** The cached instances of a kind, this resource's own as it is now (a preview's, not created yet, the newest). */
+function withSelf(cached: readonly Instance[], resource: EngineResource, now: Date): Instance[] {
+  const self = instanceOf(resource, now.toISOString());
+  const others = cached.filter((i) => i.namespace !== self.namespace || i.name !== self.name);
+  return [...others, self];
 }
 
 /** A kind's resources, as stored; the listing of every front end and count (caps, consumers). */
@@ -107,13 +121,14 @@ export async function observeResource(
   const needed = module.needs(resource);
   const now = resource.metadata.deletionTimestamp ? [] : needed;
   const mayReleaseSome = mayRelease(neededBefore(module, resource, options), expandNeeds(now, options));
+  const cached = options.instances?.(module.definition.kind);
   const [capabilities, all, entitlements, consumers] = await Promise.all([
     capabilityDecisions(installer, now),
-    listResources(client, module),
+    cached ? Promise.resolve([]) : listResources(client, module),
     observeEntitlements(client, options),
     mayReleaseSome ? consumersOf(client, options) : Promise.resolve([]),
   ]);
-  const instances = capInstances(all, resource, instanceOf, options.now);
+  const instances = cached ? withSelf(cached, resource, options.now) : capInstances(all, resource, instanceOf, options.now);
 
   const { namespace } = resource.metadata;
   const referrer = referrerOf(resource);

@@ -5,6 +5,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { instanceOf } from "../../lib/engine/admission.js";
 import { observeOptions } from "../../lib/engine/context.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
@@ -12,6 +13,7 @@ import { ownerOf } from "../../lib/engine/ownership.js";
 import { reconcileResource } from "../../lib/engine/reconcile.js";
 import { type Reporter, stderrReporter } from "../../lib/engine/reporter.js";
 import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
+import type { Instance } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
@@ -40,7 +42,19 @@ export interface OperatorOptions {
 
 const WATCH_RETRY_MS = 5_000;
 
-type Watch = { start(): Promise<void>; stop(): Promise<void>; on(event: string, cb: (arg: unknown) => void): void };
+type Watch = {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  on(event: string, cb: (arg: unknown) => void): void;
+  list(): KubernetesObject[];
+};
+
+/** A registered kind's watch cache: complete once its informer listed, its instances computed once per change. */
+interface KindCache {
+  readonly informer: Watch;
+  synced: boolean;
+  instances: Instance[] | undefined;
+}
 
 /** One watch the registry calls for: a kind, whether only the objects carrying an owned-by label matter. */
 interface WatchedKind {
@@ -91,6 +105,8 @@ export class NaviqueOperator {
   /** When a failing key is due again: a resync does not cut its backoff short (a watch event may: it can be the fix). */
   private readonly retryAt = new Map<string, number>();
   private readonly references = new ReferenceIndex();
+  /** By registered kind, its watch cache; only when every namespace is watched (caps count cluster-wide). */
+  private readonly caches = new Map<string, KindCache>();
   private readonly watches: Watch[] = [];
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
@@ -116,12 +132,32 @@ export class NaviqueOperator {
         ...(this.namespaces ? { watchNamespaces: this.namespaces } : {}),
       }),
       registry: this.registry.kinds,
+      instances: (kind) => this.cachedInstances(kind),
     };
     this.queue = new WorkQueue((key) => this.reconcile(key));
   }
 
   private get singletonKey(): string {
     return this.registry.singleton.definition.kind;
+  }
+
+  /**
+   * Every resource of a kind as the cap sees it, from the kind's watch cache: the same objects a list would
+   * return, without a request per decision. Undefined while the cache is not complete (not listed yet, or
+   * its watch failed and restarts): the engine lists then.
+   */
+  private cachedInstances(kind: string): readonly Instance[] | undefined {
+    const cache = this.caches.get(kind);
+    if (!cache?.synced) return undefined;
+    if (!cache.instances) {
+      const now = (this.options.now ?? (() => new Date()))().toISOString();
+      cache.instances = cache.informer
+        .list()
+        .flatMap((object) =>
+          object.metadata?.name && object.metadata.namespace ? [instanceOf(object as EngineResource, now)] : [],
+        );
+    }
+    return cache.instances;
   }
 
   private module(kind: string): KindModule | undefined {
@@ -207,7 +243,9 @@ export class NaviqueOperator {
     list: () => Promise<unknown>,
     keysOf: (object: KubernetesObject, event: string) => readonly string[],
     labelSelector?: string,
-  ): void {
+    /** Told whether the informer's cache is complete: after each (re)start's list, and when its watch fails. */
+    onSynced: (synced: boolean) => void = () => {},
+  ): Watch {
     const informer = makeInformer(
       this.options.client.kubeconfig,
       path,
@@ -216,17 +254,21 @@ export class NaviqueOperator {
     ) as unknown as Watch;
     for (const event of ["add", "update", "delete"]) {
       informer.on(event, (object: unknown) => {
+        onSynced(true);
         for (const key of keysOf(object as KubernetesObject, event)) this.queue.add(key);
       });
     }
-    informer.on("error", () => {
+    const restart = () => {
       if (this.stopped) return;
-      setTimeout(() => void informer.start().catch(() => undefined), WATCH_RETRY_MS);
+      setTimeout(() => void informer.start().then(() => onSynced(true), restart), WATCH_RETRY_MS);
+    };
+    informer.on("error", () => {
+      onSynced(false);
+      restart();
     });
     this.watches.push(informer);
-    void informer.start().catch(() => {
-      if (!this.stopped) setTimeout(() => void informer.start().catch(() => undefined), WATCH_RETRY_MS);
-    });
+    void informer.start().then(() => onSynced(true), restart);
+    return informer;
   }
 
   /**
@@ -256,7 +298,16 @@ export class NaviqueOperator {
       throw new Error(`the operator watches no core kind but Secret; ${watched.kind} was declared watched`);
     }
     if (!this.namespaces) {
-      this.watch(`${base}/${watched.plural}`, listAll, keysOf, labelSelector);
+      const informer = this.watch(`${base}/${watched.plural}`, listAll, keysOf, labelSelector, (synced) => {
+        const cache = this.caches.get(watched.kind);
+        if (cache && !watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION) {
+          cache.synced = synced;
+          cache.instances = undefined;
+        }
+      });
+      if (!watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION && this.module(watched.kind)) {
+        this.caches.set(watched.kind, { informer, synced: false, instances: undefined });
+      }
       return;
     }
     for (const namespace of this.namespaces) {
