@@ -29,3 +29,19 @@ describe("the front ends and the engine", () => {
     expect(named).toEqual([]);
   });
 });
+
+describe("the core", () => {
+  /** Every TypeScript file of lib/ but the command line and the local control plane, which are tools. */
+  const core = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory())
+        return path === join("lib", "cli") || path === join("lib", "local-plane") ? [] : core(path);
+      return entry.name.endsWith(".ts") ? [path] : [];
+    });
+
+  it.each(core("lib"))("%s imports nothing from examples/, providers/ or the local control plane", (file) => {
+    const imports = [...readFileSync(file, "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1] ?? "");
+    expect(imports.filter((i) => /(^|\/)(examples|providers|local-plane)\//.test(i))).toEqual([]);
+  });
+});
