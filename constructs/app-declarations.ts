@@ -1,7 +1,8 @@
 import type { IConstruct } from "constructs";
+import { cappedKind } from "../lib/engine/admission.js";
 import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
 import type { ObservedGrant } from "../lib/engine/reference-grants.js";
-import type { Instance } from "../lib/licence/enforce.js";
+import { capDecisions, type Instance, type LicenceDecision } from "../lib/licence/enforce.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 
 /** A resource of a registered kind that a construct will make exist: itself, or one of its members. */
@@ -39,6 +40,8 @@ export interface AppDeclarations {
   readonly grants: readonly ObservedGrant[];
   /** By kind, every declared instance in declaration order (standing in for creation order). */
   readonly instances: ReadonlyMap<string, readonly Instance[]>;
+  /** By kind, the cap's decision on any of those instances, ordered once. */
+  readonly caps: ReadonlyMap<string, (subject: Instance) => LicenceDecision>;
   /** By construct, what it declares. */
   readonly byConstruct: ReadonlyMap<IConstruct, readonly DeclaredResource[]>;
 }
@@ -97,7 +100,10 @@ export function appDeclarations(scope: IConstruct, community: () => Entitlements
       instances.set(resource.kind, list);
     }
   }
-  const declarations = { entitlements, grants, instances, byConstruct };
+  const caps = new Map(
+    [...instances.entries()].map(([kind, list]) => [kind, capDecisions(inForce, cappedKind(kind), list)] as const),
+  );
+  const declarations = { entitlements, grants, instances, caps, byConstruct };
   gathered.set(root, declarations);
   return declarations;
 }

@@ -112,9 +112,12 @@ export class NaviqueResource extends Construct implements DeclaresResources {
     const declared = app.byConstruct.get(this) ?? [];
     const problems: string[] = [];
     for (const [index, { module, resource }] of declared.entries()) {
-      const refusal = licenceRefusal(module, resource, {
-        licence: { entitlements, instances: app.instances.get(resource.kind) ?? [] },
-      });
+      const refusal = licenceRefusal(
+        module,
+        resource,
+        { licence: { entitlements, instances: app.instances.get(resource.kind) ?? [] } },
+        app.caps.get(resource.kind),
+      );
       if (!refusal) continue;
       const at = `${this.module.definition.kind} at ${this.node.path}`;
       problems.push(

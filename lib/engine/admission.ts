@@ -1,4 +1,11 @@
-import { enforceCap, enforceFeature, type Instance, LICENSED, type LicenceRefusal } from "../licence/enforce.js";
+import {
+  enforceCap,
+  enforceFeature,
+  type Instance,
+  LICENSED,
+  type LicenceDecision,
+  type LicenceRefusal,
+} from "../licence/enforce.js";
 import { CAPPED_KINDS, type CappedKind } from "../licence/entitlements.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import type { EngineView } from "./view.js";
@@ -38,6 +45,8 @@ export function licenceRefusal(
   module: KindModule,
   resource: EngineResource,
   view: Pick<EngineView, "licence">,
+  /** The cap's decisions over `view.licence.instances`, ordered once (capDecisions) when many are judged. */
+  decideCap?: (subject: Instance) => LicenceDecision,
 ): LicenceRefusal | undefined {
   const { entitlements, instances } = view.licence;
   const { feature } = module.licence;
@@ -48,6 +57,6 @@ export function licenceRefusal(
   }
   const self = instances.find((i) => i.namespace === resource.metadata.namespace && i.name === resource.metadata.name);
   if (!self) return undefined;
-  const cap = enforceCap(entitlements, cappedKind(resource.kind), instances, self);
+  const cap = decideCap ? decideCap(self) : enforceCap(entitlements, cappedKind(resource.kind), instances, self);
   return cap.allowed ? undefined : cap;
 }

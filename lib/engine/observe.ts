@@ -1,10 +1,10 @@
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import { orUndefined } from "../cluster/kube-client.js";
+import type { Instance } from "../licence/enforce.js";
 import { capInstances, observeEntitlements } from "../observe/license.js";
 import { observeReferenceGrants } from "../observe/reference-grants.js";
 import { listStored } from "../observe/stored.js";
-import type { Instance } from "../licence/enforce.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
@@ -128,7 +128,9 @@ export async function observeResource(
     observeEntitlements(client, options),
     mayReleaseSome ? consumersOf(client, options) : Promise.resolve([]),
   ]);
-  const instances = cached ? withSelf(cached, resource, options.now) : capInstances(all, resource, instanceOf, options.now);
+  const instances = cached
+    ? withSelf(cached, resource, options.now)
+    : capInstances(all, resource, instanceOf, options.now);
 
   const { namespace } = resource.metadata;
   const referrer = referrerOf(resource);

@@ -36,6 +36,28 @@ export function enforceFeature(entitlements: Entitlements, feature: Feature, sub
   };
 }
 
+/** The instances not admitted yet, in the order they are admitted in: creation time, then namespace/name. */
+function waitingInOrder(instances: readonly Instance[]): Instance[] {
+  return instances
+    .filter((i) => !i.admitted)
+    .sort(
+      (a, b) =>
+        a.creationTimestamp.localeCompare(b.creationTimestamp) ||
+        `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
+    );
+}
+
+/** The decision on a new instance with `ahead` instances before it (admitted earlier or created first). */
+function capDecision(entitlements: Entitlements, kind: CappedKind, subject: Instance, ahead: number): LicenceDecision {
+  const cap = entitlements.caps[kind];
+  if (ahead < cap) return { allowed: true };
+  return {
+    allowed: false,
+    reason: "InstanceCapExceeded",
+    message: `${kind} ${subject.namespace}/${subject.name} is refused: ${edition(entitlements)} allows ${cap} ${kind} instance(s) and ${ahead} come before it (admitted earlier or created first); nothing was created for it. Delete an unused ${kind}, or ${HOW_TO_LICENSE}`,
+  };
+}
+
 /**
  * An instance cap: instances admitted before keep their place; the others are admitted in a
  * deterministic order — creation time, then namespace/name — while room is left. Only a NEW instance
@@ -48,22 +70,32 @@ export function enforceCap(
   subject: Instance,
 ): LicenceDecision {
   if (subject.admitted) return { allowed: true };
-  const cap = entitlements.caps[kind];
   const admitted = instances.filter((i) => i.admitted).length;
-  const waiting = instances
-    .filter((i) => !i.admitted)
-    .sort(
-      (a, b) =>
-        a.creationTimestamp.localeCompare(b.creationTimestamp) ||
-        `${a.namespace}/${a.name}`.localeCompare(`${b.namespace}/${b.name}`),
-    );
-  const position = waiting.findIndex((i) => i.namespace === subject.namespace && i.name === subject.name);
+  const position = waitingInOrder(instances).findIndex(
+    (i) => i.namespace === subject.namespace && i.name === subject.name,
+  );
   // Both the admitted instances and those created earlier come before this one.
-  const ahead = admitted + position;
-  if (ahead < cap) return { allowed: true };
-  return {
-    allowed: false,
-    reason: "InstanceCapExceeded",
-    message: `${kind} ${subject.namespace}/${subject.name} is refused: ${edition(entitlements)} allows ${cap} ${kind} instance(s) and ${ahead} come before it (admitted earlier or created first); nothing was created for it. Delete an unused ${kind}, or ${HOW_TO_LICENSE}`,
-  };
+  return capDecision(entitlements, kind, subject, admitted + position);
+}
+
+/**
+ * enforceCap for any subject of one list of instances, with the order computed once: a synth judges every
+ * instance an app declares against the same list, and sorting it again per subject made synth quadratic.
+ */
+export function capDecisions(
+  entitlements: Entitlements,
+  kind: CappedKind,
+  instances: readonly Instance[],
+): (subject: Instance) => LicenceDecision {
+  const admitted = instances.filter((i) => i.admitted).length;
+  const key = (i: Instance) => JSON.stringify([i.namespace, i.name]);
+  /** Each namespace/name waiting at its first place in the order, as enforceCap finds it. */
+  const positions = new Map<string, number>();
+  waitingInOrder(instances).forEach((i, index) => {
+    if (!positions.has(key(i))) positions.set(key(i), index);
+  });
+  return (subject) =>
+    subject.admitted
+      ? { allowed: true }
+      : capDecision(entitlements, kind, subject, admitted + (positions.get(key(subject)) ?? -1));
 }

@@ -6,6 +6,7 @@ import { NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../c
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
 import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
+import { allDefinitions } from "../../lib/kinds/registry.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 
 describe("the PostgresCluster construct", () => {
@@ -57,18 +58,21 @@ describe("the NaviqueOperator construct", () => {
       metadata: { name: string };
       spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } };
     }[];
-    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+    // One CRD per kind of the registry, the licence singleton's first.
+    const crds = allDefinitions().map((d) => `CustomResourceDefinition/${d.plural}.core.navique.com`);
+    expect(crds.slice(0, 2)).toEqual([
       "CustomResourceDefinition/licenses.core.navique.com",
       "CustomResourceDefinition/postgresclusters.core.navique.com",
-      "CustomResourceDefinition/stacks.core.navique.com",
-      "CustomResourceDefinition/referencegrants.core.navique.com",
+    ]);
+    expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+      ...crds,
       "Namespace/navique-system",
       "ServiceAccount/navique-ai-core-operator",
       "ClusterRole/navique-ai-core-operator",
       "ClusterRoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
     ]);
-    const deployment = objects[8];
+    const deployment = objects[crds.length + 4];
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
       "operator",
       "--resync",
