@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { FINALIZER } from "../../lib/api/group.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/local-plane/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
