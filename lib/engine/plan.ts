@@ -1,4 +1,4 @@
-import { type Condition, OPERATORS_READY, READY, type ReportedFailure } from "../api/conditions.js";
+import { type Condition, OPERATORS_READY, READY, type ReportedFailure, reportedBefore } from "../api/conditions.js";
 import type { EmittedObject } from "../api/resource-status.js";
 import { LICENSED } from "../licence/enforce.js";
 import { wasAdmitted } from "./admission.js";
@@ -187,14 +187,20 @@ function desiredPass<Status>(
   const taken = takenBy(resource, desired.steps, view);
   const orphans = ownOrphans(module, resource, resource.status?.emitted ?? [], wanted, view.objects);
   const collected = collect(orphans, changeReason(module, resource));
+  const verdict = taken.length > 0 ? nameTakenVerdict(resource, taken) : desired.verdict;
+  // Said once, as every held state: not again while the resource already reports it.
+  const nameTaken: PlannedEvent[] =
+    taken.length > 0 && !reportedBefore(resource.status?.conditions, module.phase, NAME_TAKEN)
+      ? [{ type: "Warning", reason: NAME_TAKEN, message: verdict.message }]
+      : [];
   return {
     steps: [
       ...(taken.length > 0 ? [] : desired.steps),
       ...collected.steps,
       ...releases(resource, view, before, needed),
     ],
-    events: [...(desired.events ?? []), ...collected.events],
-    verdict: taken.length > 0 ? nameTakenVerdict(resource, taken) : desired.verdict,
+    events: [...(desired.events ?? []), ...nameTaken, ...collected.events],
+    verdict,
     desired,
     made: taken.length > 0 ? [] : wanted,
   };

@@ -5,6 +5,7 @@ import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
+import { ownershipMarks } from "../../lib/engine/ownership.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -118,12 +119,15 @@ describe("quiet reconciles", () => {
     const ns = await namespace("quiet-two");
     await adoptingPostgresCluster(context, ns, "chat", { blocked: false });
     await reconcileUntil(context, ns, "chat", (outcome) => !outcome.requeue);
-    // Then its copy is replaced by someone else's immutable Secret: every apply of the copy is refused (422).
+    // Then someone changes its copy and makes it immutable: every apply of the copy is refused (422).
     await client.core.deleteNamespacedSecret({ name: "chat-adopted-credentials", namespace: ns });
     await client.core.createNamespacedSecret({
       namespace: ns,
       body: {
-        metadata: { name: "chat-adopted-credentials" },
+        metadata: {
+          name: "chat-adopted-credentials",
+          ...ownershipMarks({ kind: "PostgresCluster", metadata: { name: "chat", namespace: ns } }),
+        },
         type: "kubernetes.io/basic-auth",
         immutable: true,
         stringData: { username: "someone", password: "else" },

@@ -4,6 +4,7 @@ import { STACK_PLURAL } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
+import { ownershipMarks } from "../../lib/engine/ownership.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { eventually } from "./cluster.js";
 import { createPostgresCluster, playCnpgClusterReady } from "./postgres.js";
@@ -25,9 +26,10 @@ export async function installCloudnativePg(context: ReconcileContext): Promise<v
 
 /**
  * A PostgresCluster `name` adopting the user's CNPG Cluster `shared` and its credentials `shared-app`, all
- * in `namespace`. With `blocked`, a Secret of the copy's name (`<name>-adopted-credentials`) already exists,
- * made by someone else and immutable: the apiserver refuses every apply of the copy with 422. No
- * CloudNativePG runs here: the test plays its controller, writing the Cluster's Ready status.
+ * in `namespace`. With `blocked`, the copy (`<name>-adopted-credentials`) already exists, carrying this
+ * PostgresCluster's marks (so the engine applies over it: it is its own) but made immutable with other
+ * data: the apiserver refuses every apply of the copy with 422. No CloudNativePG runs here: the test plays
+ * its controller, writing the Cluster's Ready status.
  */
 export async function adoptingPostgresCluster(
   context: ReconcileContext,
@@ -58,7 +60,10 @@ export async function adoptingPostgresCluster(
     await client.core.createNamespacedSecret({
       namespace,
       body: {
-        metadata: { name: `${name}-adopted-credentials` },
+        metadata: {
+          name: `${name}-adopted-credentials`,
+          ...ownershipMarks({ kind: "PostgresCluster", metadata: { name, namespace } }),
+        },
         type: "kubernetes.io/basic-auth",
         immutable: true,
         stringData: { username: "someone", password: "else" },

@@ -197,6 +197,18 @@ describe("planPostgresCluster", () => {
     // Not retried in a loop: the other object does not go away by itself (the resync looks again).
     expect(plan.requeue).toBe(false);
     expect(plan.status.emitted).toEqual([]);
+    // Said once: one Warning Event, none at the next pass that finds it reported.
+    expect(plan.events).toEqual([{ type: "Warning", reason: "NameTaken", message }]);
+    const again = planPostgresCluster(
+      resource({}, plan.status),
+      {
+        ...nothing,
+        capabilities: [decision("cert-manager"), decision("cloudnative-pg")],
+        objects: new Map([["Cluster/team-a/main", theirs]]),
+      },
+      context,
+    );
+    expect(again.events).toEqual([]);
   });
 
   it("is a pure function: the same inputs give the same plan", () => {
