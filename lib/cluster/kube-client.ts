@@ -120,6 +120,14 @@ interface RawResponse {
   readonly status: number;
   readonly body: string;
   readonly retryAfter: string | undefined;
+  readonly etag: string | undefined;
+}
+
+/** What a raw GET answered: 200 with a body, or 304 (nothing changed since `etag`) without one. */
+export interface RawGetResponse {
+  readonly status: number;
+  readonly body: string;
+  readonly etag: string | undefined;
 }
 
 function send(url: URL, options: RequestOptions, body: string): Promise<RawResponse> {
@@ -132,6 +140,7 @@ function send(url: URL, options: RequestOptions, body: string): Promise<RawRespo
           status: response.statusCode ?? 0,
           body: Buffer.concat(chunks).toString("utf8"),
           retryAfter: response.headers["retry-after"],
+          etag: response.headers.etag,
         }),
       );
       response.on("error", reject);
@@ -280,6 +289,31 @@ export class KubeClient {
     if (status >= 400)
       throw new ApiException(status, `server-side apply of ${object.kind} ${object.metadata.name} failed`, body, {});
     return JSON.parse(body) as KubernetesObject;
+  }
+
+  /**
+   * A GET the typed clients cannot make: API discovery and server-side Tables, whose shapes client-node
+   * does not model. `etag`, when given, is sent as If-None-Match: a 304 answer carries no body.
+   */
+  async get(path: string, accept: string, etag?: string): Promise<RawGetResponse> {
+    this.counter.count += 1;
+    const url = new URL(`${this.server}${path}`);
+    const requestOptions: RequestOptions = {
+      method: "GET",
+      headers: { accept, ...(etag ? { "if-none-match": etag } : {}) },
+    };
+    await this.kubeconfig.applyToHTTPSOptions(requestOptions);
+    const response = await sendWithRetries(
+      this.retry,
+      { method: "GET" },
+      () => send(url, requestOptions, ""),
+      (answer) => ({ kind: "response", status: answer.status, retryAfter: answer.retryAfter }),
+      async () => {},
+      (outcome, waitMs, retry) => this.onRetry?.(`GET ${url.pathname}`, outcome, waitMs, retry),
+    );
+    if (response.status >= 400)
+      throw new ApiException(response.status, `GET ${url.pathname} failed`, response.body, {});
+    return { status: response.status, body: response.body, etag: response.etag };
   }
 
   /** The object as stored, or undefined when it does not exist. */

@@ -11,6 +11,8 @@ import {
   type ReleaseWorkload,
 } from "../cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
+import { objectNames } from "../cluster/object-names.js";
+import { servedResources } from "../cluster/served-resources.js";
 import { deploymentReady, statefulSetReady } from "./workload-readiness.js";
 
 export interface CrdState {
@@ -71,35 +73,72 @@ function imageMatch(
   return undefined;
 }
 
-async function observeCrds(client: KubeClient, names: readonly string[]): Promise<CrdState[]> {
-  return Promise.all(
-    names.map(async (name) => {
-      const crd = await orUndefined(client.extensions.readCustomResourceDefinition({ name }));
-      const established =
-        crd?.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") ?? false;
-      return { name, exists: crd !== undefined, established };
-    }),
-  );
+/** Where the apiserver lists CRDs; a CRD's name is `<plural>.<group>` (validated by the apiserver). */
+const CRD_COLLECTION = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+function groupOf(crdName: string): string {
+  return crdName.slice(crdName.indexOf(".") + 1);
 }
 
+/**
+ * Which of the capability's CRDs exist and which are Established, in one request when all are served:
+ * discovery lists a CRD only once it is Established and while a version of it is served, so being
+ * served answers both questions for every CRD at once. Only when some are not served are the names of
+ * the cluster's CRDs read too (one more request, a Table without objects): a CRD that exists without
+ * being Established still counts for detection (CRDs present) and is reported "not Established", not
+ * "missing".
+ */
+async function observeCrds(client: KubeClient, names: readonly string[]): Promise<CrdState[]> {
+  const served = await servedResources(client, [...new Set(names.map(groupOf))]);
+  if (names.every((name) => served.has(name))) return names.map((name) => ({ name, exists: true, established: true }));
+  const existing = await objectNames(client, CRD_COLLECTION);
+  return names.map((name) => ({
+    name,
+    exists: existing.has(name),
+    established: existing.has(name) && served.has(name),
+  }));
+}
+
+interface Readiness {
+  readonly ready: boolean;
+}
+
+/** The workloads of one kind in one namespace, by name: one list, however many the release declares. */
+async function workloadsByName(
+  client: KubeClient,
+  kind: ReleaseWorkload["kind"],
+  namespace: string,
+): Promise<ReadonlyMap<string, Readiness>> {
+  const found =
+    kind === "Deployment"
+      ? (await client.apps.listNamespacedDeployment({ namespace })).items.map((d) => ({
+          name: d.metadata?.name ?? "",
+          ready: deploymentReady(d),
+        }))
+      : (await client.apps.listNamespacedStatefulSet({ namespace })).items.map((s) => ({
+          name: s.metadata?.name ?? "",
+          ready: statefulSetReady(s),
+        }));
+  return new Map(found.map((workload) => [workload.name, workload]));
+}
+
+/**
+ * The release's workloads with their readiness: one list per kind and namespace the manifest declares
+ * (the Deployments of the release namespace; StatefulSets only when the manifest has any), not one read
+ * per workload.
+ */
 async function observeWorkloads(client: KubeClient, workloads: readonly ReleaseWorkload[]): Promise<WorkloadState[]> {
+  const lists = new Map<string, Promise<ReadonlyMap<string, Readiness>>>();
+  const listFor = (workload: ReleaseWorkload) => {
+    const key = `${workload.kind} ${workload.namespace}`;
+    const list = lists.get(key) ?? workloadsByName(client, workload.kind, workload.namespace);
+    lists.set(key, list);
+    return list;
+  };
   return Promise.all(
     workloads.map(async (workload) => {
-      const args = { name: workload.name, namespace: workload.namespace };
-      if (workload.kind === "Deployment") {
-        const deployment = await orUndefined(client.apps.readNamespacedDeployment(args));
-        return {
-          ...workload,
-          exists: deployment !== undefined,
-          ready: deployment ? deploymentReady(deployment) : false,
-        };
-      }
-      const statefulSet = await orUndefined(client.apps.readNamespacedStatefulSet(args));
-      return {
-        ...workload,
-        exists: statefulSet !== undefined,
-        ready: statefulSet ? statefulSetReady(statefulSet) : false,
-      };
+      const found = (await listFor(workload)).get(workload.name);
+      return { ...workload, exists: found !== undefined, ready: found?.ready ?? false };
     }),
   );
 }
@@ -173,7 +212,15 @@ async function observeRelease(client: KubeClient, entry: CapabilityEntry): Promi
   return full ? decodeReleaseSecret(full) : undefined;
 }
 
-/** Reads one capability's state with a small number of requests that does not grow with unrelated objects. */
+/**
+ * Reads one capability's state in a few requests, none of whose answers grows with unrelated objects
+ * (docs/provenance.md, "Detection cost"): the release Secrets' metadata and discovery, at once; then the
+ * CRD names only when some CRD is not served; then either the release's workloads (one list per kind and
+ * namespace) or, for CRDs without a release, the controller search. Three or four requests in every
+ * state of the catalog's entries, the first read of a new release revision included; one more for a
+ * release that declares StatefulSets, for CRDs all present but not all Established without a release,
+ * and per 250 Deployments beyond the first when only the image fallback can tell.
+ */
 export async function observeCapability(client: KubeClient, entry: CapabilityEntry): Promise<CapabilityObservation> {
   const [release, crds] = await Promise.all([observeRelease(client, entry), observeCrds(client, entry.crds.names)]);
   const allCrdsExist = crds.every((crd) => crd.exists);
