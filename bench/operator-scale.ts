@@ -1,0 +1,442 @@
+/**
+ * The operator at scale: runs `navique operator` as users do (the built package, dist/, in its own
+ * process) and samples its memory (VmRSS) and CPU time (utime + stime), children included, every second,
+ * through four phases:
+ *
+ *   1. idle: no resource of the product in the cluster, 30 s;
+ *   2. load: N PostgresClusters in external mode (N = 1,000 by default), each with its connection Secret,
+ *      created in batches in a namespace of their own, and the time until the operator has written a
+ *      status on every one — Ready, or refused by the instance cap (under the Community edition 2 are
+ *      admitted and the others refused) — as the reconcile throughput;
+ *   3. steady state: two resyncs (2 x 30 s, plus a margin) with nothing changing;
+ *   4. clean-up: the namespace deleted (the operator finalizes every PostgresCluster) and waited for.
+ *
+ * and prints a table beside the goals of issue 9. With --cpu-prof the operator runs under
+ * `node --cpu-prof` and the steady state's samples are summarised: where the time goes.
+ *
+ * It builds nothing: run `npm run build` first. Without dist/lib/cli/main.js (or with --tsx) the operator
+ * runs from the sources through tsx, and the output says so. By default it starts a control plane of its
+ * own (the local plane's toolchain, plane name `bench-operator-scale`) and stops it at the end
+ * (--keep-plane keeps it for the next run): a thousand PostgresClusters on the shared local plane would
+ * count against the cluster-wide caps of the tests running there. --kubeconfig PATH uses that cluster
+ * instead. It asserts nothing and is not part of `npm run bench` (it takes about ten minutes):
+ *
+ *   npm run build && npx tsx bench/operator-scale.ts [--count N] [--cpu-prof] [--tsx] [--kubeconfig PATH]
+ *     [--resync SECONDS] [--idle SECONDS] [--keep-plane]        (N also from NAVIQUE_BENCH_COUNT)
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { API_GROUP, API_VERSION } from "../lib/api/group.js";
+import { POSTGRES_CLUSTER_PLURAL } from "../lib/api/postgres-cluster.js";
+import { ensureNaviqueCrds } from "../lib/apply/navique-crds.js";
+import { KubeClient } from "../lib/cluster/kube-client.js";
+import { LocalControlPlane } from "../lib/local-plane/plane.js";
+import { apiserverRequests, requestRates } from "./apiserver-requests.js";
+import { summariseCpuProfile } from "./cpu-profile.js";
+import { deleteNamespaceAndWait } from "./namespace.js";
+import { processUsage } from "./process-usage.js";
+
+const NAMESPACE = "bench-operator-scale";
+const PLANE_NAME = "bench-operator-scale";
+const IN_FLIGHT = 20;
+const STATUS_TIMEOUT_MS = 30 * 60_000;
+const CLEANUP_TIMEOUT_MS = 20 * 60_000;
+const MiB = 1024 * 1024;
+const GOALS = {
+  idleRssMiB: 128,
+  steadyRssMiB: 200,
+  steadyCpuPercent: 5,
+};
+
+const { values: flags } = parseArgs({
+  options: {
+    count: { type: "string" },
+    kubeconfig: { type: "string" },
+    resync: { type: "string", default: "30" },
+    idle: { type: "string", default: "30" },
+    "cpu-prof": { type: "boolean", default: false },
+    tsx: { type: "boolean", default: false },
+    "keep-plane": { type: "boolean", default: false },
+  },
+});
+const COUNT = Number(flags.count ?? process.env.NAVIQUE_BENCH_COUNT ?? 1_000);
+const RESYNC_S = Number(flags.resync);
+const IDLE_S = Number(flags.idle);
+
+/** One sample a second: when, and the operator's usage then. */
+interface Sample {
+  readonly atMs: number;
+  readonly rssBytes: number;
+  readonly cpuSeconds: number;
+}
+
+interface PhaseFigures {
+  readonly name: string;
+  readonly seconds: number;
+  readonly meanCpuPercent: number;
+  readonly peakCpuPercent: number;
+  readonly maxRssMiB: number;
+  readonly endRssMiB: number;
+}
+
+class Sampler {
+  readonly samples: Sample[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly pid: number) {}
+
+  start(): void {
+    this.take();
+    this.timer = setInterval(() => this.take(), 1_000);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  private take(): void {
+    const usage = processUsage(this.pid);
+    this.samples.push({ atMs: Date.now(), rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds });
+  }
+
+  /** Figures of the samples taken between two instants. */
+  phase(name: string, fromMs: number, toMs: number): PhaseFigures {
+    const window = this.samples.filter((s) => s.atMs >= fromMs && s.atMs <= toMs);
+    const first = window[0];
+    const last = window[window.length - 1];
+    if (!first || !last || last === first) {
+      return { name, seconds: 0, meanCpuPercent: 0, peakCpuPercent: 0, maxRssMiB: 0, endRssMiB: 0 };
+    }
+    const seconds = (last.atMs - first.atMs) / 1000;
+    let peak = 0;
+    for (let i = 1; i < window.length; i++) {
+      const [before, after] = [window[i - 1] as Sample, window[i] as Sample];
+      const elapsed = (after.atMs - before.atMs) / 1000;
+      if (elapsed > 0) peak = Math.max(peak, (100 * (after.cpuSeconds - before.cpuSeconds)) / elapsed);
+    }
+    return {
+      name,
+      seconds,
+      meanCpuPercent: (100 * (last.cpuSeconds - first.cpuSeconds)) / seconds,
+      peakCpuPercent: peak,
+      maxRssMiB: Math.max(...window.map((s) => s.rssBytes)) / MiB,
+      endRssMiB: last.rssBytes / MiB,
+    };
+  }
+}
+
+/** How the operator is started: from the built package when there is one, else from the sources. */
+function operatorCommand(kubeconfig: string, profileDir: string | undefined): { args: string[]; how: string } {
+  const built = join(process.cwd(), "dist", "lib", "cli", "main.js");
+  const profiling = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+  const operatorArgs = ["operator", "--kubeconfig", kubeconfig, "--resync", String(RESYNC_S)];
+  // External mode installs nothing; a local chart mirror all the same, so that nothing could reach the internet.
+  operatorArgs.push("--chart-source", `dir:${join(process.cwd(), "test", "fixtures", "charts")}`);
+  if (existsSync(built) && !flags.tsx) {
+    return { args: [...profiling, built, ...operatorArgs], how: "the built package (node dist/lib/cli/main.js)" };
+  }
+  const why = flags.tsx ? "--tsx given" : "dist/lib/cli/main.js not found: run `npm run build` first";
+  return {
+    args: [...profiling, "--import", "tsx", join(process.cwd(), "lib", "cli", "main.ts"), ...operatorArgs],
+    how: `the sources through tsx (node --import tsx lib/cli/main.ts; ${why})`,
+  };
+}
+
+/** Starts the operator and resolves once it reports it started (its watches are up). */
+async function startOperator(
+  args: readonly string[],
+  logPath: string,
+): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const log = createWriteStream(logPath);
+  let output = "";
+  const started = new Promise<void>((resolve, reject) => {
+    const collect = (chunk: Buffer) => {
+      log.write(chunk);
+      if (output.length < 100_000) output += chunk.toString();
+      if (/\[operator\] started/.test(output)) resolve();
+    };
+    child.stdout?.on("data", collect);
+    child.stderr?.on("data", collect);
+    child.once("exit", (code) => reject(new Error(`the operator exited (${code}) before starting:\n${output}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the operator did not report it started within 180 s:\n${output}`)),
+      180_000,
+    );
+  });
+  try {
+    await Promise.race([started, timedOut]);
+  } catch (error) {
+    child.kill("SIGKILL");
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return { child, exited };
+}
+
+async function inBatches(count: number, create: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await create(next++);
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+}
+
+async function createResources(client: KubeClient): Promise<void> {
+  await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  await inBatches(COUNT, async (index) => {
+    const name = `pg-${String(index).padStart(4, "0")}`;
+    await client.core.createNamespacedSecret({
+      namespace: NAMESPACE,
+      body: {
+        metadata: { name: `${name}-connection` },
+        stringData: {
+          host: `${name}.db.example`,
+          port: "5432",
+          username: "app",
+          password: `bench-only-${index}`,
+        },
+      },
+    });
+    await client.custom.createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: POSTGRES_CLUSTER_PLURAL,
+      namespace: NAMESPACE,
+      body: {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: "PostgresCluster",
+        metadata: { name },
+        spec: { mode: "external", external: { connectionSecretRef: { name: `${name}-connection` } } },
+      },
+    });
+  });
+}
+
+type Conditions = { type: string; status: string; reason: string }[];
+
+/** Counts of the namespace's PostgresClusters by what the operator wrote on them. */
+async function statusCounts(client: KubeClient): Promise<{ ready: number; refused: number; other: number }> {
+  const list = (await client.custom.listNamespacedCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: POSTGRES_CLUSTER_PLURAL,
+    namespace: NAMESPACE,
+  })) as { items: { status?: { conditions?: Conditions } }[] };
+  let ready = 0;
+  let refused = 0;
+  let other = 0;
+  for (const item of list.items) {
+    const conditions = item.status?.conditions ?? [];
+    if (conditions.some((c) => c.type === "Ready" && c.status === "True")) ready++;
+    else if (
+      conditions.some((c) => c.type === "Licensed" && c.status === "False" && c.reason === "InstanceCapExceeded")
+    )
+      refused++;
+    else other++;
+  }
+  return { ready, refused, other };
+}
+
+const progress = (line: string) => process.stderr.write(`[operator-scale] ${line}\n`);
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+
+function printTable(phases: readonly PhaseFigures[]): void {
+  const columns = ["phase", "seconds", "CPU mean % of a core", "CPU peak %", "RSS max MiB", "RSS end MiB"];
+  const rows = phases.map((p) => [
+    p.name,
+    fixed(p.seconds, 0),
+    fixed(p.meanCpuPercent),
+    fixed(p.peakCpuPercent),
+    fixed(p.maxRssMiB),
+    fixed(p.endRssMiB),
+  ]);
+  const widths = columns.map((c, i) => Math.max(c.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join("  ");
+  process.stdout.write(`${line(columns)}\n${line(widths.map((w) => "-".repeat(w)))}\n`);
+  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+}
+
+async function main(): Promise<void> {
+  const plane = flags.kubeconfig ? undefined : new LocalControlPlane({ name: PLANE_NAME });
+  try {
+    const kubeconfig = flags.kubeconfig ?? (await plane?.ensureRunning())?.kubeconfig ?? "";
+    await run(kubeconfig, plane ? `plane ${PLANE_NAME} (the bench's own)` : kubeconfig);
+  } finally {
+    operator?.kill("SIGKILL");
+    if (plane && !flags["keep-plane"]) await plane.stop();
+  }
+}
+
+/** The operator process while it runs, so that a failure anywhere still ends it. */
+let operator: ChildProcess | undefined;
+
+interface LoadFigures {
+  readonly createdMs: number;
+  readonly statusedMs: number;
+  readonly counts: { readonly ready: number; readonly refused: number; readonly other: number };
+}
+
+/** Creates the resources, then waits until the operator has written a status on every one. */
+async function load(client: KubeClient): Promise<LoadFigures> {
+  const from = Date.now();
+  progress(`creating ${COUNT} Secrets and PostgresClusters`);
+  await createResources(client);
+  const createdMs = Date.now() - from;
+  progress(`created in ${fixed(createdMs / 1000)} s; waiting for a status on each`);
+  let counts = await statusCounts(client);
+  let reported = Date.now();
+  while (counts.ready + counts.refused < COUNT && Date.now() - from < STATUS_TIMEOUT_MS) {
+    await sleep(2_000);
+    counts = await statusCounts(client);
+    if (Date.now() - reported >= 30_000) {
+      reported = Date.now();
+      progress(`${counts.ready} Ready, ${counts.refused} refused, ${counts.other} without either yet`);
+    }
+  }
+  return { createdMs, statusedMs: Date.now() - from, counts };
+}
+
+/** Deletes the namespace (the operator finalizes every PostgresCluster in it) and waits, within a limit. */
+async function cleanUp(client: KubeClient): Promise<string> {
+  const from = Date.now();
+  progress("deleting the namespace");
+  const gone = await Promise.race([
+    deleteNamespaceAndWait(client, NAMESPACE).then(() => true),
+    sleep(CLEANUP_TIMEOUT_MS).then(() => false),
+  ]);
+  return gone
+    ? `namespace gone after ${fixed((Date.now() - from) / 1000)} s`
+    : `namespace still there after ${CLEANUP_TIMEOUT_MS / 60_000} min`;
+}
+
+/** Stops the operator as a user would (SIGINT, so that a CPU profile is written), killing it if it hangs. */
+async function stopOperator(child: ChildProcess, exited: Promise<number | null>): Promise<string> {
+  child.kill("SIGINT");
+  const code = await Promise.race([exited, sleep(30_000).then(() => "hung" as const)]);
+  if (code === "hung") child.kill("SIGKILL");
+  operator = undefined;
+  return code === "hung" ? "killed after 30 s without exiting on SIGINT" : `code ${code}`;
+}
+
+function printFigures(
+  how: string,
+  phases: readonly PhaseFigures[],
+  figures: LoadFigures,
+  cleanup: string,
+  exit: string,
+) {
+  const { createdMs, statusedMs, counts } = figures;
+  const idle = phases[0] as PhaseFigures;
+  const steady = phases[2] as PhaseFigures;
+  const verdict = (ok: boolean) => (ok ? "met" : "MISSED");
+  const underTsx = how.startsWith("the built") ? "" : " (measured under tsx, not the built package)";
+  const gaveUp = counts.ready + counts.refused < COUNT ? ` (gave up after ${STATUS_TIMEOUT_MS / 60_000} min)` : "";
+  process.stdout.write("\n");
+  printTable(phases);
+  process.stdout.write(
+    [
+      "",
+      `created ${COUNT} Secrets + ${COUNT} PostgresClusters in ${fixed(createdMs / 1000)} s (${IN_FLIGHT} requests in flight)`,
+      `statuses: ${counts.ready} Ready, ${counts.refused} refused by the cap, ${counts.other} other, ${fixed(statusedMs / 1000)} s after creation began${gaveUp}`,
+      `reconcile throughput: ${fixed(COUNT / (statusedMs / 1000), 2)} resources/s (from the first create to the last status)`,
+      `clean-up: ${cleanup}`,
+      `operator exit: ${exit}`,
+      "",
+      "goals (issue 9):",
+      `  idle RSS ≤ ${GOALS.idleRssMiB} MiB from the built package: ${fixed(idle.maxRssMiB)} MiB — ${verdict(idle.maxRssMiB <= GOALS.idleRssMiB)}${underTsx}`,
+      `  steady-state RSS ≤ ${GOALS.steadyRssMiB} MiB with ${COUNT} resources: ${fixed(steady.maxRssMiB)} MiB — ${verdict(steady.maxRssMiB <= GOALS.steadyRssMiB)}`,
+      `  steady-state CPU ≤ ${GOALS.steadyCpuPercent}% of a core: ${fixed(steady.meanCpuPercent)}% — ${verdict(steady.meanCpuPercent <= GOALS.steadyCpuPercent)}`,
+      "",
+    ].join("\n"),
+  );
+}
+
+function printProfile(profileDir: string, fromUs: number, toUs: number): void {
+  const profile = existsSync(profileDir) ? readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile")) : undefined;
+  if (!profile) {
+    process.stdout.write(`no CPU profile was written in ${profileDir} (the operator did not exit cleanly)\n`);
+    return;
+  }
+  const summary = summariseCpuProfile(join(profileDir, profile), fromUs, toUs);
+  const window = summary.windowed ? "" : " — no sample in the window: the whole run";
+  process.stdout.write(
+    `CPU profile of the steady state (${join(profileDir, profile)}): ${fixed(summary.totalMs / 1000)} s sampled${window}\n`,
+  );
+  process.stdout.write("  by area (self time):\n");
+  for (const a of summary.areas) process.stdout.write(`    ${fixed(a.ms, 0).padStart(7)} ms  ${a.frame}\n`);
+  process.stdout.write("  by self time:\n");
+  for (const f of summary.self) process.stdout.write(`    ${fixed(f.ms, 0).padStart(7)} ms  ${f.frame}\n`);
+  process.stdout.write("  the project's functions, by inclusive time:\n");
+  for (const f of summary.inclusive) process.stdout.write(`    ${fixed(f.ms, 0).padStart(7)} ms  ${f.frame}\n`);
+}
+
+async function run(kubeconfig: string, cluster: string): Promise<void> {
+  const out = mkdtempSync(join(tmpdir(), "navique-operator-scale-"));
+  const client = KubeClient.fromFile(kubeconfig);
+  await ensureNaviqueCrds(client);
+  await deleteNamespaceAndWait(client, NAMESPACE);
+
+  const profileDir = flags["cpu-prof"] ? join(out, "profile") : undefined;
+  const { args, how } = operatorCommand(kubeconfig, profileDir);
+  process.stdout.write(
+    `operator from ${how}; cluster: ${cluster}; ${COUNT} PostgresClusters; resync ${RESYNC_S} s; output in ${out}\n`,
+  );
+  const { child, exited } = await startOperator(args, join(out, "operator.log"));
+  operator = child;
+  const sampler = new Sampler(child.pid ?? 0);
+  sampler.start();
+  const phases: PhaseFigures[] = [];
+
+  const idleFrom = Date.now();
+  progress(`idle for ${IDLE_S} s`);
+  await sleep(IDLE_S * 1000);
+  phases.push(sampler.phase("idle (no resources)", idleFrom, Date.now()));
+
+  const loadFrom = Date.now();
+  const figures = await load(client);
+  phases.push(sampler.phase(`load (create ${COUNT}, until all have a status)`, loadFrom, Date.now()));
+
+  const steadyFrom = Date.now();
+  const steadyFromUs = monotonicUs();
+  const requestsBefore = await apiserverRequests(client.kubeconfig);
+  progress(`steady state for ${2 * RESYNC_S + 5} s`);
+  await sleep((2 * RESYNC_S + 5) * 1000);
+  const requestsAfter = await apiserverRequests(client.kubeconfig);
+  const steadyToUs = monotonicUs();
+  phases.push(sampler.phase(`steady state (2 resyncs, ${COUNT} resources)`, steadyFrom, Date.now()));
+  const rates = requestRates(requestsBefore, requestsAfter, (Date.now() - steadyFrom) / 1000);
+
+  const cleanupFrom = Date.now();
+  const cleanup = await cleanUp(client);
+  phases.push(sampler.phase("clean-up (namespace deleted, finalized)", cleanupFrom, Date.now()));
+  sampler.stop();
+  const exit = await stopOperator(child, exited);
+
+  printFigures(how, phases, figures, cleanup, exit);
+  process.stdout.write(
+    "apiserver requests served per second in the steady state (every client; the bench sends none then):\n",
+  );
+  for (const rate of rates.slice(0, 12))
+    process.stdout.write(`  ${fixed(rate.perSecond, 2).padStart(8)}  ${rate.what}\n`);
+  process.stdout.write("\n");
+  if (profileDir) printProfile(profileDir, steadyFromUs, steadyToUs);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
