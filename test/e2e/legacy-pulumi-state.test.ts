@@ -13,6 +13,7 @@ import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_SOURCE,
   lockCapabilities,
+  resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
@@ -139,6 +140,9 @@ describe("a Pulumi stack recorded by an earlier version", () => {
     unlock = await lockCapabilities();
     client = testClient();
     helm = (await toolchainPaths()).helm;
+    // PostgresClusters and Stacks left by a run that died count against the Community cap, which the two
+    // recorded PostgresClusters fill: finalized first (with no capability named, that is all it does).
+    await resetCapabilities(client, await testHelm(), [], { crds: false });
     work = await mkdtemp(join(tmpdir(), "navique-legacy-state-"));
     namespace = await createTestNamespace("legacy-pulumi");
     await createConnectionSecret(client, ns());
