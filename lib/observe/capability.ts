@@ -1,4 +1,4 @@
-import { setHeaderMiddleware } from "@kubernetes/client-node";
+import { setHeaderMiddleware, type V1Deployment } from "@kubernetes/client-node";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { imageRepository, matchingUpstreamImage } from "../catalog/image-identity.js";
 import {
@@ -143,43 +143,51 @@ async function observeWorkloads(client: KubeClient, workloads: readonly ReleaseW
   );
 }
 
+function sighting(deployment: V1Deployment, matchedBy: string): ControllerSighting {
+  return {
+    name: deployment.metadata?.name ?? "",
+    namespace: deployment.metadata?.namespace ?? "",
+    matchedBy,
+    ready: deploymentReady(deployment),
+  };
+}
+
+function carries(deployment: V1Deployment, labels: Readonly<Record<string, string>>): boolean {
+  const present = deployment.metadata?.labels ?? {};
+  return Object.entries(labels).every(([key, value]) => present[key] === value);
+}
+
 /**
- * Finds the capability's controller anywhere in the cluster: first by each of its well-known label sets
- * (one label-selected list each), then, only if none matched, by the image repository of its containers
- * (a paged list of Deployments, the one cost that grows with the cluster's Deployments, never with its
- * Secrets or foreign releases).
+ * Finds the capability's controller anywhere in the cluster, by its label sets in order (the first set
+ * any Deployment carries wins), then, only if none matched, by the image repository of its containers.
+ * The first label set, the official chart's own, is one label-selected list, so that the common case
+ * never reads other Deployments. Whatever comes after it is judged in ONE pass over a paged list of
+ * every Deployment: the other label sets and the images together, so that an entry with several label
+ * sets costs no more requests than one with a single set. That list is the one cost that grows with the
+ * cluster's Deployments (a request per 250), never with its Secrets or foreign releases.
  */
 async function findControllers(client: KubeClient, entry: CapabilityEntry): Promise<ControllerSighting[]> {
-  for (const labels of entry.identity.labels) {
-    const selector = labelSelector(labels);
+  const [first, ...others] = entry.identity.labels;
+  if (first) {
+    const selector = labelSelector(first);
     const found = await client.apps.listDeploymentForAllNamespaces({ labelSelector: selector });
-    if (found.items.length > 0) {
-      return found.items.map((d) => ({
-        name: d.metadata?.name ?? "",
-        namespace: d.metadata?.namespace ?? "",
-        matchedBy: `label ${selector}`,
-        ready: deploymentReady(d),
-      }));
-    }
+    if (found.items.length > 0) return found.items.map((d) => sighting(d, `label ${selector}`));
   }
-  const sightings: ControllerSighting[] = [];
+  const byLabels = others.map(() => [] as ControllerSighting[]);
+  const byImage: ControllerSighting[] = [];
   let continueToken: string | undefined;
   do {
     const page = await client.apps.listDeploymentForAllNamespaces({ limit: DEPLOYMENT_PAGE, _continue: continueToken });
     for (const deployment of page.items) {
+      others.forEach((labels, set) => {
+        if (carries(deployment, labels)) byLabels[set]?.push(sighting(deployment, `label ${labelSelector(labels)}`));
+      });
       const match = imageMatch(deployment.spec?.template.spec?.containers ?? [], entry.identity.images);
-      if (match) {
-        sightings.push({
-          name: deployment.metadata?.name ?? "",
-          namespace: deployment.metadata?.namespace ?? "",
-          matchedBy: match,
-          ready: deploymentReady(deployment),
-        });
-      }
+      if (match) byImage.push(sighting(deployment, match));
     }
     continueToken = page.metadata?._continue || undefined;
   } while (continueToken);
-  return sightings;
+  return byLabels.find((sightings) => sightings.length > 0) ?? byImage;
 }
 
 /**
@@ -219,7 +227,7 @@ async function observeRelease(client: KubeClient, entry: CapabilityEntry): Promi
  * namespace) or, for CRDs without a release, the controller search. Three or four requests in every
  * state of the catalog's entries, the first read of a new release revision included; one more for a
  * release that declares StatefulSets, for CRDs all present but not all Established without a release,
- * and per 250 Deployments beyond the first when only the image fallback can tell.
+ * and per 250 Deployments beyond the first when the first label set finds no controller.
  */
 export async function observeCapability(client: KubeClient, entry: CapabilityEntry): Promise<CapabilityObservation> {
   const [release, crds] = await Promise.all([observeRelease(client, entry), observeCrds(client, entry.crds.names)]);

@@ -167,3 +167,77 @@ describe("CRD states of a detection", () => {
     ]);
   });
 });
+
+// The controller search of an entry with several label sets (as the redis-operator entry has): the first
+// set is one label-selected list, every later set and the images are judged in one list of every
+// Deployment, so a detection costs 4 requests whichever identity tells (or none), never one per set.
+describe("controller search with several label sets", () => {
+  const id = randomBytes(3).toString("hex");
+  const group = `search-${id}.test.navique.com`;
+  const crd = testCrd(group, "widgets", "Widget", true);
+  const FIRST = "test.navique.com/first-identity";
+  const SECOND = "test.navique.com/second-identity";
+  const IMAGE = `registry.invalid/detection-${id}/controller`;
+  let client: KubeClient;
+  let namespace: string;
+  let entry: CapabilityEntry;
+
+  const deployment = (name: string, labels: Record<string, string>, image: string) =>
+    client.apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name, labels },
+        spec: {
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: "controller", image }] },
+          },
+        },
+      },
+    });
+  const detect = async () => {
+    const before = client.requests;
+    const verdict = detectProvenance(entry, await observeCapability(client, entry));
+    return { ...verdict, requests: client.requests - before };
+  };
+
+  beforeAll(async () => {
+    client = testClient();
+    namespace = (await createTestNamespace("detection-search")).name;
+    entry = CapabilityEntry.parse({
+      ...CLOUDNATIVE_PG,
+      name: "detection-search",
+      release: { name: "detection-search", namespace },
+      crds: { names: [crd.metadata?.name ?? ""], shippedAs: "templates" },
+      identity: { labels: [{ [FIRST]: id }, { [SECOND]: id }], images: [IMAGE] },
+    });
+    await client.extensions.createCustomResourceDefinition({ body: crd });
+    await eventually("widgets to be served", async () => ((await detect()).requests === 4 ? true : undefined));
+  });
+  afterAll(async () => {
+    await client.extensions.deleteCustomResourceDefinition({ name: crd.metadata?.name ?? "" }).catch(() => undefined);
+    await deleteNamespaceAndWait(client, namespace);
+  });
+
+  it("judges every later label set and the images in one list, in their order", async () => {
+    expect(await detect()).toMatchObject({ state: "Absent", requests: 4 });
+
+    await deployment("by-image", {}, `mirror.example.com/detection-${id}/controller:1`);
+    expect(await detect()).toMatchObject({ state: "Adopted", requests: 4 });
+    expect((await detect()).evidence).toContain(`controller Deployment ${namespace}/by-image matched by image`);
+
+    // A later label set outranks the images, as each set outranks the next.
+    await deployment("by-second", { [SECOND]: id }, "registry.invalid/unrelated:1");
+    const second = await detect();
+    expect(second).toMatchObject({ state: "Adopted", requests: 4 });
+    expect(second.evidence).toContain(`controller Deployment ${namespace}/by-second matched by label ${SECOND}=${id}`);
+    expect(second.evidence).not.toContain("more");
+
+    // The first set is found by its own label-selected list, and nothing else is read.
+    await deployment("by-first", { [FIRST]: id }, "registry.invalid/unrelated:1");
+    const first = await detect();
+    expect(first).toMatchObject({ state: "Adopted", requests: 3 });
+    expect(first.evidence).toContain(`controller Deployment ${namespace}/by-first matched by label ${FIRST}=${id}`);
+  });
+});
