@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
+import { datastoreModeRules } from "./datastore-mode-rules.js";
 import { ObjectRef, objectName, SecretKeyRef } from "./refs.js";
 import { ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
@@ -172,55 +173,14 @@ export const PostgresExternal = z
   .strict();
 export type PostgresExternal = z.infer<typeof PostgresExternal>;
 
-/**
- * Cross-field rules, stated once for zod (`superRefine` below) and once, as CEL, for the apiserver; a
- * test checks that both reject the same objects with the same guidance.
- */
-export const POSTGRES_SPEC_RULES = [
-  {
-    rule: "self.mode != 'adopt' || has(self.adopt)",
-    message:
-      "spec.adopt is required when spec.mode is adopt: set spec.adopt.clusterRef and spec.adopt.credentialsSecretRef",
-    path: ["adopt"],
-  },
-  {
-    rule: "self.mode != 'external' || has(self.external)",
-    message: "spec.external is required when spec.mode is external: set spec.external.connectionSecretRef",
-    path: ["external"],
-  },
-  {
-    rule: "self.mode == 'adopt' || !has(self.adopt)",
-    message: "spec.adopt is only allowed when spec.mode is adopt: remove spec.adopt or set spec.mode: adopt",
-    path: ["adopt"],
-  },
-  {
-    rule: "self.mode == 'external' || !has(self.external)",
-    message:
-      "spec.external is only allowed when spec.mode is external: remove spec.external or set spec.mode: external",
-    path: ["external"],
-  },
-  {
-    rule: "self.mode == 'managed' || !has(self.managed)",
-    message: "spec.managed is only allowed when spec.mode is managed: remove spec.managed or set spec.mode: managed",
-    path: ["managed"],
-  },
-] as const;
+/** The modes' rules (lib/api/datastore-mode-rules.ts), in zod (`superRefine` below) and as CEL for the apiserver. */
+const POSTGRES_MODE_RULES = datastoreModeRules("spec.adopt.clusterRef and spec.adopt.credentialsSecretRef");
 
-function modeBlockRules(spec: {
-  mode: string;
-  adopt?: unknown;
-  external?: unknown;
-  managed?: unknown;
-}): (typeof POSTGRES_SPEC_RULES)[number][] {
-  const broken: (typeof POSTGRES_SPEC_RULES)[number][] = [];
-  const [adoptRequired, externalRequired, adoptOnly, externalOnly, managedOnly] = POSTGRES_SPEC_RULES;
-  if (spec.mode === "adopt" && spec.adopt === undefined) broken.push(adoptRequired);
-  if (spec.mode === "external" && spec.external === undefined) broken.push(externalRequired);
-  if (spec.mode !== "adopt" && spec.adopt !== undefined) broken.push(adoptOnly);
-  if (spec.mode !== "external" && spec.external !== undefined) broken.push(externalOnly);
-  if (spec.mode !== "managed" && spec.managed !== undefined) broken.push(managedOnly);
-  return broken;
-}
+/**
+ * Cross-field rules, stated once for zod and once, as CEL, for the apiserver; a test checks that both
+ * reject the same objects with the same guidance.
+ */
+export const POSTGRES_SPEC_RULES = POSTGRES_MODE_RULES.rules;
 
 export const PostgresClusterSpec = z
   .object({
@@ -241,7 +201,7 @@ export const PostgresClusterSpec = z
   })
   .strict()
   .superRefine((spec, ctx) => {
-    for (const broken of modeBlockRules(spec)) {
+    for (const broken of POSTGRES_MODE_RULES.broken(spec)) {
       ctx.addIssue({ code: "custom", message: broken.message, path: [...broken.path] });
     }
     const seen = new Set<string>();

@@ -6,6 +6,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep, PlannedEvent } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { externalConnection } from "../external-connection.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
@@ -238,33 +239,17 @@ function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDe
 function desiredExternal(resource: PostgresCluster, view: EngineView): PostgresDesired {
   const ref = resource.spec.external?.connectionSecretRef;
   if (!ref) throw new Error("unreachable: mode external without spec.external passed validation");
-  const { namespace } = resource.metadata;
-  const where = `${refNamespace(ref, namespace)}/${ref.name}`;
-  if (refNamespace(ref, namespace) !== namespace) {
-    return notReady(
-      "external",
-      "CrossNamespaceSecret",
-      `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
-    );
-  }
   const credentials = view.reads?.externalCredentials as Credentials | undefined;
-  const lacking = ["host", "username", "password"].filter((k) => !credentials?.[k as keyof Credentials]);
-  if (!credentials || lacking.length > 0) {
-    return notReady(
-      "external",
-      "ConnectionSecretInvalid",
-      credentials
-        ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, username, password)`
-        : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
-    );
-  }
-  const host = credentials.host ?? "";
-  const port = Number.parseInt(credentials.port ?? String(POSTGRES_PORT), 10);
+  const wired = externalConnection(ref, resource.metadata.namespace, credentials, {
+    keys: ["host", "username", "password"],
+    port: POSTGRES_PORT,
+  });
+  if (!("host" in wired)) return { steps: [], status: { provenance: "external" }, verdict: wired.verdict };
   return {
     steps: [],
-    status: connection(host, port, { name: ref.name, namespace }, "external"),
-    readyMessage: readyMessage(host, port),
-    verdict: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+    status: connection(wired.host, wired.port, wired.secret, "external"),
+    readyMessage: readyMessage(wired.host, wired.port),
+    verdict: wired.verdict,
   };
 }
 

@@ -8,6 +8,7 @@ import {
 import { refNamespace } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
+import { connectionSecretRead } from "../external-connection.js";
 import {
   CNPG_API_VERSION,
   CNPG_CLUSTERS,
@@ -80,20 +81,8 @@ function observes(resource: PostgresCluster): ObservedRead[] {
       },
     ];
   }
-  if (spec.mode === "external" && spec.external) {
-    const ref = spec.external.connectionSecretRef;
-    return [
-      {
-        id: "externalCredentials",
-        field: "spec.external.connectionSecretRef",
-        apiVersion: "v1",
-        kind: "Secret",
-        namespace: refNamespace(ref, namespace),
-        name: ref.name,
-        as: "credentials",
-      },
-    ];
-  }
+  if (spec.mode === "external" && spec.external)
+    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
   return [];
 }
 

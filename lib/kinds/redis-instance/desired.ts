@@ -6,6 +6,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { externalConnection } from "../external-connection.js";
 import {
   REDIS_PORT,
   REDIS_REPLICATION,
@@ -200,31 +201,16 @@ function desiredAdopted(resource: RedisInstance, view: EngineView): RedisDesired
 function desiredExternal(resource: RedisInstance, view: EngineView): RedisDesired {
   const ref = resource.spec.external?.connectionSecretRef;
   if (!ref) throw new Error("unreachable: mode external without spec.external passed validation");
-  const { namespace } = resource.metadata;
-  const where = `${refNamespace(ref, namespace)}/${ref.name}`;
-  if (refNamespace(ref, namespace) !== namespace) {
-    return notReady(
-      "external",
-      "CrossNamespaceSecret",
-      `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
-    );
-  }
   const credentials = view.reads?.externalCredentials as Credentials | undefined;
-  const lacking = ["host", "password"].filter((k) => !credentials?.[k as keyof Credentials]);
-  if (!credentials || lacking.length > 0) {
-    return notReady(
-      "external",
-      "ConnectionSecretInvalid",
-      credentials
-        ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (host, port, password)`
-        : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys host, port and password`,
-    );
-  }
-  const port = Number.parseInt(credentials.port ?? String(REDIS_PORT), 10);
+  const connection = externalConnection(ref, resource.metadata.namespace, credentials, {
+    keys: ["host", "password"],
+    port: REDIS_PORT,
+  });
+  if (!("host" in connection)) return { steps: [], status: { provenance: "external" }, verdict: connection.verdict };
   return {
     steps: [],
-    ...wired("external", credentials.host ?? "", port, { name: ref.name, namespace }),
-    verdict: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+    ...wired("external", connection.host, connection.port, connection.secret),
+    verdict: connection.verdict,
   };
 }
 

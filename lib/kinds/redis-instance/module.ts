@@ -2,6 +2,7 @@ import { DATASTORE_READY } from "../../api/conditions.js";
 import { refNamespace } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
+import { connectionSecretRead } from "../external-connection.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
   embeddedSentinelStatefulSetName,
@@ -82,20 +83,8 @@ function observes(resource: RedisInstance): ObservedRead[] {
       },
     ];
   }
-  if (spec.mode === "external" && spec.external) {
-    const ref = spec.external.connectionSecretRef;
-    return [
-      {
-        id: "externalCredentials",
-        field: "spec.external.connectionSecretRef",
-        apiVersion: "v1",
-        kind: "Secret",
-        namespace: refNamespace(ref, namespace),
-        name: ref.name,
-        as: "credentials",
-      },
-    ];
-  }
+  if (spec.mode === "external" && spec.external)
+    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
   return [];
 }
 

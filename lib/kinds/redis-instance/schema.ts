@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import { datastoreModeRules } from "../../api/datastore-mode-rules.js";
 import {
   DATASTORE_NAME_PATTERN,
   DatastoreMode,
@@ -124,58 +125,24 @@ export const RedisExternal = z
   .strict()
   .describe("The external server (mode external).");
 
-/** Cross-field rules, stated once for zod and once, as CEL, for the apiserver. */
-export const REDIS_SPEC_RULES = [
-  {
-    rule: "self.mode != 'adopt' || has(self.adopt)",
-    message:
-      "spec.adopt is required when spec.mode is adopt: set spec.adopt.redisRef and spec.adopt.credentialsSecretRef",
-    path: ["adopt"],
-  },
-  {
-    rule: "self.mode != 'external' || has(self.external)",
-    message: "spec.external is required when spec.mode is external: set spec.external.connectionSecretRef",
-    path: ["external"],
-  },
-  {
-    rule: "self.mode == 'adopt' || !has(self.adopt)",
-    message: "spec.adopt is only allowed when spec.mode is adopt: remove spec.adopt or set spec.mode: adopt",
-    path: ["adopt"],
-  },
-  {
-    rule: "self.mode == 'external' || !has(self.external)",
-    message:
-      "spec.external is only allowed when spec.mode is external: remove spec.external or set spec.mode: external",
-    path: ["external"],
-  },
-  {
-    rule: "self.mode == 'managed' || !has(self.managed)",
-    message: "spec.managed is only allowed when spec.mode is managed: remove spec.managed or set spec.mode: managed",
-    path: ["managed"],
-  },
-  {
-    rule: "!has(self.managed) || !self.managed.sentinel || self.managed.topology == 'replication'",
-    message:
-      "spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
-    path: ["managed", "sentinel"],
-  },
-] as const;
+const REDIS_MODE_RULES = datastoreModeRules("spec.adopt.redisRef and spec.adopt.credentialsSecretRef");
 
-function brokenRules(spec: {
-  mode: string;
-  adopt?: unknown;
-  external?: unknown;
-  managed?: { topology: string; sentinel: boolean } | undefined;
-}) {
-  const [adoptRequired, externalRequired, adoptOnly, externalOnly, managedOnly, sentinelTopology] = REDIS_SPEC_RULES;
-  return [
-    spec.mode === "adopt" && spec.adopt === undefined ? adoptRequired : undefined,
-    spec.mode === "external" && spec.external === undefined ? externalRequired : undefined,
-    spec.mode !== "adopt" && spec.adopt !== undefined ? adoptOnly : undefined,
-    spec.mode !== "external" && spec.external !== undefined ? externalOnly : undefined,
-    spec.mode !== "managed" && spec.managed !== undefined ? managedOnly : undefined,
-    spec.managed?.sentinel && spec.managed.topology !== "replication" ? sentinelTopology : undefined,
-  ].filter((rule) => rule !== undefined);
+const SENTINEL_NEEDS_REPLICATION = {
+  rule: "!has(self.managed) || !self.managed.sentinel || self.managed.topology == 'replication'",
+  message: "spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
+  path: ["managed", "sentinel"],
+};
+
+/** Cross-field rules, stated once for zod and once, as CEL, for the apiserver: the modes', then its own. */
+export const REDIS_SPEC_RULES = [...REDIS_MODE_RULES.rules, SENTINEL_NEEDS_REPLICATION];
+
+function brokenRules(
+  spec: Parameters<typeof REDIS_MODE_RULES.broken>[0] & {
+    managed?: { topology: string; sentinel: boolean } | undefined;
+  },
+) {
+  const sentinel = spec.managed?.sentinel && spec.managed.topology !== "replication";
+  return [...REDIS_MODE_RULES.broken(spec), ...(sentinel ? [SENTINEL_NEEDS_REPLICATION] : [])];
 }
 
 export const RedisInstanceSpec = z

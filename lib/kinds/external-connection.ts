@@ -1,0 +1,73 @@
+import { refNamespace } from "../api/refs.js";
+import type { ObservedRead, Verdict } from "../engine/kind-module.js";
+import type { Credentials } from "../engine/objects.js";
+
+/** A datastore's `spec.external.connectionSecretRef`: a Secret, which must be in the resource's namespace. */
+interface ConnectionSecretRef {
+  readonly name: string;
+  readonly namespace?: string | undefined;
+}
+
+/** The read of an external datastore's connection Secret (only ever followed in the resource's namespace). */
+export function connectionSecretRead(ref: ConnectionSecretRef, namespace: string): ObservedRead {
+  return {
+    id: "externalCredentials",
+    field: "spec.external.connectionSecretRef",
+    apiVersion: "v1",
+    kind: "Secret",
+    namespace: refNamespace(ref, namespace),
+    name: ref.name,
+    as: "credentials",
+  };
+}
+
+/** Where an external datastore is, once its connection Secret says so. */
+export interface ExternalConnection {
+  readonly host: string;
+  readonly port: number;
+  readonly secret: { readonly name: string; readonly namespace: string };
+  readonly verdict: Verdict;
+}
+
+/**
+ * The connection an external datastore's Secret describes, or why it cannot be wired (the Secret in
+ * another namespace, missing, or lacking a key) as a verdict naming what to do. Every datastore kind in
+ * external mode decides this way; `keys` are the ones it requires, `port` the default port.
+ */
+export function externalConnection(
+  ref: ConnectionSecretRef,
+  namespace: string,
+  credentials: Credentials | undefined,
+  required: { readonly keys: readonly string[]; readonly port: number },
+): ExternalConnection | { readonly verdict: Verdict } {
+  const where = `${refNamespace(ref, namespace)}/${ref.name}`;
+  const all = [...new Set(["host", "port", ...required.keys])].join(", ");
+  if (refNamespace(ref, namespace) !== namespace) {
+    return {
+      verdict: {
+        ok: false,
+        reason: "CrossNamespaceSecret",
+        message: `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
+      },
+    };
+  }
+  const lacking = required.keys.filter((k) => !credentials?.[k]);
+  if (!credentials || lacking.length > 0) {
+    const keys = all.replace(/, ([^,]+)$/, " and $1");
+    return {
+      verdict: {
+        ok: false,
+        reason: "ConnectionSecretInvalid",
+        message: credentials
+          ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (${all})`
+          : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys ${keys}`,
+      },
+    };
+  }
+  return {
+    host: credentials.host ?? "",
+    port: Number.parseInt(credentials.port ?? String(required.port), 10),
+    secret: { name: ref.name, namespace },
+    verdict: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+  };
+}
