@@ -1,4 +1,5 @@
 import {
+  capDecisionFor,
   enforceCap,
   enforceFeature,
   type Instance,
@@ -57,6 +58,12 @@ export function licenceRefusal(
   }
   const self = instances.find((i) => i.namespace === resource.metadata.namespace && i.name === resource.metadata.name);
   if (!self) return undefined;
-  const cap = decideCap ? decideCap(self) : enforceCap(entitlements, cappedKind(resource.kind), instances, self);
+  const ahead = view.licence.ahead?.(self);
+  const kind = cappedKind(resource.kind);
+  const cap = decideCap
+    ? decideCap(self)
+    : ahead !== undefined
+      ? capDecisionFor(entitlements, kind, self, ahead)
+      : enforceCap(entitlements, kind, instances, self);
   return cap.allowed ? undefined : cap;
 }

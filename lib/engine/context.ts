@@ -1,9 +1,8 @@
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
-import type { Instance } from "../licence/enforce.js";
 import type { CapabilityCatalog } from "./capabilities.js";
 import type { KindModule } from "./kind-module.js";
-import type { ObserveOptions } from "./observe.js";
+import type { CachedInstances, ObserveOptions } from "./observe.js";
 import type { PlanContext } from "./plan.js";
 import type { Reporter } from "./reporter.js";
 
@@ -20,7 +19,7 @@ export interface ReconcileContext extends CapabilityCatalog {
   /** The namespaces an operator serves (--watch-namespaces); undefined: every namespace. */
   readonly watchNamespaces?: readonly string[];
   /** Every resource of a kind as the cap sees it, from a watch cache, when one is complete (ObserveOptions). */
-  readonly instances?: (kind: string) => readonly Instance[] | undefined;
+  readonly instances?: (kind: string) => CachedInstances | undefined;
 }
 
 /** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */

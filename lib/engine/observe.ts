@@ -31,7 +31,13 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
    * or undefined when there is none complete: then the kind is listed. Saves a list per decision, which
    * at every resync made the operator's work grow with the square of the number of resources.
    */
-  readonly instances?: (kind: string) => readonly Instance[] | undefined;
+  readonly instances?: (kind: string) => CachedInstances | undefined;
+}
+
+/** A kind's instances from a watch cache, with their cap order computed once per change (capOrder). */
+export interface CachedInstances {
+  readonly list: readonly Instance[];
+  readonly ahead: (subject: Instance) => number | undefined;
 }
 
 /** The cached instances of a kind, this resource's own as it is now (a preview's, not created yet, the newest). */
@@ -39,6 +45,14 @@ function withSelf(cached: readonly Instance[], resource: EngineResource, now: Da
   const self = instanceOf(resource, now.toISOString());
   const others = cached.filter((i) => i.namespace !== self.namespace || i.name !== self.name);
   return [...others, self];
+}
+
+/** The cached order for this resource, unless the cache's copy of it differs in what the cap reads (admitted or not). */
+function cachedAhead(cached: CachedInstances, resource: EngineResource, now: Date): CachedInstances["ahead"] {
+  const self = instanceOf(resource, now.toISOString());
+  const known = cached.list.find((i) => i.namespace === self.namespace && i.name === self.name);
+  const same = known?.admitted === self.admitted && known.creationTimestamp === self.creationTimestamp;
+  return (subject) => (same ? cached.ahead(subject) : undefined);
 }
 
 /** A kind's resources, as stored; the listing of every front end and count (caps, consumers). */
@@ -129,7 +143,7 @@ export async function observeResource(
     mayReleaseSome ? consumersOf(client, options) : Promise.resolve([]),
   ]);
   const instances = cached
-    ? withSelf(cached, resource, options.now)
+    ? withSelf(cached.list, resource, options.now)
     : capInstances(all, resource, instanceOf, options.now);
 
   const { namespace } = resource.metadata;
@@ -164,7 +178,8 @@ export async function observeResource(
     objects: new Map(),
     reads,
     ...(foreign.length > 0 ? { referenceGrants: grants } : {}),
-    licence: { entitlements, instances },
+    // The cached order holds for the resource when the cache knows it as it is: admitted or not alike.
+    licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },
   };
   // What it emitted, and what it would emit now (the desired state is pure: asked once without objects).
   // The product never emits a Secret outside the resource's namespace, so none is read there whatever

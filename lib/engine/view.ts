@@ -31,5 +31,10 @@ export interface EngineView {
    */
   readonly referenceGrants?: readonly ObservedGrant[];
   /** The entitlements in force, and every resource of the kind as the cap sees it (this one included). */
-  readonly licence: { readonly entitlements: Entitlements; readonly instances: readonly Instance[] };
+  readonly licence: {
+    readonly entitlements: Entitlements;
+    readonly instances: readonly Instance[];
+    /** How many instances come before one, from an order computed once (capOrder); undefined: not in it. */
+    readonly ahead?: (subject: Instance) => number | undefined;
+  };
 }

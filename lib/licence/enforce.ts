@@ -79,14 +79,12 @@ export function enforceCap(
 }
 
 /**
- * enforceCap for any subject of one list of instances, with the order computed once: a synth judges every
- * instance an app declares against the same list, and sorting it again per subject made synth quadratic.
+ * How many instances come before each waiting one — admitted earlier, or created first — with the order
+ * computed once: a synth judges every instance an app declares against the same list, and the operator
+ * every resource of a kind against its watch cache; sorting again per subject made both quadratic.
+ * Undefined for a subject not in the list.
  */
-export function capDecisions(
-  entitlements: Entitlements,
-  kind: CappedKind,
-  instances: readonly Instance[],
-): (subject: Instance) => LicenceDecision {
+export function capOrder(instances: readonly Instance[]): (subject: Instance) => number | undefined {
   const admitted = instances.filter((i) => i.admitted).length;
   const key = (i: Instance) => JSON.stringify([i.namespace, i.name]);
   /** Each namespace/name waiting at its first place in the order, as enforceCap finds it. */
@@ -94,8 +92,30 @@ export function capDecisions(
   waitingInOrder(instances).forEach((i, index) => {
     if (!positions.has(key(i))) positions.set(key(i), index);
   });
+  return (subject) => {
+    const position = positions.get(key(subject));
+    return position === undefined ? undefined : admitted + position;
+  };
+}
+
+/** enforceCap for any subject of one list of instances, the order computed once (capOrder). */
+export function capDecisions(
+  entitlements: Entitlements,
+  kind: CappedKind,
+  instances: readonly Instance[],
+): (subject: Instance) => LicenceDecision {
+  const ahead = capOrder(instances);
+  const admitted = instances.filter((i) => i.admitted).length;
   return (subject) =>
-    subject.admitted
-      ? { allowed: true }
-      : capDecision(entitlements, kind, subject, admitted + (positions.get(key(subject)) ?? -1));
+    subject.admitted ? { allowed: true } : capDecision(entitlements, kind, subject, ahead(subject) ?? admitted - 1);
+}
+
+/** The cap's decision on a new instance with `ahead` instances before it. */
+export function capDecisionFor(
+  entitlements: Entitlements,
+  kind: CappedKind,
+  subject: Instance,
+  ahead: number,
+): LicenceDecision {
+  return subject.admitted ? { allowed: true } : capDecision(entitlements, kind, subject, ahead);
 }

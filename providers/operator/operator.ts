@@ -9,11 +9,12 @@ import { instanceOf } from "../../lib/engine/admission.js";
 import { observeOptions } from "../../lib/engine/context.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import type { CachedInstances } from "../../lib/engine/observe.js";
 import { ownerOf } from "../../lib/engine/ownership.js";
 import { reconcileResource } from "../../lib/engine/reconcile.js";
 import { type Reporter, stderrReporter } from "../../lib/engine/reporter.js";
 import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
-import type { Instance } from "../../lib/licence/enforce.js";
+import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
@@ -53,7 +54,7 @@ type Watch = {
 interface KindCache {
   readonly informer: Watch;
   synced: boolean;
-  instances: Instance[] | undefined;
+  instances: CachedInstances | undefined;
 }
 
 /** One watch the registry calls for: a kind, whether only the objects carrying an owned-by label matter. */
@@ -146,16 +147,17 @@ export class NaviqueOperator {
    * return, without a request per decision. Undefined while the cache is not complete (not listed yet, or
    * its watch failed and restarts): the engine lists then.
    */
-  private cachedInstances(kind: string): readonly Instance[] | undefined {
+  private cachedInstances(kind: string): CachedInstances | undefined {
     const cache = this.caches.get(kind);
     if (!cache?.synced) return undefined;
     if (!cache.instances) {
       const now = (this.options.now ?? (() => new Date()))().toISOString();
-      cache.instances = cache.informer
+      const list = cache.informer
         .list()
         .flatMap((object) =>
           object.metadata?.name && object.metadata.namespace ? [instanceOf(object as EngineResource, now)] : [],
         );
+      cache.instances = { list, ahead: capOrder(list) };
     }
     return cache.instances;
   }
