@@ -71,6 +71,15 @@ export interface KubeClientOptions {
  * `httpApi.send`, below the middleware (which a call's own options may replace), so no call escapes it.
  */
 class RetryingHttpLibrary implements HttpLibrary {
+  /**
+   * The connection pool every request of this client shares. client-node 2.0.1 makes a new undici Agent
+   * for every call (KubeConfig.applySecurityAuthentication → createDispatcher), so each request opened a
+   * TLS connection of its own: over half of the operator's CPU at a thousand resources went to handshakes
+   * (docs/performance.md). A client talks to one cluster with one identity: the first request's Agent,
+   * kept alive, serves every later one.
+   */
+  private pool: ReturnType<RequestContext["getDispatcher"]>;
+
   constructor(
     private readonly inner: HttpLibrary,
     private readonly policy: RetryPolicy,
@@ -78,6 +87,11 @@ class RetryingHttpLibrary implements HttpLibrary {
   ) {}
 
   send(request: RequestContext): Observable<ResponseContext> {
+    const dispatcher = request.getDispatcher();
+    if (dispatcher !== undefined) {
+      this.pool ??= dispatcher;
+      request.setDispatcher(this.pool);
+    }
     const method = request.getHttpMethod().toString();
     const headers = request.getHeaders();
     const contentType = Object.entries(headers).find(([key]) => key.toLowerCase() === "content-type")?.[1];
