@@ -31,11 +31,12 @@ import { deleteNamespaceAndWait } from "./namespace.js";
 
 const BLOCK = 15;
 /**
- * Before each block: a pause for the apiserver to settle after the last writes (1,500 creations or one
- * deletion of them all keep it busy for seconds after they return: the first detections after them are
- * slower whether the noise is there or not), and unrecorded detections.
+ * Before each block that follows writes: a pause for the apiserver to settle (helm installs, 1,500
+ * creations or one deletion of them all keep it busy for seconds after they return, and the detections
+ * right after them are slower whether the noise is there or not); before every block, unrecorded
+ * detections.
  */
-const SETTLE_AFTER_SETUP_MS = 3_000;
+const SETTLE_AFTER_SETUP_MS = 15_000;
 const SETTLE_AFTER_NOISE_MS = 15_000;
 const WARMUP = 3;
 const NOISE_NAMESPACE = "bench-detection-noise";

@@ -41,8 +41,10 @@ function chartOf(entry: CapabilityEntry): string {
 }
 
 /**
- * The fixture charts' objects applied directly in the foreign namespace, as a user running `kubectl apply`
- * on raw manifests would: no helm release, the CRDs left out (they exist already).
+ * The fixture charts' controller Deployments applied directly in the foreign namespace, as a user running
+ * `kubectl apply` on raw manifests would: no helm release. Only the Deployments, which are all detection
+ * looks at: a chart's cluster-scoped objects (ClusterRoles, their bindings) would outlive the namespace
+ * and stand in the way of the next install of the chart.
  */
 async function applyRawControllers(context: DetectionStateContext): Promise<void> {
   for (const entry of DETECTION_ENTRIES) {
@@ -52,7 +54,7 @@ async function applyRawControllers(context: DetectionStateContext): Promise<void
     });
     for (const document of parseAllDocuments(rendered)) {
       const object = document.toJS() as (ObjectHeader & { metadata: { namespace?: string } }) | null;
-      if (!object?.kind) continue;
+      if (object?.kind !== "Deployment") continue;
       object.metadata.namespace = context.foreignNamespace;
       await context.client.apply(object, { fieldManager: "kubectl" });
     }
@@ -74,18 +76,20 @@ async function removeIdentityLabels(context: DetectionStateContext): Promise<voi
   }
 }
 
-/** Ensure passes, as a requeueing reconciler makes them, until every entry is Ready and Owned. */
+/** Ensure passes, as a requeueing reconciler makes them, until every entry is Ready (and so Owned). */
 async function installOwned(context: DetectionStateContext): Promise<void> {
   const installer = new CapabilityInstaller({ client: context.client, helm: context.helm, source: FIXTURE_SOURCE });
-  const last = DETECTION_ENTRIES[DETECTION_ENTRIES.length - 1]?.name ?? "";
-  await eventually(
-    `${last} to be Ready`,
-    async () => {
-      const decisions = await installer.ensure(last);
-      return decisions.length === DETECTION_ENTRIES.length && decisions.every((d) => d.ready) ? true : undefined;
-    },
-    { timeoutMs: 300_000 },
-  );
+  for (const entry of DETECTION_ENTRIES) {
+    await eventually(
+      `${entry.name} to be Ready`,
+      async () => {
+        const decisions = await installer.ensure(entry.name);
+        const last = decisions[decisions.length - 1];
+        return last?.capability === entry.name && last.ready ? true : undefined;
+      },
+      { timeoutMs: 300_000 },
+    );
+  }
 }
 
 /**
