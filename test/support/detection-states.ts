@@ -4,6 +4,7 @@ import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
 import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient, ObjectHeader } from "../../lib/cluster/kube-client.js";
 import type { ProvenanceState } from "../../lib/plan/provenance.js";
@@ -11,7 +12,7 @@ import { FIXTURE_CHARTS, FIXTURE_SOURCE, resetCapabilities } from "./capabilitie
 import { eventually } from "./cluster.js";
 
 /** Every catalog entry, prerequisites first: each state below is set up for all of them at once. */
-export const DETECTION_ENTRIES: readonly CapabilityEntry[] = [CERT_MANAGER, CLOUDNATIVE_PG];
+export const DETECTION_ENTRIES: readonly CapabilityEntry[] = [CERT_MANAGER, CLOUDNATIVE_PG, REDIS_OPERATOR];
 
 /** Values that keep a fixture chart from rendering its CRDs (they exist already in the states that use them). */
 const WITHOUT_CRDS: Readonly<Record<string, Record<string, unknown>>> = {
