@@ -1,4 +1,4 @@
-import { ApiObject } from "cdk8s";
+import { ApiObject, Chart } from "cdk8s";
 import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
 import { namespaceName } from "../lib/api/refs.js";
@@ -18,7 +18,7 @@ import { appChanged, appDeclarations, type DeclaredResource, type DeclaresResour
 export interface NaviqueResourceProps {
   /** Name of the resource. @default the construct's id */
   readonly name?: string;
-  /** Namespace of the resource. @default none (kubectl's) */
+  /** Namespace of the resource. @default the chart's, else none (kubectl's) */
   readonly namespace?: string;
   readonly labels?: Readonly<Record<string, string>>;
   /**
@@ -59,7 +59,9 @@ export class NaviqueResource extends Construct implements DeclaresResources {
     this.name = parseInput(module.name, props.name ?? id, where, "name");
     const namespace =
       props.namespace === undefined ? undefined : parseInput(namespaceName, props.namespace, where, "namespace");
-    this.namespace = namespace;
+    // Without one of its own, the resource lands in its chart's namespace (cdk8s writes it at synth): the
+    // synth-time checks judge it there.
+    this.namespace = namespace ?? Chart.of(this).namespace;
     const spec = parseInput(module.definition.spec, props.spec, where, "spec");
     this.apiObject = new ApiObject(this, "Resource", {
       apiVersion: API_GROUP_VERSION,
@@ -75,7 +77,7 @@ export class NaviqueResource extends Construct implements DeclaresResources {
     this.resource = module.schema.parse({
       apiVersion: API_GROUP_VERSION,
       kind,
-      metadata: { name: this.name, namespace: namespace ?? "default" },
+      metadata: { name: this.name, namespace: this.namespace ?? "default" },
       spec,
     });
     appChanged(this);
