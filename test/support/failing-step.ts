@@ -1,11 +1,10 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { POSTGRES_CLUSTER_PLURAL } from "../../lib/api/postgres-cluster.js";
-import { STACK_PLURAL } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import { ownershipMarks } from "../../lib/engine/ownership.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { REGISTRY } from "../../lib/kinds/registry.js";
 import { eventually } from "./cluster.js";
 import { createPostgresCluster, playCnpgClusterReady } from "./postgres.js";
 
@@ -82,7 +81,7 @@ export async function adoptingPostgresCluster(
  */
 export async function naviqueCrdsServed(client: KubeClient): Promise<void> {
   await ensureNaviqueCrds(client);
-  for (const plural of [POSTGRES_CLUSTER_PLURAL, STACK_PLURAL]) {
+  for (const plural of REGISTRY.kinds.map((m) => m.definition.plural)) {
     await eventually(`the ${plural} kind to be served`, async () => {
       await client.custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural });
       return true;
