@@ -13,7 +13,7 @@ import {
 } from "./capabilities.js";
 import { condition } from "./conditions.js";
 import { withFailure } from "./failed-plan.js";
-import { collect, emittedKindOf, ownOrphans } from "./garbage.js";
+import { collect, ownOrphans } from "./garbage.js";
 import { type GateContext, heldBack } from "./gates.js";
 import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { emittedOf, type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
@@ -307,4 +307,3 @@ export function failedPlan<P extends Plan<{ readonly conditions: readonly Condit
   return withFailure(resource, plan, failurePhase(module, step), failure);
 }
 
-export { emittedKindOf };
