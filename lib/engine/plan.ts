@@ -306,4 +306,3 @@ export function failedPlan<P extends Plan<{ readonly conditions: readonly Condit
 ): P {
   return withFailure(resource, plan, failurePhase(module, step), failure);
 }
-
