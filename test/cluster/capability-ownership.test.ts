@@ -117,6 +117,12 @@ describe("capability installs and objects that are not theirs", () => {
         },
       },
     });
+    // The Deployment controller writes its status once (a managedFields entry of its own): the fingerprint
+    // is taken after it did, so that only a change of ours could differ.
+    await eventually("the user's Deployment to be observed by its controller", async () => {
+      const live = await client.apps.readNamespacedDeployment({ name: "cloudnative-pg", namespace: "cnpg-system" });
+      return live.status?.observedGeneration === live.metadata?.generation ? true : undefined;
+    });
     const configMap = await fingerprint(client, "ConfigMap", "cnpg-system", "cnpg-controller-manager-config");
     const deployment = await fingerprint(client, "Deployment", "cnpg-system", "cloudnative-pg");
 
@@ -178,6 +184,8 @@ describe("capability installs and objects that are not theirs", () => {
   });
 
   it("after a release, a user's own helm install of the operator proceeds: plainly under our release name, with --take-ownership under another", async () => {
+    // From CRDs our release created (an earlier test of this file leaves CRDs it stamped as orphans).
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG], { crds: true });
     await ensureReady(installer, "cloudnative-pg");
     const uid = (await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" })).metadata
       ?.uid;
