@@ -304,6 +304,9 @@ export class CapabilityInstaller {
       this.report(`[${entry.name}] CRD ${crd.metadata.name} is an orphan: adopting it into the release`);
       await this.client.extensions.patchCustomResourceDefinition({
         name: crd.metadata.name,
+        // The marks are helm's, recorded under helm's field manager: under ours, a user's later
+        // `helm install --take-ownership` of another release name conflicts with us on them.
+        fieldManager: HELM_FIELD_MANAGER,
         body: [
           { op: "test", path: "/metadata/resourceVersion", value: live.metadata?.resourceVersion },
           ...setOps("labels", live.metadata?.labels, { [HELM_MANAGED_BY_LABEL]: HELM_MANAGED_BY }),

@@ -25,6 +25,36 @@ import { createTestNamespace, eventually } from "../support/cluster.js";
 
 const CNPG_CHART = join(FIXTURE_CHARTS, "cloudnative-pg");
 
+/** The fixture chart's CRDs applied by hand, as `kubectl apply` does: no helm ownership at all. */
+async function applyCrdsByHand(client: KubeClient): Promise<void> {
+  const rendered = await run((await toolchainPaths()).helm, [
+    "template",
+    "by-hand",
+    CNPG_CHART,
+    "--show-only",
+    "templates/crds.yaml",
+  ]);
+  const { parseAllDocuments } = await import("yaml");
+  for (const document of parseAllDocuments(rendered.stdout)) {
+    const crd = document.toJS() as { apiVersion: string; kind: string; metadata: { name: string } } | null;
+    if (crd) await client.apply(crd, { fieldManager: "kubectl" });
+  }
+}
+
+/** The user's own helm, as they would run it: install (with the fixture chart) or uninstall a release. */
+async function userHelm(verb: "install" | "uninstall", release: string, namespace: string, ...extra: string[]) {
+  return runUnchecked((await toolchainPaths()).helm, [
+    verb,
+    release,
+    ...(verb === "install" ? [CNPG_CHART, "--create-namespace"] : ["--wait"]),
+    "--namespace",
+    namespace,
+    "--kubeconfig",
+    process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+    ...extra,
+  ]);
+}
+
 async function ensureReady(installer: CapabilityInstaller, name: string): Promise<CapabilityDecision> {
   return eventually(`${name} to be Ready`, async () => {
     const decisions = await installer.ensure(name);
@@ -156,23 +186,15 @@ describe("capability installs and objects that are not theirs", () => {
   });
 
   it("adopts the capability's own CRDs orphaned by someone else's install, and nothing else", async () => {
-    // CRDs applied by hand (kubectl), no helm ownership at all, no controller.
-    const rendered = await run((await toolchainPaths()).helm, [
-      "template",
-      "by-hand",
-      CNPG_CHART,
-      "--show-only",
-      "templates/crds.yaml",
-    ]);
+    // CRDs applied by hand (kubectl), no helm ownership at all, no controller: nothing of the release
+    // before (the test before leaves it installed, whose CRDs would not be orphans).
+    await resetCapabilities(client, helm, [CLOUDNATIVE_PG], { crds: true });
     const namespace = await createTestNamespace("crds-by-hand");
     cleanups.push(() => deleteNamespaceAndWait(client, namespace.name));
-    const { parseAllDocuments } = await import("yaml");
-    for (const document of parseAllDocuments(rendered.stdout)) {
-      const crd = document.toJS() as { apiVersion: string; kind: string; metadata: { name: string } } | null;
-      if (crd) await client.apply(crd, { fieldManager: "kubectl" });
-    }
-    const uid = (await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" })).metadata
-      ?.uid;
+    await applyCrdsByHand(client);
+    const orphan = await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" });
+    expect(orphan.metadata?.annotations?.["meta.helm.sh/release-name"]).toBeUndefined();
+    const uid = orphan.metadata?.uid;
 
     expect(await ensureReady(installer, "cloudnative-pg")).toMatchObject({ state: "Owned", ready: true });
     const crd = await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" });
@@ -184,8 +206,7 @@ describe("capability installs and objects that are not theirs", () => {
   });
 
   it("after a release, a user's own helm install of the operator proceeds: plainly under our release name, with --take-ownership under another", async () => {
-    // From CRDs our release created (an earlier test of this file leaves CRDs it stamped as orphans).
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG], { crds: true });
+    // From the CRDs of the test before: applied by hand, stamped by our install as the release's.
     await ensureReady(installer, "cloudnative-pg");
     const uid = (await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" })).metadata
       ?.uid;
@@ -194,19 +215,6 @@ describe("capability installs and objects that are not theirs", () => {
       const kept = await client.extensions.readCustomResourceDefinition({ name });
       expect(kept.metadata?.deletionTimestamp).toBeUndefined();
     }
-    const binary = (await toolchainPaths()).helm;
-    const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
-    const userHelm = (verb: "install" | "uninstall", release: string, namespace: string, ...extra: string[]) =>
-      runUnchecked(binary, [
-        verb,
-        release,
-        ...(verb === "install" ? [CNPG_CHART, "--create-namespace"] : ["--wait"]),
-        "--namespace",
-        namespace,
-        "--kubeconfig",
-        kubeconfig,
-        ...extra,
-      ]);
 
     // The kept CRDs still carry helm's ownership of the release name and namespace, so the user's plain
     // install under that name (cert-manager's documented command is exactly ours) adopts them.
