@@ -18,6 +18,7 @@ import { decodeCredentials } from "../../lib/engine/objects.js";
 import { NAME_TAKEN } from "../../lib/engine/plan.js";
 import { type ReconcileOutcome, readResource } from "../../lib/engine/reconcile.js";
 import { REFERENCE_NOT_PERMITTED } from "../../lib/engine/reference-grants.js";
+import type { Plan } from "../../lib/engine/steps.js";
 import { LEGACY_PULUMI_RUNTIMES, REGISTRY } from "../../lib/kinds/registry.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 
@@ -82,7 +83,10 @@ export async function prepareCluster(client: KubeClient, namespace: string): Pro
  * feature or cap and how to get it), a reference into another namespace that it does not grant, or a name
  * held by an object the resource did not create. Waiting would not change any of them.
  */
-export function failIfBlocked(outcome: ReconcileOutcome, where: string): void {
+export function failIfBlocked(
+  outcome: { readonly plan: Pick<Plan<unknown>, "refusal" | "conditions"> },
+  where: string,
+): void {
   const { refusal, conditions } = outcome.plan;
   if (refusal) {
     const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
@@ -157,8 +161,8 @@ export function runtimeFor(legacyRuntime: string) {
         const resource = await readResource(context, module, inputs.namespace, inputs.name);
         if (!resource) throw new Error(`${where} vanished while being reconciled`);
         const { outcome, members } = await reconcileWithMembers(context, resource);
-        failIfBlocked(outcome as ReconcileOutcome, where);
-        for (const member of members) failIfBlocked(member as ReconcileOutcome, `${where}: member`);
+        failIfBlocked(outcome, where);
+        for (const member of members) failIfBlocked(member, `${where}: member`);
         const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
         if (!outcome.requeue && !members.some((m) => m.requeue)) {
           return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };

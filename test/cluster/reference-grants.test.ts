@@ -148,7 +148,7 @@ describe("references into another namespace need a ReferenceGrant there", () => 
   const reconcileOnceAsPulumiUp = async (ctx: ReconcileContext, ns: string, name: string) => {
     const resource = await readPostgresCluster(client, ns, name);
     if (!resource) throw new Error(`PostgresCluster ${ns}/${name} does not exist`);
-    failIfBlocked((await reconcilePostgresCluster(ctx, resource)) as never, `PostgresCluster ${ns}/${name}`);
+    failIfBlocked(await reconcilePostgresCluster(ctx, resource), `PostgresCluster ${ns}/${name}`);
   };
   const observe = (resource: PostgresCluster) =>
     observeResource(

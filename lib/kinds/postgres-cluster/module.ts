@@ -8,6 +8,7 @@ import {
 import { refNamespace } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
+import { adoptReads } from "../adopted-datastore.js";
 import { connectionSecretRead } from "../external-connection.js";
 import {
   CNPG_API_VERSION,
@@ -60,26 +61,11 @@ function observes(resource: PostgresCluster): ObservedRead[] {
   const { spec } = resource;
   if (spec.mode === "adopt" && spec.adopt) {
     const { clusterRef, credentialsSecretRef } = spec.adopt;
-    return [
-      {
-        id: "adoptTarget",
-        field: "spec.adopt.clusterRef",
-        apiVersion: CNPG_API_VERSION,
-        kind: "Cluster",
-        namespace: refNamespace(clusterRef, namespace),
-        name: clusterRef.name,
-        as: "object",
-      },
-      {
-        id: "adoptCredentials",
-        field: "spec.adopt.credentialsSecretRef",
-        apiVersion: "v1",
-        kind: "Secret",
-        namespace: refNamespace(credentialsSecretRef, namespace),
-        name: credentialsSecretRef.name,
-        as: "credentials",
-      },
-    ];
+    return adoptReads(
+      { field: "spec.adopt.clusterRef", apiVersion: CNPG_API_VERSION, kind: "Cluster", ref: clusterRef },
+      credentialsSecretRef,
+      namespace,
+    );
   }
   if (spec.mode === "external" && spec.external)
     return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];

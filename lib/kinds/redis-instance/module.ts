@@ -2,6 +2,7 @@ import { DATASTORE_READY } from "../../api/conditions.js";
 import { refNamespace } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
+import { adoptReads } from "../adopted-datastore.js";
 import { connectionSecretRead } from "../external-connection.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
@@ -62,26 +63,11 @@ function observes(resource: RedisInstance): ObservedRead[] {
   }
   if (spec.mode === "adopt" && spec.adopt) {
     const { redisRef, credentialsSecretRef } = spec.adopt;
-    return [
-      {
-        id: "adoptTarget",
-        field: "spec.adopt.redisRef",
-        apiVersion: REDIS_OPERATOR_API_VERSION,
-        kind: redisRef.kind,
-        namespace: refNamespace(redisRef, namespace),
-        name: redisRef.name,
-        as: "object",
-      },
-      {
-        id: "adoptCredentials",
-        field: "spec.adopt.credentialsSecretRef",
-        apiVersion: "v1",
-        kind: "Secret",
-        namespace: refNamespace(credentialsSecretRef, namespace),
-        name: credentialsSecretRef.name,
-        as: "credentials",
-      },
-    ];
+    return adoptReads(
+      { field: "spec.adopt.redisRef", apiVersion: REDIS_OPERATOR_API_VERSION, kind: redisRef.kind, ref: redisRef },
+      credentialsSecretRef,
+      namespace,
+    );
   }
   if (spec.mode === "external" && spec.external)
     return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
