@@ -11,7 +11,8 @@
  *   3. steady state: two resyncs (2 x 30 s, plus a margin) with nothing changing;
  *   4. clean-up: the namespace deleted (the operator finalizes every PostgresCluster) and waited for.
  *
- * and prints a table beside the goals of issue 9. With --cpu-prof the operator runs under
+ * and prints a table beside the goals of issue 9. The operator runs with the NODE_OPTIONS of its
+ * container (OPERATOR_NODE_OPTIONS, lib/api/operator-process.ts). With --cpu-prof the operator runs under
  * `node --cpu-prof` and the steady state's samples are summarised: where the time goes.
  *
  * It builds nothing: run `npm run build` first. Without dist/lib/cli/main.js (or with --tsx) the operator
@@ -31,6 +32,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { API_GROUP, API_VERSION } from "../lib/api/group.js";
+import { OPERATOR_NODE_OPTIONS } from "../lib/api/operator-process.js";
 import { POSTGRES_CLUSTER_PLURAL } from "../lib/api/postgres-cluster.js";
 import { ensureNaviqueCrds } from "../lib/apply/navique-crds.js";
 import { KubeClient } from "../lib/cluster/kube-client.js";
@@ -151,7 +153,12 @@ async function startOperator(
   args: readonly string[],
   logPath: string,
 ): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // With the Node.js options its container runs with (the chart's and the construct's NODE_OPTIONS).
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: [process.env.NODE_OPTIONS, OPERATOR_NODE_OPTIONS].filter(Boolean).join(" "),
+  };
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
   const log = createWriteStream(logPath);
   let output = "";
   const started = new Promise<void>((resolve, reject) => {
@@ -390,7 +397,7 @@ async function run(kubeconfig: string, cluster: string): Promise<void> {
   const profileDir = flags["cpu-prof"] ? join(out, "profile") : undefined;
   const { args, how } = operatorCommand(kubeconfig, profileDir);
   process.stdout.write(
-    `operator from ${how}; cluster: ${cluster}; ${COUNT} PostgresClusters; resync ${RESYNC_S} s; output in ${out}\n`,
+    `operator from ${how}, NODE_OPTIONS ${OPERATOR_NODE_OPTIONS} (as its container runs); cluster: ${cluster}; ${COUNT} PostgresClusters; resync ${RESYNC_S} s; output in ${out}\n`,
   );
   const { child, exited } = await startOperator(args, join(out, "operator.log"));
   operator = child;

@@ -1,6 +1,7 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
+import { OPERATOR_NODE_OPTIONS } from "../lib/api/operator-process.js";
 import { namespaceName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
@@ -71,7 +72,14 @@ export class NaviqueOperator extends Construct {
           metadata: { labels },
           spec: {
             serviceAccountName: OPERATOR_NAME,
-            containers: [{ name: "operator", image: props.image ?? DEFAULT_OPERATOR_IMAGE, args }],
+            containers: [
+              {
+                name: "operator",
+                image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+                args,
+                env: [{ name: "NODE_OPTIONS", value: OPERATOR_NODE_OPTIONS }],
+              },
+            ],
           },
         },
       },

@@ -18,7 +18,8 @@ import type { EngineView } from "./view.js";
  */
 export function wasAdmitted(resource: EngineResource): boolean {
   if (resource.status?.admitted === true) return true;
-  return resource.status?.conditions.some((c) => c.type === LICENSED && c.status === "True") ?? false;
+  // Also asked of objects straight from a watch cache (unparsed), whose status may hold no conditions.
+  return resource.status?.conditions?.some((c) => c.type === LICENSED && c.status === "True") ?? false;
 }
 
 /** The instance a resource is, for the cap of its kind. */

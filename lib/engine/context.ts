@@ -1,3 +1,4 @@
+import type { KubernetesObject } from "@kubernetes/client-node";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { CapabilityCatalog } from "./capabilities.js";
@@ -20,6 +21,8 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly watchNamespaces?: readonly string[];
   /** Every resource of a kind as the cap sees it, from a watch cache, when one is complete (ObserveOptions). */
   readonly instances?: (kind: string) => CachedInstances | undefined;
+  /** The licence singleton's objects from a watch cache, when one is complete (ObserveOptions). */
+  readonly licences?: () => readonly KubernetesObject[] | undefined;
 }
 
 /** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */
@@ -30,6 +33,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     now: (context.now ?? (() => new Date()))(),
     ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
     ...(context.instances ? { instances: context.instances } : {}),
+    ...(context.licences ? { licences: context.licences } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from "@kubernetes/client-node";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import { orUndefined } from "../cluster/kube-client.js";
@@ -32,6 +33,8 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
    * at every resync made the operator's work grow with the square of the number of resources.
    */
   readonly instances?: (kind: string) => CachedInstances | undefined;
+  /** The licence singleton's objects from a watch cache, when one is complete: saves a read per decision. */
+  readonly licences?: () => readonly KubernetesObject[] | undefined;
 }
 
 /** A kind's instances from a watch cache, with their cap order computed once per change (capOrder). */

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION } from "../api/group.js";
 import { LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "../api/license.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
@@ -32,9 +33,20 @@ export async function readLicense(client: KubeClient): Promise<StoredLicense | u
 /** The entitlements in force at `now`, from the cluster's License; the Community defaults without a valid one. */
 export async function observeEntitlements(
   client: KubeClient,
-  options: { readonly now: Date; readonly trustedKeys?: ReadonlyMap<string, string> },
+  options: {
+    readonly now: Date;
+    readonly trustedKeys?: ReadonlyMap<string, string>;
+    /**
+     * The License kind's objects from a watch cache kept current (the operator's), or undefined when
+     * there is none complete: then the singleton is read.
+     */
+    readonly licences?: () => readonly KubernetesObject[] | undefined;
+  },
 ): Promise<Entitlements> {
-  const license = await readLicense(client);
+  const cached = options.licences?.();
+  const license = cached
+    ? (cached.find((object) => object.metadata?.name === LICENSE_NAME) as StoredLicense | undefined)
+    : await readLicense(client);
   return resolveEntitlements(license?.spec?.token, {
     now: options.now,
     ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),

@@ -5,18 +5,19 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { instanceOf } from "../../lib/engine/admission.js";
+import { instanceOf, wasAdmitted } from "../../lib/engine/admission.js";
 import { observeOptions } from "../../lib/engine/context.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { CachedInstances } from "../../lib/engine/observe.js";
 import { ownerOf } from "../../lib/engine/ownership.js";
-import { reconcileResource } from "../../lib/engine/reconcile.js";
+import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
 import { type Reporter, stderrReporter } from "../../lib/engine/reporter.js";
 import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
 import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { ReferenceIndex } from "./reference-index.js";
+import { RefusedResources } from "./refused-resources.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -48,14 +49,21 @@ type Watch = {
   stop(): Promise<void>;
   on(event: string, cb: (arg: unknown) => void): void;
   list(): KubernetesObject[];
+  get(name: string, namespace?: string): KubernetesObject | undefined;
 };
 
-/** A registered kind's watch cache: complete once its informer listed, its instances computed once per change. */
+/**
+ * A registered kind's watch cache: complete once its informer listed, its instances (and the seats the
+ * cap gave: the admitted instances) computed once per change.
+ */
 interface KindCache {
   readonly informer: Watch;
   synced: boolean;
-  instances: CachedInstances | undefined;
+  instances: KindInstances | undefined;
 }
+
+/** A kind's instances as the cap sees them, and the seats taken: who is admitted, as one comparable string. */
+type KindInstances = CachedInstances & { readonly seats: string };
 
 /** One watch the registry calls for: a kind, whether only the objects carrying an owned-by label matter. */
 interface WatchedKind {
@@ -63,6 +71,16 @@ interface WatchedKind {
   readonly kind: string;
   readonly plural: string;
   readonly ownedOnly: boolean;
+}
+
+/**
+ * What of a resource a pass decides from: its spec (through its generation), labels, annotations and
+ * deletion. Not its status, which the pass itself writes; nor its finalizers, which the first pass itself
+ * adds and no decision reads (a finalizer of ours removed by hand is added again at the resync).
+ */
+function decidingSignature(object: KubernetesObject): string {
+  const { generation, deletionTimestamp, labels, annotations } = object.metadata ?? {};
+  return JSON.stringify([generation, deletionTimestamp, labels, annotations]);
 }
 
 /** `Kind/namespace/name` of a resource: the one key shape of the work queue. */
@@ -101,6 +119,8 @@ export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
 export class NaviqueOperator {
   private readonly context: ReconcileContext;
   private readonly registry: Registry;
+  /** The registered kinds' names: an emitted object's owner annotation must name one of them. */
+  private readonly kindNames: readonly string[];
   private readonly queue: WorkQueue;
   private readonly failures = new Map<string, number>();
   /** When a failing key is due again: a resync does not cut its backoff short (a watch event may: it can be the fix). */
@@ -116,10 +136,16 @@ export class NaviqueOperator {
   private readonly namespaces: readonly string[] | undefined;
   /** The entitlements the last singleton pass found, to notice when they change. */
   private entitlementsInForce: string | undefined;
+  /** The licence singleton's watch, complete once listed. */
+  private licenceWatch: { informer: Watch; synced: boolean } | undefined;
+  private readonly refused = new RefusedResources();
+  /** By resource key, what its last watch event showed of the inputs a pass decides from (decidingChanged). */
+  private readonly deciding = new Map<string, string>();
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
     this.registry = options.registry ?? REGISTRY;
+    this.kindNames = this.registry.kinds.map((m) => m.definition.kind);
     this.namespaces =
       options.watchNamespaces && options.watchNamespaces.length > 0 ? [...options.watchNamespaces] : undefined;
     this.context = {
@@ -134,6 +160,7 @@ export class NaviqueOperator {
       }),
       registry: this.registry.kinds,
       instances: (kind) => this.cachedInstances(kind),
+      licences: () => (this.licenceWatch?.synced ? this.licenceWatch.informer.list() : undefined),
     };
     this.queue = new WorkQueue((key) => this.reconcile(key));
   }
@@ -147,7 +174,7 @@ export class NaviqueOperator {
    * return, without a request per decision. Undefined while the cache is not complete (not listed yet, or
    * its watch failed and restarts): the engine lists then.
    */
-  private cachedInstances(kind: string): CachedInstances | undefined {
+  private cachedInstances(kind: string): KindInstances | undefined {
     const cache = this.caches.get(kind);
     if (!cache?.synced) return undefined;
     if (!cache.instances) {
@@ -157,7 +184,12 @@ export class NaviqueOperator {
         .flatMap((object) =>
           object.metadata?.name && object.metadata.namespace ? [instanceOf(object as EngineResource, now)] : [],
         );
-      cache.instances = { list, ahead: capOrder(list) };
+      const seats = list
+        .filter((i) => i.admitted)
+        .map((i) => `${i.namespace}/${i.name}`)
+        .sort()
+        .join(",");
+      cache.instances = { list, ahead: capOrder(list), seats };
     }
     return cache.instances;
   }
@@ -168,23 +200,8 @@ export class NaviqueOperator {
 
   async start(): Promise<void> {
     await ensureNaviqueCrds(this.options.client);
-    const kinds = this.registry.kinds.map((m) => m.definition.kind);
     for (const watched of watchedKinds(this.registry.kinds)) {
-      this.watchKind(watched, (object, event) => {
-        const { namespace, name } = object.metadata ?? {};
-        const keys: string[] = [];
-        const module = watched.apiVersion === API_GROUP_VERSION ? this.module(watched.kind) : undefined;
-        if (module && namespace && name) {
-          const key = keyOf(watched.kind, namespace, name);
-          keys.push(key);
-          this.index(module, key, object, event);
-        }
-        // An emitted object (a member's change too): its owner looks again.
-        const owner = ownerOf(object, kinds);
-        if (owner) keys.push(owner);
-        if (namespace && name) keys.push(...this.references.referring(keyOf(watched.kind, namespace, name)));
-        return keys;
-      });
+      this.watchKind(watched, (object, event) => this.keysConcerned(watched, object, event));
     }
     // A grant created, changed or removed: every resource referencing its namespace is judged again at
     // once (Gateway API: a removed grant revokes what it allowed), not at the next resync.
@@ -197,7 +214,7 @@ export class NaviqueOperator {
       },
     );
     const singleton = this.registry.singleton.definition;
-    this.watch(
+    const licenceWatch = this.watch(
       `/apis/${API_GROUP}/${API_VERSION}/${singleton.plural}`,
       async () =>
         this.options.client.custom.listClusterCustomObject({
@@ -206,7 +223,12 @@ export class NaviqueOperator {
           plural: singleton.plural,
         }),
       () => [this.singletonKey],
+      undefined,
+      (synced) => {
+        if (this.licenceWatch) this.licenceWatch.synced = synced;
+      },
     );
+    this.licenceWatch = { informer: licenceWatch, synced: false };
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
     const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
@@ -214,7 +236,7 @@ export class NaviqueOperator {
       .filter((w) => w.ownedOnly)
       .map((w) => `owned ${w.kind}s`);
     this.report(
-      `[operator] started: watching ${[...kinds.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, and the ${singleton.kind}`,
+      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, and the ${singleton.kind}`,
     );
   }
 
@@ -223,6 +245,50 @@ export class NaviqueOperator {
     if (this.resync) clearInterval(this.resync);
     this.queue.stop();
     await Promise.all(this.watches.map((w) => w.stop().catch(() => undefined)));
+  }
+
+  /**
+   * The keys a watch event concerns: a registered kind's resource itself (unless only its status changed),
+   * the resources refused for a seat it held (when it is gone), the owner of an emitted object (a member's
+   * change too), and the resources referring to it.
+   */
+  private keysConcerned(watched: WatchedKind, object: KubernetesObject, event: string): string[] {
+    const { namespace, name } = object.metadata ?? {};
+    const keys: string[] = [];
+    const module = watched.apiVersion === API_GROUP_VERSION ? this.module(watched.kind) : undefined;
+    if (module && namespace && name) {
+      const key = keyOf(watched.kind, namespace, name);
+      if (this.decidingChanged(key, object, event)) keys.push(key);
+      this.index(module, key, object, event);
+      // An admitted resource gone freed a seat: those refused are judged again now, not at the resync.
+      if (event === "delete" && wasAdmitted(object as EngineResource)) {
+        keys.push(...this.refused.withPrefix(`${watched.kind}/`));
+      }
+    }
+    const owner = ownerOf(object, this.kindNames);
+    if (owner) keys.push(owner);
+    if (namespace && name) keys.push(...this.references.referring(keyOf(watched.kind, namespace, name)));
+    return keys;
+  }
+
+  /**
+   * Whether a watch event of a registered kind changed anything a pass decides from (decidingSignature).
+   * An update of the status or finalizers alone — what the passes themselves write — would only start
+   * another pass deciding the same (controller-runtime's GenerationChangedPredicate with the label and
+   * annotation predicates). Owners and referrers of the object are told either way: a member's status is
+   * what its composite reports.
+   */
+  private decidingChanged(key: string, object: KubernetesObject, event: string): boolean {
+    if (event === "delete") {
+      this.deciding.delete(key);
+      return true;
+    }
+    const deciding = decidingSignature(object);
+    const before = this.deciding.get(key);
+    this.deciding.set(key, deciding);
+    if (event !== "update" || before !== deciding) return true;
+    this.refused.renewed(key, object.metadata?.resourceVersion ?? "");
+    return false;
   }
 
   /** Keeps the reverse index of references in step with what a resource says now. */
@@ -322,31 +388,45 @@ export class NaviqueOperator {
     await this.enqueueResources();
   }
 
-  /** Every resource of every registered kind: at each resync, and at once when the entitlements in force change. */
+  /**
+   * Every resource of every registered kind: at each resync, and at once when the entitlements in force
+   * change — but those whose last pass was a licence refusal decided from the same inputs (RefusedResources),
+   * and those still backing off. From the watch caches when they are complete, else listed.
+   */
   private async enqueueResources(): Promise<void> {
     try {
-      const { custom } = this.options.client;
-      const items = async (response: Promise<unknown>) =>
-        ((await response) as { items?: KubernetesObject[] }).items ?? [];
-      const list = async (plural: string) => {
-        const kind = { group: API_GROUP, version: API_VERSION, plural };
-        if (!this.namespaces) return items(custom.listClusterCustomObject(kind));
-        const lists = await Promise.all(
-          this.namespaces.map((namespace) => items(custom.listNamespacedCustomObject({ ...kind, namespace }))),
-        );
-        return lists.flat();
-      };
-      const add = (queued: string) => {
-        if ((this.retryAt.get(queued) ?? 0) <= Date.now()) this.queue.add(queued);
-      };
       for (const module of this.registry.kinds) {
-        for (const item of await list(module.definition.plural)) {
-          add(keyOf(module.definition.kind, item.metadata?.namespace ?? "", item.metadata?.name ?? ""));
+        const { kind } = module.definition;
+        for (const item of await this.resourcesOf(module)) {
+          const { namespace = "", name = "", resourceVersion = "" } = item.metadata ?? {};
+          const key = keyOf(kind, namespace, name);
+          if ((this.retryAt.get(key) ?? 0) > Date.now()) continue;
+          const seats = this.cachedInstances(kind)?.seats;
+          const entitlements = this.entitlementsInForce;
+          if (seats !== undefined && entitlements !== undefined) {
+            if (this.refused.unchanged(key, { resourceVersion, seats, entitlements })) continue;
+          }
+          this.queue.add(key);
         }
       }
     } catch (error) {
       this.report(`[operator] resync failed: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** A registered kind's resources: its watch cache when complete, else a list of the namespaces served. */
+  private async resourcesOf(module: KindModule): Promise<readonly KubernetesObject[]> {
+    const cache = this.caches.get(module.definition.kind);
+    if (cache?.synced) return cache.informer.list();
+    const { custom } = this.options.client;
+    const kind = { group: API_GROUP, version: API_VERSION, plural: module.definition.plural };
+    const items = async (response: Promise<unknown>) =>
+      ((await response) as { items?: KubernetesObject[] }).items ?? [];
+    if (!this.namespaces) return items(custom.listClusterCustomObject(kind));
+    const lists = await Promise.all(
+      this.namespaces.map((namespace) => items(custom.listNamespacedCustomObject({ ...kind, namespace }))),
+    );
+    return lists.flat();
   }
 
   private async reconcileSingleton(): Promise<void> {
@@ -367,11 +447,42 @@ export class NaviqueOperator {
           ? { id: entitlements.licenseId, features: [...entitlements.features], caps: entitlements.caps }
           : "Community",
       );
-      if (this.entitlementsInForce !== undefined && inForce !== this.entitlementsInForce) await this.enqueueResources();
+      const changed = this.entitlementsInForce !== undefined && inForce !== this.entitlementsInForce;
       this.entitlementsInForce = inForce;
+      if (changed) await this.enqueueResources();
     } catch (error) {
       this.retryLater(key, error);
     }
+  }
+
+  /** A pass that ended refused by the licence, nothing done, with what it was decided from; any other forgets it. */
+  private rememberRefusal(
+    key: string,
+    kind: string,
+    resource: EngineResource | undefined,
+    outcome: ReconcileOutcome | undefined,
+  ): void {
+    const seats = this.cachedInstances(kind)?.seats;
+    const entitlements = this.entitlementsInForce;
+    const resourceVersion = resource && this.resourceVersionAfter(kind, resource);
+    const refused = outcome?.plan.refusal && outcome.plan.steps.length === 0 && !outcome.requeue;
+    if (refused && seats !== undefined && entitlements !== undefined && resourceVersion !== undefined) {
+      this.refused.record(key, { resourceVersion, seats, entitlements });
+    } else {
+      this.refused.forget(key);
+    }
+  }
+
+  /**
+   * The resource's resourceVersion once the pass's own writes are in: the watch cache's, when the cache
+   * holds it changed in nothing a pass decides from (the writes came back before the pass ended), else
+   * the one read (the writes' events, when they come, renew it: RefusedResources.renewed).
+   */
+  private resourceVersionAfter(kind: string, resource: EngineResource): string | undefined {
+    const { name, namespace, resourceVersion } = resource.metadata;
+    const cached = this.caches.get(kind)?.informer.get(name, namespace);
+    const sameInputs = cached && decidingSignature(cached) === decidingSignature(resource as KubernetesObject);
+    return sameInputs ? (cached.metadata?.resourceVersion ?? resourceVersion) : resourceVersion;
   }
 
   private succeeded(key: string): void {
@@ -433,10 +544,11 @@ export class NaviqueOperator {
     if (this.namespaces && !this.namespaces.includes(namespace)) return;
     try {
       const resource = await this.read(key, module, namespace, name);
-      const requeue = resource ? (await reconcileResource(this.context, resource)).requeue : false;
+      const outcome = resource ? await reconcileResource(this.context, resource) : undefined;
       if (!resource) this.references.forget(key);
+      this.rememberRefusal(key, kind, resource, outcome);
       this.succeeded(key);
-      if (requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
+      if (outcome?.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
     } catch (error) {
       this.retryLater(key, error);
     }

@@ -187,4 +187,25 @@ describe("licence enforcement across the front ends", () => {
       condition(await readPostgresCluster(client, ns, "four"), "Licensed")?.status === "True" ? true : undefined,
     );
   });
+
+  // A resync passes over a resource refused from unchanged inputs (providers/operator/refused-resources.ts):
+  // a freed seat must therefore reach the refused at once, from the deletion's watch event. The resync
+  // here is ten minutes: only the event can admit it within the test.
+  it("a seat freed by a deletion admits the waiting resource at once, without a resync", async () => {
+    await operator?.stop();
+    operator = inProcessOperator(client, helm, { resyncMs: 600_000, now: () => clock });
+    await operator.start();
+    await createPostgresCluster(client, ns, "five", EXTERNAL);
+    const refused = await eventually("five to be refused", async () => {
+      const resource = await readPostgresCluster(client, ns, "five");
+      return condition(resource, "Licensed")?.status === "False" ? resource : undefined;
+    });
+    expect(condition(refused, "Licensed")?.reason).toBe("InstanceCapExceeded");
+    await deletePostgresCluster(client, ns, "three");
+    const admitted = await eventually("five to be admitted once three is gone", async () => {
+      const resource = await readPostgresCluster(client, ns, "five");
+      return condition(resource, "Ready")?.status === "True" ? resource : undefined;
+    });
+    expect(admitted?.status?.admitted).toBe(true);
+  });
 });

@@ -44,3 +44,28 @@ describe("WorkQueue", () => {
     expect(queue.size).toBe(0);
   });
 });
+
+describe("WorkQueue order", () => {
+  it("handles keys in the order they fall due, each once, whatever order they were added in", async () => {
+    const handled: string[] = [];
+    let clock = 0;
+    const queue = new WorkQueue(
+      async (key) => {
+        handled.push(key);
+      },
+      () => clock,
+    );
+    const delays = [50, 10, 40, 0, 30, 20, 15, 60];
+    delays.forEach((delay, i) => {
+      queue.add(`k${i}`, delay);
+    });
+    // Rescheduled earlier: the earlier time wins; later: ignored.
+    queue.add("k7", 5);
+    queue.add("k3", 100);
+    clock = 1_000;
+    await sleep(20);
+    expect(handled).toEqual(["k3", "k7", "k1", "k6", "k5", "k4", "k2", "k0"]);
+    expect(queue.size).toBe(0);
+    queue.stop();
+  });
+});

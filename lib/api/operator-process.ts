@@ -1,0 +1,10 @@
+/**
+ * The Node.js options the operator's container runs with (its NODE_OPTIONS), measured by
+ * bench/operator-scale.ts (docs/performance.md). An operator is one long-lived process whose live data
+ * is small (watch caches, one pass at a time): V8's defaults, sized for throughput, held ~50 MiB more
+ * than it uses — 16 MiB semi-spaces for the young generation, and a pool of worker threads per core,
+ * each with its own stack and allocation arenas. 2 MiB semi-spaces and one worker keep an idle operator
+ * at ~113 MiB instead of ~160; the passes stay as fast (a pass allocates little, so scavenges stay
+ * cheap).
+ */
+export const OPERATOR_NODE_OPTIONS = "--max-semi-space-size=2 --v8-pool-size=1";
