@@ -248,9 +248,9 @@ export class NaviqueOperator {
   }
 
   /**
-   * The keys a watch event concerns: a registered kind's resource itself (unless only its status changed),
-   * the resources refused for a seat it held (when it is gone), the owner of an emitted object (a member's
-   * change too), and the resources referring to it.
+   * The keys a watch event concerns: a registered kind's resource itself (unless nothing it decides
+   * from changed), the resources refused for a seat it held (when it is gone), the owner of an emitted
+   * object (a member's change too), and the resources referring to it.
    */
   private keysConcerned(watched: WatchedKind, object: KubernetesObject, event: string): string[] {
     const { namespace, name } = object.metadata ?? {};
