@@ -23,6 +23,7 @@ import { eventually } from "../support/cluster.js";
 import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
 import { startOperatorProcess } from "../support/operator-process.js";
 import { readPostgresCluster } from "../support/postgres.js";
+import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
@@ -74,7 +75,7 @@ describe("preview, synth-time plan and the operator agree", () => {
       ...environment.env,
       KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
       NAVIQUE_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
-      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+      ...TYPESCRIPT_SOURCES_ENV,
     };
     const example = join(process.cwd(), "examples", "pulumi");
     await run("pulumi", ["stack", "init", "agree", "--non-interactive"], { cwd: example, env });

@@ -25,6 +25,7 @@ import {
   withValues,
 } from "../support/legacy-pulumi-state.js";
 import { createConnectionSecret, finalizePostgresClusters, readPostgresCluster } from "../support/postgres.js";
+import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const PROGRAM = join(ROOT, "test", "fixtures", "pulumi", "legacy-program");
@@ -32,8 +33,6 @@ const RECORDED = join(ROOT, "test", "fixtures", "pulumi", "legacy-state", "postg
 const RUN_RECORDED_PROVIDER = join(ROOT, "test", "support", "run-recorded-provider.ts");
 /** The passphrase the recorded state's secrets are encrypted with (its README). */
 const PASSPHRASE = "legacy-state-passphrase";
-/** The program and the provider processes load TypeScript sources, as a user's program would. */
-const NODE_OPTIONS = `--import ${import.meta.resolve("tsx")}`;
 
 /** The URNs of the recorded stack: each PostgresCluster is a component and its dynamic resource. */
 const componentUrn = (name: string) => `urn:pulumi:legacy::legacy-program::navique:index:PostgresCluster::${name}`;
@@ -157,7 +156,7 @@ describe("a Pulumi stack recorded by an earlier version", () => {
     await writeFile(stateFile, JSON.stringify(recorded));
 
     const environment = await pulumiEnvironment({ stateDir: join(work, "backend"), passphrase: PASSPHRASE });
-    env = { ...environment.env, KUBECONFIG: kubeconfig, NAVIQUE_TEST_NAMESPACE: ns(), NODE_OPTIONS };
+    env = { ...environment.env, KUBECONFIG: kubeconfig, NAVIQUE_TEST_NAMESPACE: ns(), ...TYPESCRIPT_SOURCES_ENV };
     // The stack settings beside the program hold a salt for the passphrase: one left by a run with another
     // passphrase would refuse this one.
     await rm(join(PROGRAM, "Pulumi.legacy.yaml"), { force: true });
@@ -165,7 +164,7 @@ describe("a Pulumi stack recorded by an earlier version", () => {
     await pulumi(["stack", "import", "--file", stateFile]);
 
     const { stdout } = await run(process.execPath, [RUN_RECORDED_PROVIDER, stateFile], {
-      env: { ...process.env, NODE_OPTIONS },
+      env: { ...process.env, ...TYPESCRIPT_SOURCES_ENV },
     });
     realized = stdout
       .trim()

@@ -30,6 +30,7 @@ import {
   reconcileUntil,
 } from "../support/postgres.js";
 import { readStack } from "../support/stack.js";
+import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
@@ -81,7 +82,7 @@ describe("licence enforcement across the front ends", () => {
       ...environment.env,
       KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
       NAVIQUE_TEST_NAMESPACE: ns,
-      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+      ...TYPESCRIPT_SOURCES_ENV,
     };
     await run("pulumi", ["stack", "init", "capped", "--non-interactive"], { cwd: PROGRAM, env });
     const skip = `Stack ${ns}/bundle: skipped by the licence: Stack ${ns}/bundle uses feature "stack", which the Community edition does not include; it is skipped. To use it, ask your navique account contact for a licence that includes it, then apply it as the License named \`navique\``;

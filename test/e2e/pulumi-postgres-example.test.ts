@@ -27,6 +27,7 @@ import {
   removeExampleNamespaces,
 } from "../support/example-cluster.js";
 import { readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
+import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const EXAMPLE = join(process.cwd(), "examples", "pulumi");
 
@@ -60,8 +61,7 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
       ...environment.env,
       KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
       NAVIQUE_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
-      // The program and the provider process load TypeScript sources.
-      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+      ...TYPESCRIPT_SOURCES_ENV,
     };
     await pulumi("stack", "init", "example");
   }, CAPABILITY_SUITE_SETUP_MS);

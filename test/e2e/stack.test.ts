@@ -40,6 +40,7 @@ import {
   replaceSpec,
 } from "../support/postgres.js";
 import { createStack, deleteStack, readStack } from "../support/stack.js";
+import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const PROGRAM = join(process.cwd(), "test", "fixtures", "pulumi", "stack-program");
 const HOW =
@@ -272,7 +273,7 @@ describe("the Pulumi front end of a Stack", () => {
       KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
       NAVIQUE_TEST_NAMESPACE: ns,
       NAVIQUE_TEST_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
-      NODE_OPTIONS: `--import ${import.meta.resolve("tsx")}`,
+      ...TYPESCRIPT_SOURCES_ENV,
     };
     const skip = `Stack ${ns}/bundle uses feature "stack", which the Community edition does not include; it is skipped. To use it, ${HOW}`;
     await run("pulumi", ["stack", "init", "skipped", "--non-interactive"], { cwd: PROGRAM, env });
