@@ -1,12 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "node:util";
-import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
-import { stderrReporter } from "../engine/reporter.js";
 import { LicenseError } from "../licence/token.js";
 import { LICENSE_EXIT_CODES, runLicense } from "./license-command.js";
-import { parseWatchNamespaces, runOperator } from "./operator-command.js";
-import { runPlan } from "./plan-command.js";
-import { resolveClusterTarget } from "./target.js";
 
 const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
 
@@ -42,27 +37,6 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
 
-async function up(kubeconfigFlag: string | undefined, file: string | undefined): Promise<number> {
-  const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
-  const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromFile(target.kubeconfig);
-  const version = await kubeconfig.makeApiClient(VersionApi).getCode();
-  const nodes = await kubeconfig.makeApiClient(CoreV1Api).listNode();
-  const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
-  process.stdout.write(
-    [
-      `cluster: ${kubeconfig.getCurrentCluster()?.server ?? "?"} (${target.source}, kubeconfig ${target.kubeconfig})`,
-      `kubernetes: ${version.gitVersion}`,
-      `nodes: ${ready.length}/${nodes.items.length} Ready`,
-      "",
-    ].join("\n"),
-  );
-  if (ready.length === 0) return 1;
-  if (!file) return 0;
-  process.stdout.write(`\ndecisions for ${file} against this cluster:\n`);
-  return runPlan({ file, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
-}
-
 async function license(action: string | undefined, values: Values): Promise<number> {
   try {
     return await runLicense(action, {
@@ -82,7 +56,8 @@ async function license(action: string | undefined, values: Values): Promise<numb
   }
 }
 
-function operator(values: Values): Promise<number> {
+async function operator(values: Values): Promise<number> {
+  const { parseWatchNamespaces, runOperator } = await import("./operator-command.js");
   const resync = values.resync === undefined ? undefined : Number(values.resync);
   if (resync !== undefined && !(resync > 0)) {
     throw new Error(`--resync ${values.resync}: expected a number of seconds greater than 0, e.g. --resync 30`);
@@ -96,10 +71,12 @@ function operator(values: Values): Promise<number> {
   });
 }
 
+// The commands that talk to a cluster are loaded when run: the Kubernetes client alone is ~870 modules,
+// which `navique license` and `--help` do not need.
 const COMMANDS: Record<string, (positionals: string[], values: Values) => Promise<number>> = {
-  up: (_, values) => up(values.kubeconfig, values.file),
-  plan: (_, values) =>
-    runPlan({
+  up: async (_, values) => (await import("./up-command.js")).runUp(values.kubeconfig, values.file),
+  plan: async (_, values) =>
+    (await import("./plan-command.js")).runPlan({
       file: values.file,
       kubeconfig: values.kubeconfig,
       chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,

@@ -1,0 +1,29 @@
+import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { stderrReporter } from "../engine/reporter.js";
+import { runPlan } from "./plan-command.js";
+import { resolveClusterTarget } from "./target.js";
+
+/**
+ * `navique up`: prepares the target cluster (the built-in local control plane when none is configured),
+ * reports it and, with a file, prints the decisions its resources would get there, changing nothing.
+ */
+export async function runUp(kubeconfigFlag: string | undefined, file: string | undefined): Promise<number> {
+  const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromFile(target.kubeconfig);
+  const version = await kubeconfig.makeApiClient(VersionApi).getCode();
+  const nodes = await kubeconfig.makeApiClient(CoreV1Api).listNode();
+  const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+  process.stdout.write(
+    [
+      `cluster: ${kubeconfig.getCurrentCluster()?.server ?? "?"} (${target.source}, kubeconfig ${target.kubeconfig})`,
+      `kubernetes: ${version.gitVersion}`,
+      `nodes: ${ready.length}/${nodes.items.length} Ready`,
+      "",
+    ].join("\n"),
+  );
+  if (ready.length === 0) return 1;
+  if (!file) return 0;
+  process.stdout.write(`\ndecisions for ${file} against this cluster:\n`);
+  return runPlan({ file, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
+}
