@@ -30,6 +30,10 @@ export interface LeaseLockOptions {
   readonly onWait?: (holder: LeaseHolder) => void;
   /** Called when a renewal fails; the holder keeps working, and the next renewal tries again. */
   readonly onRenewFailed?: (error: unknown) => void;
+  /** The lease's duration, as client-go's LeaseDuration. @default LEASE_SECONDS */
+  readonly leaseSeconds?: number;
+  /** How often the holder renews, as client-go's RetryPeriod. @default RENEW_EVERY_MS */
+  readonly renewEveryMs?: number;
 }
 
 /**
@@ -72,12 +76,12 @@ export async function withLeaseLock<T>(
 ): Promise<T> {
   const holder = options.holder ?? HOLDER_IDENTITY;
   await ensureSystemNamespace(client);
-  await acquire(client, name, holder, options.onWait);
+  await acquire(client, name, holder, options.leaseSeconds ?? LEASE_SECONDS, options.onWait);
   let renewal: Promise<void> = Promise.resolve();
   const renewer = setInterval(() => {
     // One renewal at a time; a failure is reported and never rejects (an unhandled rejection would end the process).
     renewal = renewal.then(() => renew(client, name, holder)).catch((error: unknown) => options.onRenewFailed?.(error));
-  }, RENEW_EVERY_MS);
+  }, options.renewEveryMs ?? RENEW_EVERY_MS);
   try {
     return await fn();
   } finally {
@@ -96,11 +100,11 @@ export async function ensureSystemNamespace(client: KubeClient): Promise<void> {
 }
 
 // Lease times are MicroTime: the apiserver refuses a timestamp with fewer than six fractional digits.
-function leaseBody(name: string, holder: string, now: Date, resourceVersion?: string): V1Lease {
+function leaseBody(name: string, holder: string, seconds: number, now: Date, resourceVersion?: string): V1Lease {
   const at = new V1MicroTime(now.getTime());
   return {
     metadata: { name, namespace: SYSTEM_NAMESPACE, ...(resourceVersion ? { resourceVersion } : {}) },
-    spec: { holderIdentity: holder, leaseDurationSeconds: LEASE_SECONDS, acquireTime: at, renewTime: at },
+    spec: { holderIdentity: holder, leaseDurationSeconds: seconds, acquireTime: at, renewTime: at },
   };
 }
 
@@ -108,6 +112,7 @@ async function acquire(
   client: KubeClient,
   name: string,
   holder: string,
+  seconds: number,
   onWait?: (holder: LeaseHolder) => void,
 ): Promise<void> {
   const observer = new LeaseObserver();
@@ -119,7 +124,7 @@ async function acquire(
       if (!current) {
         await client.coordination.createNamespacedLease({
           namespace: SYSTEM_NAMESPACE,
-          body: leaseBody(name, holder, now),
+          body: leaseBody(name, holder, seconds, now),
         });
         return;
       }
@@ -127,7 +132,7 @@ async function acquire(
         await client.coordination.replaceNamespacedLease({
           name,
           namespace: SYSTEM_NAMESPACE,
-          body: leaseBody(name, holder, now, current.metadata?.resourceVersion),
+          body: leaseBody(name, holder, seconds, now, current.metadata?.resourceVersion),
         });
         return;
       }
