@@ -3,12 +3,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { V1MicroTime } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "../../lib/api/group.js";
-import {
-  ensureSystemNamespace,
-  type LeaseHolder,
-  RENEW_EVERY_MS,
-  withLeaseLock,
-} from "../../lib/apply/lease-lock.js";
+import { ensureSystemNamespace, type LeaseHolder, RENEW_EVERY_MS, withLeaseLock } from "../../lib/apply/lease-lock.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
 import { testClient } from "../support/capabilities.js";
