@@ -395,14 +395,17 @@ export class NaviqueOperator {
    */
   private async enqueueResources(): Promise<void> {
     try {
+      const entitlements = this.entitlementsInForce;
       for (const module of this.registry.kinds) {
         const { kind } = module.definition;
-        for (const item of await this.resourcesOf(module)) {
+        const resources = await this.resourcesOf(module);
+        // The kind's seats once per resync, not once per resource.
+        const seats = this.cachedInstances(kind)?.seats;
+        const now = Date.now();
+        for (const item of resources) {
           const { namespace = "", name = "", resourceVersion = "" } = item.metadata ?? {};
           const key = keyOf(kind, namespace, name);
-          if ((this.retryAt.get(key) ?? 0) > Date.now()) continue;
-          const seats = this.cachedInstances(kind)?.seats;
-          const entitlements = this.entitlementsInForce;
+          if ((this.retryAt.get(key) ?? 0) > now) continue;
           if (seats !== undefined && entitlements !== undefined) {
             if (this.refused.unchanged(key, { resourceVersion, seats, entitlements })) continue;
           }
