@@ -12,7 +12,6 @@ import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -22,6 +21,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { createTestNamespace, eventually } from "../support/cluster.js";
+import { discardNamespace } from "../support/namespace-content.js";
 
 const CNPG_CHART = join(FIXTURE_CHARTS, "cloudnative-pg");
 
@@ -128,7 +128,11 @@ describe("capability installs and objects that are not theirs", () => {
 
   it("refuses to install over a user's ConfigMap and Deployment named like the chart's, installing nothing and changing neither", async () => {
     await ensureReady(installer, "cert-manager");
-    await client.core.createNamespace({ body: { metadata: { name: "cnpg-system" } } });
+    // The namespace outlives a reset (emptied, not deleted): applied, it exists whatever ran before.
+    await client.apply(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "cnpg-system" } },
+      { fieldManager: "kubectl" },
+    );
     // The user's own objects, under the names the chart renders in the system namespace.
     await client.core.createNamespacedConfigMap({
       namespace: "cnpg-system",
@@ -190,7 +194,7 @@ describe("capability installs and objects that are not theirs", () => {
     // before (the test before leaves it installed, whose CRDs would not be orphans).
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG], { crds: true });
     const namespace = await createTestNamespace("crds-by-hand");
-    cleanups.push(() => deleteNamespaceAndWait(client, namespace.name));
+    cleanups.push(() => discardNamespace(client, namespace.name));
     await applyCrdsByHand(client);
     const orphan = await client.extensions.readCustomResourceDefinition({ name: "clusters.postgresql.cnpg.io" });
     expect(orphan.metadata?.annotations?.["meta.helm.sh/release-name"]).toBeUndefined();
@@ -227,7 +231,7 @@ describe("capability installs and objects that are not theirs", () => {
     // Under another name, helm refuses any existing object not marked as that release's, whatever it
     // carries; the documented procedure is --take-ownership (or crds.create=false).
     const namespace = await createTestNamespace("users-cnpg");
-    cleanups.push(() => deleteNamespaceAndWait(client, namespace.name));
+    cleanups.push(() => discardNamespace(client, namespace.name));
     cleanups.push(async () => {
       await helm.uninstall("my-cnpg", namespace.name);
     });

@@ -8,13 +8,13 @@ import { REGISTRY } from "../../lib/kinds/registry.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { discardNamespace } from "../support/namespace-content.js";
 import { deleteResource, finalizeResources, readStoredResource, registered } from "../support/resources.js";
 
 /**
@@ -46,7 +46,7 @@ describe("capability consumers across kinds", () => {
     if (context) {
       await finalizeResources(context, "PostgresCluster", ns);
       await finalizeResources(context, "RedisInstance", ns);
-      await deleteNamespaceAndWait(client, ns);
+      await discardNamespace(client, ns);
     }
     await unlock?.();
   }, CAPABILITY_SUITE_SETUP_MS);

@@ -7,7 +7,6 @@ import { observeCapability } from "../../lib/observe/capability.js";
 import { capabilityReadiness, detectProvenance } from "../../lib/plan/provenance.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   lockCapabilities,
   resetCapabilities,
   testClient,
@@ -15,6 +14,7 @@ import {
 } from "../support/capabilities.js";
 import { createTestNamespace, eventually } from "../support/cluster.js";
 import { DETECTION_ENTRIES, DETECTION_STATES, type DetectionStateContext } from "../support/detection-states.js";
+import { discardNamespace } from "../support/namespace-content.js";
 
 /** The most API requests one capability detection may make, in any state (issue 9, item 5). */
 const MOST_REQUESTS = 4;
@@ -55,7 +55,7 @@ describe("capability detection cost on the local control plane", () => {
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     if (context) {
-      await deleteNamespaceAndWait(context.client, context.foreignNamespace);
+      await discardNamespace(context.client, context.foreignNamespace);
       await resetCapabilities(context.client, context.helm, DETECTION_ENTRIES, { crds: false });
     }
     await unlock?.();
@@ -131,7 +131,7 @@ describe("CRD states of a detection", () => {
       await client.extensions
         .deleteCustomResourceDefinition({ name: body.metadata?.name ?? "" })
         .catch(() => undefined);
-    await deleteNamespaceAndWait(client, namespace);
+    await discardNamespace(client, namespace);
   });
 
   it("tells Established, present but not Established (names refused, no version served) and missing apart", async () => {
@@ -217,7 +217,7 @@ describe("controller search with several label sets", () => {
   });
   afterAll(async () => {
     await client.extensions.deleteCustomResourceDefinition({ name: crd.metadata?.name ?? "" }).catch(() => undefined);
-    await deleteNamespaceAndWait(client, namespace);
+    await discardNamespace(client, namespace);
   });
 
   it("judges every later label set and the images in one list, in their order", async () => {

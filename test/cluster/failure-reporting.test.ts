@@ -9,14 +9,13 @@ import type { ReconcileContext } from "../../lib/engine/context.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
   resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { condition, createTestNamespace } from "../support/cluster.js";
+import { condition } from "../support/cluster.js";
 import {
   adoptingPostgresCluster,
   installCloudnativePg,
@@ -24,10 +23,10 @@ import {
   USER_PASSWORD,
 } from "../support/failing-step.js";
 import { TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
 import {
   createPostgresCluster,
   eventsAbout,
-  finalizePostgresClusters,
   readPostgresCluster,
   reconcilePostgresCluster,
 } from "../support/postgres.js";
@@ -56,13 +55,8 @@ describe("a failing step is reported on the PostgresCluster", () => {
   let helm: HelmCli;
   let context: ReconcileContext;
   let unlock: (() => Promise<void>) | undefined;
-  const namespaces: string[] = [];
-
-  const namespace = async (suite: string) => {
-    const created = await createTestNamespace(suite);
-    namespaces.push(created.name);
-    return created.name;
-  };
+  const namespaces = suiteNamespaces();
+  const namespace = (suite: string) => namespaces.create(suite);
 
   beforeAll(async () => {
     client = testClient();
@@ -76,10 +70,7 @@ describe("a failing step is reported on the PostgresCluster", () => {
     // A setup that never got the lock has nothing to clean up.
     if (!unlock) return;
     try {
-      for (const name of namespaces) {
-        await finalizePostgresClusters(context, name);
-        await deleteNamespaceAndWait(client, name);
-      }
+      await namespaces.discard(context);
       await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     } finally {
       await unlock();

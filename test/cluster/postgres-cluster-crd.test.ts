@@ -3,13 +3,9 @@ import { POSTGRES_CLUSTER_PLURAL, PostgresClusterSpec } from "../../lib/api/post
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
-  lockCapabilities,
-  testClient,
-} from "../support/capabilities.js";
+import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { discardNamespace } from "../support/namespace-content.js";
 
 interface Cause {
   field: string;
@@ -69,7 +65,7 @@ describe("the PostgresCluster CRD on the apiserver", () => {
     namespace = await createTestNamespace("pgc-crd");
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
-    if (namespace) await deleteNamespaceAndWait(client, namespace.name);
+    if (namespace) await discardNamespace(client, namespace.name);
     await unlock?.();
   });
 

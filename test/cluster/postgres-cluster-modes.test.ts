@@ -9,7 +9,6 @@ import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
   releaseRecords,
@@ -17,8 +16,9 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -30,6 +30,7 @@ import {
   reconcileUntil,
   replaceSpec,
 } from "../support/postgres.js";
+import { createReferenceGrant } from "../support/resources.js";
 
 /** Reconciles a deleted PostgresCluster until its finalizer is gone and the object with it. */
 async function reconcileDeletion(context: ReconcileContext, namespace: string, name: string) {
@@ -49,13 +50,8 @@ describe("PostgresCluster modes and garbage collection", () => {
   let helm: HelmCli;
   let context: ReconcileContext;
   let unlock: () => Promise<void>;
-  const namespaces: string[] = [];
-
-  const namespace = async (suite: string) => {
-    const created = await createTestNamespace(suite);
-    namespaces.push(created.name);
-    return created.name;
-  };
+  const namespaces = suiteNamespaces();
+  const namespace = (suite: string) => namespaces.create(suite);
 
   const reconcileOnce = async (ns: string, name: string) => {
     const resource = await readPostgresCluster(client, ns, name);
@@ -74,22 +70,7 @@ describe("PostgresCluster modes and garbage collection", () => {
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
-    for (const name of namespaces) {
-      // Finalizers of PostgresClusters left behind would hold their namespace: finish them first.
-      const list = (await client.custom.listNamespacedCustomObject({
-        group: "core.navique.com",
-        version: "v1alpha1",
-        plural: "postgresclusters",
-        namespace: name,
-      })) as {
-        items: { metadata: { name: string } }[];
-      };
-      for (const item of list.items) {
-        await deletePostgresCluster(client, name, item.metadata.name);
-        await reconcileDeletion(context, name, item.metadata.name);
-      }
-      await deleteNamespaceAndWait(client, name);
-    }
+    if (context) await namespaces.discard(context);
     if (client && helm) {
       await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
       await removeLicence(client);
@@ -199,23 +180,12 @@ describe("PostgresCluster modes and garbage collection", () => {
     });
     const before = await readCnpgCluster(client, data, "shared");
     // The data namespace's owner lets PostgresClusters of apps adopt them (docs/reference-grants.md).
-    await client.custom.createNamespacedCustomObject({
-      group: "core.navique.com",
-      version: "v1alpha1",
-      plural: "referencegrants",
-      namespace: data,
-      body: {
-        apiVersion: "core.navique.com/v1alpha1",
-        kind: "ReferenceGrant",
-        metadata: { name: "apps-may-adopt" },
-        spec: {
-          from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: apps }],
-          to: [
-            { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
-            { group: "", kind: "Secret", name: "shared-app" },
-          ],
-        },
-      },
+    await createReferenceGrant(client, data, "apps-may-adopt", {
+      from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: apps }],
+      to: [
+        { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+        { group: "", kind: "Secret", name: "shared-app" },
+      ],
     });
 
     await createPostgresCluster(client, apps, "chat-db", {

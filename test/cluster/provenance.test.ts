@@ -14,7 +14,6 @@ import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -24,6 +23,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { createTestNamespace, eventually } from "../support/cluster.js";
+import { discardNamespace } from "../support/namespace-content.js";
 
 const CNPG_CHART = join(FIXTURE_CHARTS, "cloudnative-pg");
 const CERT_MANAGER_CHART = join(FIXTURE_CHARTS, "cert-manager");
@@ -124,7 +124,7 @@ describe("capability provenance on the local control plane", () => {
   /** A namespace for a user's own install, deleted (and waited for) after the test. */
   const foreignNamespace = async (suite: string) => {
     const namespace = await createTestNamespace(suite);
-    cleanups.push(() => deleteNamespaceAndWait(client, namespace.name));
+    cleanups.push(() => discardNamespace(client, namespace.name));
     return namespace.name;
   };
 
@@ -293,7 +293,11 @@ describe("capability provenance on the local control plane", () => {
   });
 
   it("an unrelated Deployment in the expected namespace is not mistaken for the operator", async () => {
-    await client.core.createNamespace({ body: { metadata: { name: "cnpg-system" } } });
+    // The namespace outlives a reset (emptied, not deleted): applied, it exists whatever ran before.
+    await client.apply(
+      { apiVersion: "v1", kind: "Namespace", metadata: { name: "cnpg-system" } },
+      { fieldManager: "kubectl" },
+    );
     await client.apps.createNamespacedDeployment({
       namespace: "cnpg-system",
       body: {

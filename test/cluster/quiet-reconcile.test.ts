@@ -9,24 +9,18 @@ import { ownershipMarks } from "../../lib/engine/ownership.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
   resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, eventually } from "../support/cluster.js";
 import { adoptingPostgresCluster, installCloudnativePg, naviqueCrdsServed } from "../support/failing-step.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
-import {
-  eventsAbout,
-  finalizePostgresClusters,
-  readPostgresCluster,
-  reconcilePostgresCluster,
-  reconcileUntil,
-} from "../support/postgres.js";
+import { eventsAbout, readPostgresCluster, reconcilePostgresCluster, reconcileUntil } from "../support/postgres.js";
 
 /** The resourceVersion of the License singleton as stored now. */
 async function licenseVersion(client: KubeClient): Promise<string | undefined> {
@@ -48,13 +42,8 @@ describe("quiet reconciles", () => {
   let helm: HelmCli;
   let context: ReconcileContext;
   let unlock: (() => Promise<void>) | undefined;
-  const namespaces: string[] = [];
-
-  const namespace = async (suite: string) => {
-    const created = await createTestNamespace(suite);
-    namespaces.push(created.name);
-    return created.name;
-  };
+  const namespaces = suiteNamespaces();
+  const namespace = (suite: string) => namespaces.create(suite);
 
   beforeAll(async () => {
     client = testClient();
@@ -70,10 +59,7 @@ describe("quiet reconciles", () => {
     if (!unlock) return;
     try {
       await removeLicence(client).catch(() => undefined);
-      for (const name of namespaces) {
-        await finalizePostgresClusters(context, name);
-        await deleteNamespaceAndWait(client, name);
-      }
+      await namespaces.discard(context);
       await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     } finally {
       await unlock();

@@ -15,7 +15,6 @@ import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { destroy, up } from "../../providers/pulumi/runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -23,10 +22,17 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
-import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
+import {
+  createReferenceGrant,
+  createResource,
+  finalizeResources,
+  readStoredResource,
+  reconcileUntil,
+} from "../support/resources.js";
 
 const REDIS = { group: "redis.redis.opstreelabs.in", version: "v1beta2" };
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
@@ -81,12 +87,8 @@ describe("RedisInstance modes", () => {
   let helm: HelmCli;
   let context: ReconcileContext;
   let unlock: () => Promise<void>;
-  const namespaces: string[] = [];
-  const namespace = async (suite: string) => {
-    const created = await createTestNamespace(suite);
-    namespaces.push(created.name);
-    return created.name;
-  };
+  const namespaces = suiteNamespaces();
+  const namespace = (suite: string) => namespaces.create(suite);
 
   beforeAll(async () => {
     unlock = await lockCapabilities();
@@ -100,8 +102,7 @@ describe("RedisInstance modes", () => {
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     if (context) {
-      for (const ns of namespaces) await finalizeResources(context, "RedisInstance", ns);
-      for (const ns of namespaces) await deleteNamespaceAndWait(client, ns);
+      await namespaces.discard(context);
       await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
       await removeLicence(client);
     }
@@ -204,23 +205,12 @@ describe("RedisInstance modes", () => {
       await orUndefined(client.core.readNamespacedSecret({ name: "cache-adopted-credentials", namespace: apps })),
     ).toBeUndefined();
 
-    await client.custom.createNamespacedCustomObject({
-      group: "core.navique.com",
-      version: "v1alpha1",
-      plural: "referencegrants",
-      namespace: data,
-      body: {
-        apiVersion: "core.navique.com/v1alpha1",
-        kind: "ReferenceGrant",
-        metadata: { name: "apps-redis" },
-        spec: {
-          from: [{ group: "core.navique.com", kind: "RedisInstance", namespace: apps }],
-          to: [
-            { group: "redis.redis.opstreelabs.in", kind: "Redis", name: "shared" },
-            { group: "", kind: "Secret", name: "shared-auth" },
-          ],
-        },
-      },
+    await createReferenceGrant(client, data, "apps-redis", {
+      from: [{ group: "core.navique.com", kind: "RedisInstance", namespace: apps }],
+      to: [
+        { group: "redis.redis.opstreelabs.in", kind: "Redis", name: "shared" },
+        { group: "", kind: "Secret", name: "shared-auth" },
+      ],
     });
     const adopted = await reconcileUntil(context, "RedisInstance", apps, "cache", (o) => !o.requeue);
     expect(statusOf(adopted)).toMatchObject({

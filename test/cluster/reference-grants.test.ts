@@ -20,25 +20,25 @@ import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { failIfBlocked } from "../../providers/pulumi/runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { condition, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   createPostgresCluster,
   eventsAbout,
-  finalizePostgresClusters,
   playCnpgClusterReady,
   readCnpgCluster,
   readPostgresCluster,
   reconcilePostgresCluster,
 } from "../support/postgres.js";
+import { createReferenceGrant } from "../support/resources.js";
 
 const grants = { group: API_GROUP, version: API_VERSION, plural: REFERENCE_GRANT_PLURAL };
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
@@ -86,21 +86,12 @@ async function prepareDataNamespace(client: KubeClient, namespace: string): Prom
 
 /** The grant the owner of `data` creates so that PostgresClusters of `apps` may adopt `shared`. */
 async function grantAdoption(client: KubeClient, data: string, apps: string): Promise<void> {
-  await client.custom.createNamespacedCustomObject({
-    ...grants,
-    namespace: data,
-    body: {
-      apiVersion: `${API_GROUP}/${API_VERSION}`,
-      kind: "ReferenceGrant",
-      metadata: { name: "apps-may-adopt" },
-      spec: {
-        from: [{ group: API_GROUP, kind: "PostgresCluster", namespace: apps }],
-        to: [
-          { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
-          { group: "", kind: "Secret", name: "shared-app" },
-        ],
-      },
-    },
+  await createReferenceGrant(client, data, "apps-may-adopt", {
+    from: [{ group: API_GROUP, kind: "PostgresCluster", namespace: apps }],
+    to: [
+      { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+      { group: "", kind: "Secret", name: "shared-app" },
+    ],
   });
 }
 
@@ -137,13 +128,8 @@ describe("references into another namespace need a ReferenceGrant there", () => 
   let helm: HelmCli;
   let context: ReconcileContext;
   let unlock: (() => Promise<void>) | undefined;
-  const namespaces: string[] = [];
-
-  const namespace = async (suite: string) => {
-    const created = await createTestNamespace(suite);
-    namespaces.push(created.name);
-    return created.name;
-  };
+  const namespaces = suiteNamespaces();
+  const namespace = (suite: string) => namespaces.create(suite);
   /** What `pulumi up` does at each pass: the engine's pass, then an error for what waiting cannot change. */
   const reconcileOnceAsPulumiUp = async (ctx: ReconcileContext, ns: string, name: string) => {
     const resource = await readPostgresCluster(client, ns, name);
@@ -185,10 +171,7 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     // A setup that failed before holding the lock made nothing to clean up.
     if (!unlock) return;
     try {
-      for (const name of namespaces) {
-        await finalizePostgresClusters(context, name).catch(() => undefined);
-        await deleteNamespaceAndWait(client, name);
-      }
+      await namespaces.discard(context);
       if (client) await removeLicence(client);
     } finally {
       await unlock();
@@ -330,18 +313,9 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     const apps = await namespace("grant-wrong");
     const data = await namespace("grant-wrong-data");
     await prepareDataNamespace(client, data);
-    await client.custom.createNamespacedCustomObject({
-      ...grants,
-      namespace: data,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: "ReferenceGrant",
-        metadata: { name: "too-narrow" },
-        spec: {
-          from: [{ group: API_GROUP, kind: "Stack", namespace: apps }],
-          to: [{ group: "", kind: "Secret" }],
-        },
-      },
+    await createReferenceGrant(client, data, "too-narrow", {
+      from: [{ group: API_GROUP, kind: "Stack", namespace: apps }],
+      to: [{ group: "", kind: "Secret" }],
     });
     await createPostgresCluster(client, apps, "chat-db", adoptFrom(data));
     await reconcileOnce(apps);
@@ -350,18 +324,9 @@ describe("references into another namespace need a ReferenceGrant there", () => 
       "ReferenceNotPermitted",
     );
     // Half a grant (the Cluster, not the Secret): still refused, and nothing of B is read, the Cluster included.
-    await client.custom.createNamespacedCustomObject({
-      ...grants,
-      namespace: data,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: "ReferenceGrant",
-        metadata: { name: "cluster-only" },
-        spec: {
-          from: [{ group: API_GROUP, kind: "PostgresCluster", namespace: apps }],
-          to: [{ group: "postgresql.cnpg.io", kind: "Cluster" }],
-        },
-      },
+    await createReferenceGrant(client, data, "cluster-only", {
+      from: [{ group: API_GROUP, kind: "PostgresCluster", namespace: apps }],
+      to: [{ group: "postgresql.cnpg.io", kind: "Cluster" }],
     });
     const half = await reconcileOnce(apps);
     expect(condition(half.plan.status, "Ready")?.message).toBe(

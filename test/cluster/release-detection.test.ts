@@ -5,8 +5,9 @@ import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { observeCapability } from "../../lib/observe/capability.js";
 import { detectProvenance } from "../../lib/plan/provenance.js";
-import { deleteNamespaceAndWait, testClient } from "../support/capabilities.js";
+import { testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { discardNamespace } from "../support/namespace-content.js";
 
 const RELEASE = "detected-cnpg";
 
@@ -61,7 +62,7 @@ describe("detection of a release with many revisions", () => {
     entry = CapabilityEntry.parse({ ...CLOUDNATIVE_PG, name: "detected-cnpg", release: { name: RELEASE, namespace } });
   });
   afterAll(async () => {
-    await deleteNamespaceAndWait(client, namespace);
+    await discardNamespace(client, namespace);
   });
 
   it("finds no release when there is no record", async () => {

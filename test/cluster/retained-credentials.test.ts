@@ -13,15 +13,15 @@ import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
   resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { createTestNamespace, eventually } from "../support/cluster.js";
+import { eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -71,13 +71,8 @@ describe("credentials on deletion and drift", () => {
   let helm: HelmCli;
   let context: ReconcileContext;
   let unlock: (() => Promise<void>) | undefined;
-  const namespaces: string[] = [];
-
-  const namespace = async (suite: string) => {
-    const created = await createTestNamespace(suite);
-    namespaces.push(created.name);
-    return created.name;
-  };
+  const namespaces = suiteNamespaces();
+  const namespace = (suite: string) => namespaces.create(suite);
 
   const readSecret = (ns: string, name: string): Promise<V1Secret | undefined> =>
     orUndefined(client.core.readNamespacedSecret({ name, namespace: ns }));
@@ -180,10 +175,7 @@ describe("credentials on deletion and drift", () => {
   afterAll(async () => {
     try {
       if (context) {
-        for (const name of namespaces) {
-          await finalizePostgresClusters(context, name);
-          await deleteNamespaceAndWait(client, name);
-        }
+        await namespaces.discard(context);
         await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
         await removeLicence(client);
       }

@@ -3,13 +3,9 @@ import { STACK_PLURAL, StackSpec } from "../../lib/api/stack.js";
 import { parseInput } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
-  lockCapabilities,
-  testClient,
-} from "../support/capabilities.js";
+import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { discardNamespace } from "../support/namespace-content.js";
 
 describe("the Stack CRD on the apiserver", () => {
   const client = testClient();
@@ -23,7 +19,7 @@ describe("the Stack CRD on the apiserver", () => {
     namespace = await createTestNamespace("stack-crd");
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
-    if (namespace) await deleteNamespaceAndWait(client, namespace.name);
+    if (namespace) await discardNamespace(client, namespace.name);
     await unlock?.();
   });
 

@@ -3,15 +3,10 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
-  lockCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient, testHelm } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
+import { discardNamespace } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   createConnectionSecret,
@@ -48,9 +43,9 @@ describe("the operator with --watch-namespaces", () => {
 
   afterAll(async () => {
     // The operator finalizes the served namespace's PostgresClusters as the namespace goes.
-    if (served) await deleteNamespaceAndWait(client, served);
+    if (served) await discardNamespace(client, served);
     await operator?.stop();
-    if (elsewhere) await deleteNamespaceAndWait(client, elsewhere);
+    if (elsewhere) await discardNamespace(client, elsewhere);
     if (client) await removeLicence(client);
     await unlock?.();
   });

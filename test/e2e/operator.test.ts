@@ -8,7 +8,6 @@ import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/kinds/postgre
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_SOURCE,
   lockCapabilities,
   releaseRecords,
@@ -18,6 +17,7 @@ import {
 } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { adoptingPostgresCluster, naviqueCrdsServed } from "../support/failing-step.js";
+import { discardNamespace } from "../support/namespace-content.js";
 import { startOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
@@ -75,7 +75,7 @@ describe("the operator", () => {
         expect(await exited).toBe(0);
         expect(output()).toContain("[operator] stopped");
       }
-      if (ns) await deleteNamespaceAndWait(client, ns);
+      if (ns) await discardNamespace(client, ns);
       if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     } finally {
       await unlock();

@@ -18,7 +18,6 @@ import type { NaviqueOperator } from "../../providers/operator/operator.js";
 import { destroy, up } from "../../providers/pulumi/stack-runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
-  deleteNamespaceAndWait,
   FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
@@ -28,6 +27,7 @@ import {
 } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { discardNamespace } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   createConnectionSecret,
@@ -86,7 +86,7 @@ describe("a Stack under the operator, across the licence", () => {
   afterAll(async () => {
     await operator?.stop();
     clearInterval(playing);
-    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (ns) await discardNamespace(client, ns);
     if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     if (client) await removeLicence(client);
     await unlock?.();
@@ -248,7 +248,7 @@ describe("the Pulumi front end of a Stack", () => {
 
   afterAll(async () => {
     clearInterval(playing);
-    if (ns) await deleteNamespaceAndWait(client, ns);
+    if (ns) await discardNamespace(client, ns);
     if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     if (client) await removeLicence(client);
     if (work) await rm(work, { recursive: true, force: true });

@@ -4,12 +4,12 @@ import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
-import { REGISTRY } from "../../lib/kinds/registry.js";
 import { acquireDirectoryLock } from "../../lib/local-plane/lock.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { eventually } from "./cluster.js";
-import { finalizeResources } from "./resources.js";
+import { emptyNamespace } from "./namespace-content.js";
+import { finalizeEveryKind } from "./resources.js";
 
 /** Fixture charts reproducing the identity facts of the real capability charts. */
 export const FIXTURE_CHARTS = join(import.meta.dirname, "..", "fixtures", "charts");
@@ -92,7 +92,10 @@ export async function releaseRecords(client: KubeClient, namespace: string, rele
   return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` })).items;
 }
 
-/** Deletes a namespace and waits until it is gone, so that nothing in it is seen by the next test. */
+/**
+ * Deletes a namespace and waits until it is gone, for a namespace of a fixed name that a later test creates
+ * again; a namespace of a name used once is discarded faster (discardNamespace, namespace-content.ts).
+ */
 export async function deleteNamespaceAndWait(client: KubeClient, name: string): Promise<void> {
   await client.core.deleteNamespace({ name }).catch((error: unknown) => {
     if (statusOf(error) !== 404) throw error;
@@ -101,8 +104,8 @@ export async function deleteNamespaceAndWait(client: KubeClient, name: string): 
 }
 
 /**
- * Returns the cluster to "nothing installed" for these capabilities: releases uninstalled and system
- * namespaces deleted; with `crds`, their CRDs deleted too (test-only: the product never deletes CRDs).
+ * Returns the cluster to "nothing installed" for these capabilities: releases uninstalled and their
+ * namespaces emptied; with `crds`, their CRDs deleted too (test-only: the product never deletes CRDs).
  * Only a suite holding the capability lock may do either: CRDs are cluster-wide, and their deletion under
  * another suite's feet fails that suite. CRDs are deleted only when a suite starts: deleting them right
  * after a chart re-applied them can leave their deletion waiting on the apiserver's storage
@@ -118,18 +121,11 @@ export async function resetCapabilities(
     throw new Error(
       "resetCapabilities changes cluster-wide state other suites see: call it only while holding lockCapabilities()",
     );
-  // Resources left by a run that died count as consumers and against caps: finalize them first, every
-  // kind of the registry, composites (whose members go with them) first.
+  // Resources left by a run that died count as consumers and against caps: finalize them first.
   const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
-  const kinds = [...REGISTRY.kinds].sort(
-    (a, b) => Number(b.emits.some((e) => e.product)) - Number(a.emits.some((e) => e.product)),
-  );
-  for (const module of kinds) await finalizeResources(context, module.definition.kind);
+  await finalizeEveryKind(context);
   for (const entry of entries) {
     await helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
-    await client.core.deleteNamespace({ name: entry.release.namespace }).catch((error: unknown) => {
-      if (statusOf(error) !== 404) throw error;
-    });
     if (!options.crds) continue;
     for (const name of entry.crds.names) {
       await client.extensions.deleteCustomResourceDefinition({ name }).catch((error: unknown) => {
@@ -137,11 +133,12 @@ export async function resetCapabilities(
       });
     }
   }
+  // Whatever a test put into a release namespace besides the release goes too. The namespace stays, empty,
+  // as it does after a user's `helm uninstall`: deleting it would cost the namespace controller's grace
+  // period on every reset (test/support/namespace-content.ts).
+  await Promise.all(entries.map((entry) => emptyNamespace(client, entry.release.namespace)));
+  if (!options.crds) return;
   for (const entry of entries) {
-    await gone(`namespace ${entry.release.namespace}`, () =>
-      orUndefined(client.core.readNamespace({ name: entry.release.namespace })),
-    );
-    if (!options.crds) continue;
     for (const name of entry.crds.names) {
       await gone(`CRD ${name}`, () => orUndefined(client.extensions.readCustomResourceDefinition({ name })));
     }

@@ -82,10 +82,9 @@ export async function grantExampleAdoption(client: KubeClient): Promise<void> {
 /** Finalizes the examples' PostgresClusters (the product's own deletion path), then deletes their namespaces. */
 export async function removeExampleNamespaces(client: KubeClient, helm: HelmCli): Promise<void> {
   const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
-  for (const namespace of EXAMPLE_NAMESPACES) {
-    await finalizePostgresClusters(context, namespace);
-    await deleteNamespaceAndWait(client, namespace);
-  }
+  for (const namespace of EXAMPLE_NAMESPACES) await finalizePostgresClusters(context, namespace);
+  // At once: each deletion waits out the namespace controller's grace period (namespace-content.ts).
+  await Promise.all(EXAMPLE_NAMESPACES.map((namespace) => deleteNamespaceAndWait(client, namespace)));
 }
 
 /**

@@ -1,4 +1,9 @@
 import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
+import {
+  REFERENCE_GRANT_KIND,
+  REFERENCE_GRANT_PLURAL,
+  type ReferenceGrantSpec,
+} from "../../lib/api/reference-grant.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { moduleOf, type ReconcileContext } from "../../lib/engine/context.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
@@ -22,6 +27,25 @@ export async function createResource(client: KubeClient, kind: string, namespace
     ...crd(kind),
     namespace,
     body: { apiVersion: API_GROUP_VERSION, kind, metadata: { name }, spec },
+  });
+}
+
+/**
+ * The grant by which the owner of `namespace` lets resources of another namespace refer to objects in
+ * it (docs/reference-grants.md), created as a user's kubectl would.
+ */
+export async function createReferenceGrant(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  spec: ReferenceGrantSpec,
+) {
+  await client.custom.createNamespacedCustomObject({
+    group: API_GROUP,
+    version: API_VERSION,
+    plural: REFERENCE_GRANT_PLURAL,
+    namespace,
+    body: { apiVersion: API_GROUP_VERSION, kind: REFERENCE_GRANT_KIND, metadata: { name }, spec },
   });
 }
 
@@ -79,4 +103,15 @@ export async function finalizeResources(context: ReconcileContext, kind: string,
       return undefined;
     });
   }
+}
+
+/**
+ * Finalizes the resources of every kind of the registry, in a namespace or everywhere: composites first,
+ * whose members go with them.
+ */
+export async function finalizeEveryKind(context: ReconcileContext, namespace?: string): Promise<void> {
+  const kinds = [...REGISTRY.kinds].sort(
+    (a, b) => Number(b.emits.some((e) => e.product)) - Number(a.emits.some((e) => e.product)),
+  );
+  for (const module of kinds) await finalizeResources(context, module.definition.kind, namespace);
 }
