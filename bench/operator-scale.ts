@@ -15,8 +15,8 @@
  * container (OPERATOR_NODE_OPTIONS, lib/api/operator-process.ts). With --cpu-prof the operator runs under
  * `node --cpu-prof` and the steady state's samples are summarised: where the time goes.
  *
- * It builds nothing: run `npm run build` first. Without dist/lib/cli/main.js (or with --tsx) the operator
- * runs from the sources through tsx, and the output says so. By default it starts a control plane of its
+ * It builds nothing: run `npm run build` first. Without dist/navique.js (the bundled CLI the package's
+ * bin runs; ADR 0018), or with --tsx, the operator runs from the sources through tsx, and the output says so. By default it starts a control plane of its
  * own (the local plane's toolchain, plane name `bench-operator-scale`) and stops it at the end
  * (--keep-plane keeps it for the next run): a thousand PostgresClusters on the shared local plane would
  * count against the cluster-wide caps of the tests running there. --kubeconfig PATH uses that cluster
@@ -133,15 +133,15 @@ class Sampler {
 
 /** How the operator is started: from the built package when there is one, else from the sources. */
 function operatorCommand(kubeconfig: string, profileDir: string | undefined): { args: string[]; how: string } {
-  const built = join(process.cwd(), "dist", "lib", "cli", "main.js");
+  const built = join(process.cwd(), "dist", "navique.js");
   const profiling = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
   const operatorArgs = ["operator", "--kubeconfig", kubeconfig, "--resync", String(RESYNC_S)];
   // External mode installs nothing; a local chart mirror all the same, so that nothing could reach the internet.
   operatorArgs.push("--chart-source", `dir:${join(process.cwd(), "test", "fixtures", "charts")}`);
   if (existsSync(built) && !flags.tsx) {
-    return { args: [...profiling, built, ...operatorArgs], how: "the built package (node dist/lib/cli/main.js)" };
+    return { args: [...profiling, built, ...operatorArgs], how: "the built package (node dist/navique.js)" };
   }
-  const why = flags.tsx ? "--tsx given" : "dist/lib/cli/main.js not found: run `npm run build` first";
+  const why = flags.tsx ? "--tsx given" : "dist/navique.js not found: run `npm run build` first";
   return {
     args: [...profiling, "--import", "tsx", join(process.cwd(), "lib", "cli", "main.ts"), ...operatorArgs],
     how: `the sources through tsx (node --import tsx lib/cli/main.ts; ${why})`,
