@@ -6,8 +6,8 @@
  *   credentials in Secret `shared-app` there) gets a `librechat` database, never touched otherwise. That
  *   namespace must grant it with a ReferenceGrant (docs/reference-grants.md); `pulumi preview` says which.
  *
- * Run from the repository root (Pulumi.yaml there points here) with NODE_OPTIONS="--import tsx" and
- * TS_NODE_IGNORE='.*' (the sources compiled by tsx, not type-checked by ts-node);
+ * Run from the repository root (Pulumi.yaml there points here) in the environment of
+ * test/support/typescript-sources.ts (the sources compiled by tsx, the runtime resolved by package name);
  * KUBECONFIG chooses the cluster, NAVIQUE_CHART_SOURCE where charts come from (official by default).
  */
 import { PostgresCluster } from "../../providers/pulumi/index.js";

@@ -1,9 +1,10 @@
-#!/usr/bin/env node
 import { parseArgs } from "node:util";
 import { LicenseError } from "../licence/token.js";
+import { PACKAGE_NAME, PACKAGE_VERSION } from "../package/manifest.js";
 import { LICENSE_EXIT_CODES, runLicense } from "./license-command.js";
 
 const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
+       navique --version | --help
 
 commands:
   up        prepare the target cluster (without --kubeconfig, $KUBECONFIG or ~/.kube/config: the
@@ -33,6 +34,7 @@ const OPTIONS = {
   trust: { type: "string", multiple: true },
   now: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
@@ -89,6 +91,10 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`${PACKAGE_NAME} ${PACKAGE_VERSION}\n`);
     return 0;
   }
   const command = positionals[0] === undefined ? undefined : COMMANDS[positionals[0]];

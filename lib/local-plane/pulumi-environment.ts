@@ -1,14 +1,24 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, copyFile, link, mkdir, rename, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { binaryPath } from "./go-build.js";
 import { cacheRoot } from "./paths.js";
 import { PULUMI, PULUMI_LANGUAGE_NODEJS } from "./toolchain.js";
+import { toolchainPaths } from "./toolchain-paths.js";
 
 /** The name under which the Pulumi engine looks for the Node.js dynamic-provider plugin. */
 const DYNAMIC_PROVIDER_PLUGIN = "pulumi-resource-pulumi-nodejs";
+
+/**
+ * The plugin, doing what the script of that name in Pulumi's Node.js SDK distribution does
+ * (sdk/nodejs/dist/pulumi-resource-pulumi-nodejs): run the dynamic-provider host of the @pulumi/pulumi
+ * that the program's directory (the plugin's working directory) resolves, under the `node` on PATH.
+ */
+const DYNAMIC_PROVIDER_SCRIPT = `#!/bin/sh
+host=$(node -e "process.stdout.write(require.resolve('@pulumi/pulumi/cmd/dynamic-provider'))") || exit 1
+exec node "$host" "$@"
+`;
 
 export interface PulumiEnvironment {
   /** Installation root of the CLI (binaries in `bin/`), as `PulumiCommand.get({ root })` expects it. */
@@ -29,16 +39,13 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 }
 
 /**
- * A directory holding the pulumi CLI with the plugins it expects beside it: the Node.js language host and
- * the dynamic-provider plugin, a two-line script that runs the dynamic-provider host of the same
- * @pulumi/pulumi this process uses, under this same Node binary. The engine prefers plugins found next
- * to its own executable, so the binaries are hard links (copies across file systems) rather than PATH
- * entries. Keyed by every path it depends on; the script is written last and marks it complete.
+ * A directory holding the pulumi CLI with the plugins it expects beside it, as Pulumi's distribution
+ * lays them out: the Node.js language host and the dynamic-provider plugin (DYNAMIC_PROVIDER_SCRIPT).
+ * The engine prefers plugins found next to its own executable, so the binaries are hard links (copies
+ * across file systems) rather than PATH entries. Keyed by everything it holds; the script is written
+ * last and marks it complete.
  */
 export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const require = createRequire(import.meta.url);
-  const providerHost = require.resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js");
-  const node = process.execPath;
   const cli = binaryPath(PULUMI, "pulumi", env);
   const languageHost = binaryPath(PULUMI_LANGUAGE_NODEJS, "pulumi-language-nodejs", env);
   for (const binary of [cli, languageHost]) {
@@ -46,7 +53,7 @@ export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): 
       throw new Error(`${binary} is missing: build the toolchain first (npm run toolchain -- build)`);
   }
   const key = createHash("sha256")
-    .update([node, providerHost, cli, languageHost].join("\0"))
+    .update([cli, languageHost, DYNAMIC_PROVIDER_SCRIPT].join("\0"))
     .digest("hex")
     .slice(0, 12);
   const root = join(cacheRoot(env), "pulumi-bundles", key);
@@ -57,7 +64,7 @@ export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): 
   await linkOrCopy(cli, join(bin, "pulumi"));
   await linkOrCopy(languageHost, join(bin, "pulumi-language-nodejs"));
   const partial = `${shim}.${process.pid}`;
-  await writeFile(partial, `#!/bin/sh\nexec "${node}" "${providerHost}" "$@"\n`);
+  await writeFile(partial, DYNAMIC_PROVIDER_SCRIPT);
   await chmod(partial, 0o755);
   await rename(partial, shim);
   return root;
@@ -76,6 +83,7 @@ export async function pulumiEnvironment(options: {
 }): Promise<PulumiEnvironment> {
   const base = options.env ?? process.env;
   const cliRoot = await ensurePulumiBundle(base);
+  const toolchain = await toolchainPaths(base);
   const home = options.home ?? join(dirname(options.stateDir), ".pulumi-home");
   await mkdir(options.stateDir, { recursive: true });
   await mkdir(home, { recursive: true });
@@ -83,8 +91,9 @@ export async function pulumiEnvironment(options: {
     cliRoot,
     env: {
       ...base,
-      // The language host starts programs with the `node` it finds on PATH: make it this Node 22.
-      PATH: [join(cliRoot, "bin"), dirname(process.execPath), base.PATH ?? ""].join(":"),
+      // The language host and the dynamic-provider plugin start the `node` they find on PATH: this Node 22.
+      // Components find helm on PATH when they run: the toolchain's.
+      PATH: [join(cliRoot, "bin"), dirname(process.execPath), dirname(toolchain.helm), base.PATH ?? ""].join(":"),
       PULUMI_HOME: home,
       PULUMI_BACKEND_URL: `file://${options.stateDir}`,
       PULUMI_CONFIG_PASSPHRASE: options.passphrase,

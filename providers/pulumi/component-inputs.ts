@@ -1,15 +1,12 @@
-import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
+import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { KubeClient } from "../../lib/cluster/kube-client.js";
+import { clusterAccess, kubeconfigContent } from "../../lib/cluster/kubeconfig-source.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { previewDesired } from "../../lib/engine/preview.js";
-import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 
 /** Default time `pulumi up` waits for a resource to be Ready. */
@@ -21,11 +18,15 @@ export interface ClusterArgs {
   readonly namespace: string;
   /** Name of the resource. @default the component's name */
   readonly name?: string;
-  /** Kubeconfig of the target cluster. @default $KUBECONFIG, then ~/.kube/config */
+  /**
+   * The target cluster's kubeconfig: its content, or the path of a file holding it (read when the program
+   * runs). Kept as a secret in the state, never a path. @default the ambient kubeconfig, found when the
+   * provider runs: $KUBECONFIG, then ~/.kube/config
+   */
   readonly kubeconfig?: string;
   /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default official */
   readonly chartSource?: string;
-  /** The helm v4 binary. @default the one built by this project's toolchain */
+  /** The helm v4 binary. @default `helm` on PATH, found when it runs */
   readonly helm?: string;
   /** How long `pulumi up` waits for Ready. @default 600 */
   readonly timeoutSeconds?: number;
@@ -54,14 +55,16 @@ export function dynamicInputs(
     if (error instanceof ValidationError) throw new pulumi.ResourceError(error.message, component);
     throw error;
   }
-  const kubeconfig = args.kubeconfig ?? defaultKubeconfig();
-  const helm = pulumi.output(args.helm ?? toolchainPaths().then((paths) => paths.helm));
+  let kubeconfig: string | undefined;
+  try {
+    kubeconfig = args.kubeconfig === undefined ? undefined : kubeconfigContent(args.kubeconfig);
+  } catch (error) {
+    throw new pulumi.ResourceError(`${kind} ${componentName}: ${(error as Error).message}`, component);
+  }
   if (pulumi.runtime.isDryRun()) {
     const desired = { apiVersion: API_GROUP_VERSION, kind, metadata: { name, namespace: args.namespace }, spec };
-    void helm.apply((binary) =>
-      logPreview(component, { kubeconfig, helm: binary, chartSource: args.chartSource }, (context) =>
-        previewDesired(context, module.schema.parse(desired) as EngineResource),
-      ),
+    void logPreview(component, { kubeconfig, helm: args.helm, chartSource: args.chartSource }, (context) =>
+      previewDesired(context, module.schema.parse(desired) as EngineResource),
     );
   }
   return {
@@ -69,17 +72,11 @@ export function dynamicInputs(
     namespace: args.namespace,
     name,
     spec,
-    kubeconfig,
-    helm,
+    ...(kubeconfig === undefined ? {} : { kubeconfig: pulumi.secret(kubeconfig) }),
+    ...(args.helm === undefined ? {} : { helm: args.helm }),
     ...(args.chartSource ? { chartSource: args.chartSource } : {}),
     timeoutSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
   };
-}
-
-/** $KUBECONFIG, then ~/.kube/config: where a component looks for its cluster unless told. */
-export function defaultKubeconfig(): string {
-  if (process.env.KUBECONFIG) return process.env.KUBECONFIG;
-  return join(homedir(), ".kube", "config");
 }
 
 /**
@@ -89,19 +86,20 @@ export function defaultKubeconfig(): string {
  */
 export async function logPreview(
   component: pulumi.Resource,
-  cluster: { readonly kubeconfig: string; readonly helm: string; readonly chartSource?: string | undefined },
+  cluster: {
+    readonly kubeconfig?: string | undefined;
+    readonly helm?: string | undefined;
+    readonly chartSource?: string | undefined;
+  },
   decide: (
     context: ReconcileContext,
   ) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>,
 ): Promise<void> {
-  if (!existsSync(cluster.kubeconfig)) {
-    await pulumi.log.warn(`cannot preview decisions: kubeconfig ${cluster.kubeconfig} does not exist`, component);
-    return;
-  }
   try {
+    const { client, kubeconfigFile } = clusterAccess(cluster.kubeconfig);
     const context = createReconcileContext({
-      client: KubeClient.fromFile(cluster.kubeconfig),
-      helm: new HelmCli({ binary: cluster.helm, kubeconfig: cluster.kubeconfig }),
+      client,
+      helm: new HelmCli({ binary: resolveHelm(cluster.helm), kubeconfig: kubeconfigFile }),
       source: parseChartSource(cluster.chartSource),
     });
     const decisions = await decide(context);

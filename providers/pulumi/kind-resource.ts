@@ -1,9 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { runtimeProvider } from "./runtime-provider.js";
+import { tellPulumiTheUsersPosition } from "./source-position.js";
 
-/** The one runtime every kind's dynamic resource runs (the kind is one of its inputs). */
-const RUNTIME_URL = new URL("./runtime.js", import.meta.url).href;
+/**
+ * The one runtime every kind's dynamic resource runs (the kind is one of its inputs), named as the
+ * package exports it: the provider process resolves it from the program's directory (runtime-provider.ts).
+ */
+const RUNTIME = "@navique/ai-core/pulumi/runtime";
 
 /**
  * The dynamic resource of any registered kind: type token `navique:<Kind>` (as the first release named
@@ -13,15 +17,21 @@ export class KindResource extends pulumi.dynamic.Resource {
   constructor(module: KindModule, name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
     const names = Object.entries(module.outputs.names);
     const outputs = Object.fromEntries(names.map(([output]) => [output, undefined]));
-    const secrets = names.filter(([, o]) => o.secret).map(([output]) => output);
-    super(
-      runtimeProvider(RUNTIME_URL),
-      name,
-      { ...inputs, ...outputs },
-      { ...opts, ...(secrets.length > 0 ? { additionalSecretOutputs: secrets } : {}) },
-      "navique",
-      module.definition.kind,
-    );
+    // The kubeconfig's content is among the outputs too (a deletion reads the cluster from them).
+    const secrets = [...names.filter(([, o]) => o.secret).map(([output]) => output), "kubeconfig"];
+    const restore = tellPulumiTheUsersPosition();
+    try {
+      super(
+        runtimeProvider(RUNTIME),
+        name,
+        { ...inputs, ...outputs },
+        { ...opts, additionalSecretOutputs: secrets },
+        "navique",
+        module.definition.kind,
+      );
+    } finally {
+      restore();
+    }
   }
 
   /** One of the kind's outputs. */

@@ -4,6 +4,7 @@ import type { KindModule } from "../../lib/engine/kind-module.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
+import { tellPulumiTheUsersPosition } from "./source-position.js";
 
 export interface PostgresClusterArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. */
@@ -38,7 +39,12 @@ export class PostgresCluster extends pulumi.ComponentResource {
   readonly capabilities: pulumi.Output<readonly CapabilityOutput[]>;
 
   constructor(name: string, args: PostgresClusterArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    super(PostgresCluster.TYPE, name, {}, opts);
+    const restore = tellPulumiTheUsersPosition();
+    try {
+      super(PostgresCluster.TYPE, name, {}, opts);
+    } finally {
+      restore();
+    }
     const module = POSTGRES_CLUSTER_MODULE as unknown as KindModule;
     const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec), {
       parent: this,
@@ -54,7 +60,10 @@ export class PostgresCluster extends pulumi.ComponentResource {
       host: this.host,
       port: this.port,
       credentialsSecret: this.credentialsSecret,
+      username: this.username,
+      password: this.password,
       provenance: this.provenance,
+      capabilities: this.capabilities,
     });
   }
 }

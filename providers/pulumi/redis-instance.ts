@@ -4,6 +4,7 @@ import { REDIS_INSTANCE_MODULE } from "../../lib/kinds/redis-instance/module.js"
 import type { RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
+import { tellPulumiTheUsersPosition } from "./source-position.js";
 
 export interface RedisInstanceArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. @default a managed standalone Redis */
@@ -24,7 +25,12 @@ export class RedisInstance extends pulumi.ComponentResource {
   readonly provenance: pulumi.Output<string>;
 
   constructor(name: string, args: RedisInstanceArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    super(RedisInstance.TYPE, name, {}, opts);
+    const restore = tellPulumiTheUsersPosition();
+    try {
+      super(RedisInstance.TYPE, name, {}, opts);
+    } finally {
+      restore();
+    }
     const module = REDIS_INSTANCE_MODULE as unknown as KindModule;
     const inputs = dynamicInputs(this, module, name, args, args.spec ?? {});
     const resource = new KindResource(module, name, inputs, { parent: this });

@@ -4,49 +4,51 @@ import type { RuntimeInputs } from "./runtime.js";
 /** What a runtime module (runtime.ts, or a first-release kind's file) offers its provider. */
 interface Runtime {
   check(news: RuntimeInputs): { inputs: RuntimeInputs; failures: { property: string; reason: string }[] };
+  diff(olds: RuntimeInputs, news: RuntimeInputs): pulumi.dynamic.DiffResult;
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   destroy(inputs: RuntimeInputs): Promise<void>;
 }
 
-const COMPARED: readonly (keyof RuntimeInputs)[] = [
-  "spec",
-  "kubeconfig",
-  "helm",
-  "chartSource",
-  "timeoutSeconds",
-  "namespace",
-  "name",
-];
-
 /**
- * A Node.js dynamic provider that is a thin shim over the runtime module at `runtimeUrl`. Pulumi
+ * A Node.js dynamic provider that is a thin shim over the runtime module named by `runtime`. Pulumi
  * serializes the provider into the state and runs it in a separate process; capturing a module object
- * would drag its whole closure into the state, so the provider captures only the URL and imports the
- * runtime when called. The kind is an input (`kind`), not part of the provider: one runtime serves all.
+ * would drag its whole closure into the state, so the provider captures only the runtime's name and
+ * imports it when called. `runtime` is a package specifier (`@navique/ai-core/pulumi/runtime`),
+ * resolved from the program's directory — the provider process's working directory, where Pulumi's own
+ * dynamic-provider host is resolved from too — so the state names no path of the machine that wrote it;
+ * or, in states recorded by the first release, a file URL. The kind is an input (`kind`), not part of
+ * the provider: one runtime serves all.
  */
-export function runtimeProvider(runtimeUrl: string): pulumi.dynamic.ResourceProvider {
+export function runtimeProvider(runtime: string): pulumi.dynamic.ResourceProvider {
+  const load = async (): Promise<Runtime> => {
+    if (runtime.startsWith("file:")) return import(runtime);
+    const { createRequire } = await import("node:module");
+    const { pathToFileURL } = await import("node:url");
+    let resolved: string;
+    try {
+      resolved = createRequire(`${process.cwd()}/`).resolve(runtime);
+    } catch (error) {
+      throw new Error(
+        `the Pulumi program's directory ${process.cwd()} does not resolve ${runtime} (${(error as Error).message.split("\n")[0]}): install @navique/ai-core in the Pulumi project`,
+      );
+    }
+    return import(pathToFileURL(resolved).href);
+  };
   return {
     async check(_olds: RuntimeInputs, news: RuntimeInputs) {
-      const runtime: Runtime = await import(runtimeUrl);
-      return runtime.check(news);
+      return (await load()).check(news);
     },
     async diff(_id: string, olds: RuntimeInputs, news: RuntimeInputs) {
-      const differing = COMPARED.filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
-      // Another namespace or name is another object: replaced, the old one finalized first.
-      const replaces = differing.filter((key) => key === "namespace" || key === "name");
-      return { changes: differing.length > 0, replaces, deleteBeforeReplace: true };
+      return (await load()).diff(olds, news);
     },
     async create(inputs: RuntimeInputs) {
-      const runtime: Runtime = await import(runtimeUrl);
-      return runtime.up(inputs);
+      return (await load()).up(inputs);
     },
     async update(_id: string, _olds: RuntimeInputs, news: RuntimeInputs) {
-      const runtime: Runtime = await import(runtimeUrl);
-      return { outs: (await runtime.up(news)).outs };
+      return { outs: (await (await load()).up(news)).outs };
     },
     async delete(_id: string, props: RuntimeInputs) {
-      const runtime: Runtime = await import(runtimeUrl);
-      await runtime.destroy(props);
+      await (await load()).destroy(props);
     },
   };
 }

@@ -9,8 +9,10 @@ import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.j
 import { fieldPath } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
+import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
+import { type KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
+import { clusterAccess, clusterServer } from "../../lib/cluster/kubeconfig-source.js";
 import { moduleOf } from "../../lib/engine/context.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { reconcileWithMembers } from "../../lib/engine/members.js";
@@ -22,10 +24,15 @@ import type { Plan } from "../../lib/engine/steps.js";
 import { LEGACY_PULUMI_RUNTIMES, REGISTRY } from "../../lib/kinds/registry.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 
-/** What every dynamic resource of the product is told about its cluster. */
+/**
+ * What every dynamic resource of the product is told about its cluster. Nothing of it is a path of the
+ * machine unless the user chose one: `kubeconfig` is a kubeconfig's content (a secret in the state), or
+ * absent for the ambient kubeconfig of the provider process; `helm` is absent unless configured, and
+ * then found on PATH when it runs. States of the first release hold a kubeconfig path: still read.
+ */
 export interface ClusterInputs {
-  readonly kubeconfig: string;
-  readonly helm: string;
+  readonly kubeconfig?: string;
+  readonly helm?: string;
   readonly chartSource?: string;
 }
 
@@ -42,6 +49,23 @@ export interface RuntimeInputs extends ClusterInputs {
 }
 
 const PASS_INTERVAL_MS = 1_000;
+
+/** The inputs whose change is a change of the resource itself. */
+const COMPARED: readonly (keyof RuntimeInputs)[] = ["spec", "chartSource", "timeoutSeconds", "namespace", "name"];
+
+/**
+ * Pulumi's `diff`. How the cluster is reached (the kubeconfig's path or content, the helm binary) is not
+ * the resource: another path to the same API server changes nothing; another API server is another
+ * cluster, and the resource is replaced there (the old one finalized first), as pulumi-kubernetes does
+ * when its provider's cluster changes. Another namespace or name is another object: replaced too.
+ */
+export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
+  const differing: string[] = COMPARED.filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
+  const [before, after] = [clusterServer(olds.kubeconfig), clusterServer(news.kubeconfig)];
+  if (before !== undefined && after !== undefined && before !== after) differing.push("kubeconfig");
+  const replaces = differing.filter((key) => key === "namespace" || key === "name" || key === "kubeconfig");
+  return { changes: differing.length > 0, replaces, deleteBeforeReplace: true };
+}
 
 /** Pulumi's `check` of a spec: every schema problem as a `{property, reason}` failure, the property being the field path. */
 export function checkSpec<I extends { readonly spec: unknown }>(
@@ -61,10 +85,10 @@ export function checkSpec<I extends { readonly spec: unknown }>(
  * a Pulumi program cannot set it, so licences are verified with the product's own keys.
  */
 export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<string, string>): ReconcileContext {
-  const client = KubeClient.fromFile(inputs.kubeconfig);
+  const { client, kubeconfigFile } = clusterAccess(inputs.kubeconfig);
   return createReconcileContext({
     client,
-    helm: new HelmCli({ binary: inputs.helm, kubeconfig: inputs.kubeconfig }),
+    helm: new HelmCli({ binary: resolveHelm(inputs.helm), kubeconfig: kubeconfigFile }),
     source: parseChartSource(inputs.chartSource),
     ...(trustedKeys ? { trustedKeys } : {}),
   });
@@ -133,6 +157,8 @@ export function runtimeFor(legacyRuntime: string) {
     check(news: RuntimeInputs) {
       return checkSpec(kindOf(news, legacyRuntime).definition.spec, news);
     },
+
+    diff: diffInputs,
 
     /**
      * Create or update: records the desired state as the custom resource (so kubectl, the operator and
@@ -227,5 +253,6 @@ export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Prom
 
 const generic = runtimeFor("runtime");
 export const check = generic.check;
+export const diff = generic.diff;
 export const up = generic.up;
 export const destroy = generic.destroy;

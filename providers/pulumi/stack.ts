@@ -4,6 +4,7 @@ import type { KindModule } from "../../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../../lib/kinds/stack/module.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
+import { tellPulumiTheUsersPosition } from "./source-position.js";
 
 export interface StackArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. @default the curated bundle */
@@ -32,7 +33,12 @@ export class Stack extends pulumi.ComponentResource {
   readonly postgres: pulumi.Output<StackPostgresOutput>;
 
   constructor(name: string, args: StackArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    super(Stack.TYPE, name, {}, opts);
+    const restore = tellPulumiTheUsersPosition();
+    try {
+      super(Stack.TYPE, name, {}, opts);
+    } finally {
+      restore();
+    }
     const module = STACK_MODULE as unknown as KindModule;
     const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec ?? {}), {
       parent: this,

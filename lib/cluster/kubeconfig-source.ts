@@ -1,0 +1,107 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { KubeClient } from "./kube-client.js";
+
+/**
+ * Where a front end's cluster comes from: a kubeconfig's content, or nothing — the ambient kubeconfig,
+ * found when it is needed as kubectl and pulumi-kubernetes find it. A path is never what is kept: it
+ * names a file of one machine.
+ */
+export type KubeconfigContent = string | undefined;
+
+/** Whether a kubeconfig argument is the file's content (YAML or JSON) rather than a path to it. */
+export function isKubeconfigContent(value: string): boolean {
+  return value.includes("\n") || /^\s*(\{|apiVersion\s*:)/.test(value);
+}
+
+/**
+ * A kubeconfig argument as content: content as given; a path read (a path that names no file is an
+ * error naming it, never the argument's content).
+ */
+export function kubeconfigContent(argument: string): string {
+  if (isKubeconfigContent(argument)) return argument;
+  try {
+    return readFileSync(argument, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      `kubeconfig ${argument}: cannot read it (${code ?? String(error)}); pass the path of a kubeconfig file or its content`,
+    );
+  }
+}
+
+/** The ambient kubeconfig's path: the first file of $KUBECONFIG, else ~/.kube/config. */
+export function ambientKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  const first = (env.KUBECONFIG ?? "").split(delimiter).find((entry) => entry.length > 0);
+  return first ?? join(homedir(), ".kube", "config");
+}
+
+/** Content written for helm (which reads kubeconfigs from files only), by digest: one private file each per process. */
+const written = new Map<string, string>();
+let scratch: string | undefined;
+
+function fileFor(content: string): string {
+  const digest = createHash("sha256").update(content).digest("hex").slice(0, 16);
+  const known = written.get(digest);
+  if (known) return known;
+  if (!scratch) {
+    const directory = mkdtempSync(join(tmpdir(), "navique-kubeconfig-"));
+    scratch = directory;
+    process.once("exit", () => rmSync(directory, { recursive: true, force: true }));
+  }
+  const path = join(scratch, `${digest}.yaml`);
+  writeFileSync(path, content, { mode: 0o600 });
+  written.set(digest, path);
+  return path;
+}
+
+/**
+ * A kubeconfig's content, parsed. A parse error names the line, never the content: the YAML parser's
+ * message quotes the lines around the fault, which may hold a token.
+ */
+function parsed(content: string): KubeConfig {
+  const kubeconfig = new KubeConfig();
+  try {
+    kubeconfig.loadFromString(content);
+  } catch (error) {
+    const first = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    throw new Error(`the kubeconfig content given is not a kubeconfig (${first})`);
+  }
+  return kubeconfig;
+}
+
+/** How to reach a cluster: the API client, and a kubeconfig file for helm. */
+export interface ClusterAccess {
+  readonly client: KubeClient;
+  readonly kubeconfigFile: string;
+}
+
+/** Access to the cluster of a kubeconfig's content, or of the ambient kubeconfig when there is none. */
+export function clusterAccess(content: KubeconfigContent, env: NodeJS.ProcessEnv = process.env): ClusterAccess {
+  // A path is what states recorded by the first release hold: still read from where it points.
+  const path = content === undefined ? ambientKubeconfigPath(env) : isKubeconfigContent(content) ? undefined : content;
+  if (path !== undefined) return { client: KubeClient.fromFile(path), kubeconfigFile: path };
+  const kubeconfig = parsed(content as string);
+  return { client: new KubeClient(kubeconfig), kubeconfigFile: fileFor(content as string) };
+}
+
+/**
+ * The API server a kubeconfig's current context names: what "the same cluster" means when the way to
+ * reach it changes (another path, another file). Undefined when it cannot be read.
+ */
+export function clusterServer(content: KubeconfigContent, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    let kubeconfig: KubeConfig;
+    if (content !== undefined && isKubeconfigContent(content)) kubeconfig = parsed(content);
+    else {
+      kubeconfig = new KubeConfig();
+      kubeconfig.loadFromFile(content ?? ambientKubeconfigPath(env));
+    }
+    return kubeconfig.getCurrentCluster()?.server;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,211 @@
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { run } from "../../lib/cluster/process.js";
+import { cacheRoot } from "../../lib/local-plane/paths.js";
+import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
+import { readPostgresCluster } from "../support/postgres.js";
+import { installScratchProject, packPackage, REPOSITORY } from "../support/scratch-project.js";
+
+/** What a user's project installs beside the package: the front ends' own packages and the compiler. */
+const USER_DEPENDENCIES = ["@pulumi/pulumi", "cdk8s", "constructs", "cdk8s-cli", "typescript", "@types/node"];
+
+/** The user's project, file by file: a TypeScript Pulumi program and a cdk8s app, compiled by tsc. */
+const PROJECT_FILES: Readonly<Record<string, string>> = {
+  "tsconfig.json": `${JSON.stringify(
+    {
+      compilerOptions: {
+        target: "ES2023",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: true,
+        outDir: "bin",
+      },
+      include: ["*.ts"],
+    },
+    null,
+    2,
+  )}\n`,
+  "Pulumi.yaml": [
+    "name: user-project",
+    "runtime:",
+    "  name: nodejs",
+    "  options:",
+    "    typescript: false",
+    "main: bin/index.js",
+    "",
+  ].join("\n"),
+  "index.ts": `import * as pulumi from "@pulumi/pulumi";
+import { PostgresCluster } from "@navique/ai-core/pulumi";
+
+const config = new pulumi.Config();
+const db = new PostgresCluster("app-db", {
+  namespace: config.require("namespace"),
+  spec: { mode: "external", external: { connectionSecretRef: { name: "app-db-connection" } } },
+});
+export const host = db.host;
+export const password = db.password;
+`,
+  "cdk8s.yaml": "language: typescript\napp: node bin/main.js\n",
+  "main.ts": `import { App, Chart } from "cdk8s";
+import { PostgresCluster } from "@navique/ai-core/cdk8s";
+
+const app = new App();
+const chart = new Chart(app, "platform");
+new PostgresCluster(chart, "app-db", {
+  namespace: "apps",
+  spec: { databases: [{ name: "app" }] },
+});
+app.synth();
+`,
+};
+
+/** Every string a JSON document holds, keys and values. */
+function strings(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(strings);
+  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => [k, ...strings(v)]);
+  return [];
+}
+
+// The package as a platform engineer gets it: packed as npm publishes it, installed into a project of
+// its own outside the repository (from npm's cache, no registry), and used through the real CLIs — the
+// package's bin, cdk8s-cli's synth, and Pulumi's plain Node.js language host on compiled JavaScript
+// (no tsx, no import of the package's insides).
+describe("the package installed in a project of its own", () => {
+  let client: KubeClient;
+  let work = "";
+  let project = "";
+  let tarball = "";
+  let namespace = "";
+  let context: ReconcileContext | undefined;
+  const namespaces = suiteNamespaces();
+  let unlock: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), "navique-user-"));
+    project = join(work, "project");
+    await mkdir(join(work, "pkg"));
+    await mkdir(project);
+    tarball = await packPackage(join(work, "pkg"));
+    await installScratchProject(project, tarball, USER_DEPENDENCIES);
+    for (const [file, content] of Object.entries(PROJECT_FILES)) await writeFile(join(project, file), content);
+    await run("npx", ["--no-install", "tsc"], { cwd: project });
+    // The PostgresCluster counts against the cluster-wide caps other suites' resources fill.
+    unlock = await lockCapabilities();
+    client = testClient();
+    context = createReconcileContext({ client, helm: await testHelm(), source: FIXTURE_SOURCE });
+    namespace = await namespaces.create("user-project");
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  afterAll(async () => {
+    // A run that failed midway may leave the PostgresCluster, with its finalizer: finalized first.
+    if (context) await namespaces.discard(context);
+    await unlock?.();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  it("ships compiled JavaScript with declarations and the bundled bin, nothing of tests or sources", async () => {
+    const files = (await run("tar", ["-tzf", tarball])).stdout.split("\n").filter(Boolean);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "package/package.json",
+        "package/dist/navique.js",
+        "package/dist/lib/index.js",
+        "package/dist/lib/index.d.ts",
+        "package/dist/providers/pulumi/index.d.ts",
+        "package/dist/providers/pulumi/runtime.js",
+        "package/dist/constructs/index.d.ts",
+      ]),
+    );
+    expect(files.filter((f) => /(^|\/)(test|fixtures|bench|examples)\//.test(f))).toEqual([]);
+    expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+  });
+
+  it("npx navique answers from the installed bin", async () => {
+    const version = (await run("npx", ["--no-install", "navique", "--version"], { cwd: project })).stdout;
+    const { version: packed } = JSON.parse(await readFile(join(REPOSITORY, "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(version.trim()).toBe(`@navique/ai-core ${packed}`);
+    const help = (await run("npx", ["--no-install", "navique", "--help"], { cwd: project })).stdout;
+    expect(help).toContain("usage: navique <command>");
+    expect(help).toContain("operator  run the operator against the cluster");
+  });
+
+  it("cdk8s synth, through cdk8s-cli and cdk8s.yaml, writes the PostgresCluster custom resource", async () => {
+    // --check-upgrade false: the CLI would otherwise ask the internet for a newer version of itself.
+    await run("npx", ["--no-install", "cdk8s", "synth", "--check-upgrade", "false"], { cwd: project });
+    const documents = parseAllDocuments(await readFile(join(project, "dist", "platform.k8s.yaml"), "utf8")).map((d) =>
+      d.toJS(),
+    );
+    expect(documents).toEqual([
+      {
+        apiVersion: "core.navique.com/v1alpha1",
+        kind: "PostgresCluster",
+        metadata: { name: "app-db", namespace: "apps" },
+        spec: { databases: [{ name: "app" }], mode: "managed", type: "cnpg" },
+      },
+    ]);
+  });
+
+  it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved", async () => {
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: "app-db-connection" },
+        stringData: { host: "db.example.internal", username: "app", password: "s3cret-of-the-user" },
+      },
+    });
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "user-project" });
+    const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
+    const env = { ...environment.env, KUBECONFIG: kubeconfig };
+    const pulumi = (args: string[], cwd = project, extra: NodeJS.ProcessEnv = {}) =>
+      run("pulumi", [...args, "--non-interactive"], { cwd, env: { ...env, ...extra } });
+    await pulumi(["stack", "init", "dev"]);
+    await pulumi(["config", "set", "namespace", namespace]);
+
+    const preview = (await pulumi(["preview"])).stdout;
+    // The stack, the component and its dynamic resource; the engine's decision printed on the component.
+    expect(preview).toContain("+ 3 to create");
+    expect(preview).toContain(`PostgresCluster ${namespace}/app-db: nothing to change`);
+    await pulumi(["up", "--yes", "--skip-preview"]);
+    expect(JSON.parse((await pulumi(["stack", "output", "--json", "--show-secrets"])).stdout)).toEqual({
+      host: "db.example.internal",
+      password: "s3cret-of-the-user",
+    });
+    expect((await readPostgresCluster(client, namespace, "app-db"))?.status?.host).toBe("db.example.internal");
+
+    const state = (await pulumi(["stack", "export"])).stdout;
+    const machinePaths = [work, REPOSITORY, homedir(), cacheRoot(), kubeconfig];
+    expect(
+      strings(JSON.parse(state)).filter((s) => machinePaths.some((p) => s.includes(p)) || s.includes("file://")),
+    ).toEqual([]);
+    expect(state).not.toContain("s3cret-of-the-user");
+
+    // The same cluster through a kubeconfig at another path: nothing to change.
+    const elsewhere = join(work, "elsewhere.kubeconfig");
+    await copyFile(kubeconfig, elsewhere);
+    await pulumi(["preview", "--expect-no-changes"], project, { KUBECONFIG: elsewhere });
+
+    // The project moved to another directory: its state still drives the resource to its end. (Pulumi
+    // remembers the selected stack per project directory: the moved one names it.)
+    const moved = join(work, "moved-project");
+    await rename(project, moved);
+    project = moved;
+    await pulumi(["destroy", "--yes", "--skip-preview", "--stack", "dev"], moved, { KUBECONFIG: elsewhere });
+    expect(await readPostgresCluster(client, namespace, "app-db")).toBeUndefined();
+  });
+});

@@ -1,0 +1,142 @@
+import { createHash } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { run } from "../../lib/cluster/process.js";
+
+/** The repository's root: where the package is built and packed from. */
+export const REPOSITORY = join(import.meta.dirname, "..", "..");
+
+interface LockEntry {
+  readonly version?: string;
+  readonly resolved?: string;
+  readonly integrity?: string;
+  readonly dependencies?: Readonly<Record<string, string>>;
+  readonly optionalDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependencies?: Readonly<Record<string, string>>;
+  readonly peerDependenciesMeta?: Readonly<Record<string, { readonly optional?: boolean }>>;
+  readonly [key: string]: unknown;
+}
+
+interface Lockfile {
+  readonly packages: Readonly<Record<string, LockEntry>>;
+}
+
+/** Builds the package (`npm run build`) and packs it as npm publishes it; the tarball's path. */
+export async function packPackage(destination: string): Promise<string> {
+  await run("npm", ["run", "build"], { cwd: REPOSITORY });
+  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", destination], { cwd: REPOSITORY });
+  const [packed] = JSON.parse(stdout) as { filename: string }[];
+  if (!packed) throw new Error(`npm pack printed no tarball: ${stdout}`);
+  return join(destination, packed.filename);
+}
+
+/** Where a package `name` needed at `from` lies in a lock's tree, by Node's lookup: nested first, then each parent. */
+function locate(lock: Lockfile, from: string, name: string): string | undefined {
+  let base = from;
+  for (;;) {
+    const candidate = `${base ? `${base}/` : ""}node_modules/${name}`;
+    if (lock.packages[candidate]) return candidate;
+    if (!base) return undefined;
+    const cut = base.lastIndexOf("/node_modules/");
+    base = cut < 0 ? "" : base.slice(0, cut);
+  }
+}
+
+/**
+ * The registry's tarball URL of a locked package, which the repository's lockfile leaves out: npm ci
+ * would otherwise ask the registry for the package's metadata to find it. npm's cache is keyed by the
+ * entry's integrity, so the URL is only its name.
+ */
+function registryTarball(path: string, entry: LockEntry): string {
+  const name = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  return `https://registry.npmjs.org/${name}/-/${base}-${entry.version}.tgz`;
+}
+
+/** Every lock entry `roots` need, their dependencies' entries included, at the places the lock puts them. */
+function closure(lock: Lockfile, roots: readonly string[]): Map<string, LockEntry> {
+  const needed = new Map<string, LockEntry>();
+  const queue = roots.map((name) => ({ from: "", name, optional: false }));
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const path = locate(lock, next.from, next.name);
+    if (!path) {
+      if (next.optional) continue;
+      throw new Error(`the repository's package-lock.json has no ${next.name} for ${next.from || "the root"}`);
+    }
+    if (needed.has(path)) continue;
+    const entry = lock.packages[path] as LockEntry;
+    needed.set(path, entry);
+    const optionalPeers = entry.peerDependenciesMeta ?? {};
+    for (const name of Object.keys(entry.dependencies ?? {})) queue.push({ from: path, name, optional: false });
+    for (const name of Object.keys(entry.optionalDependencies ?? {})) queue.push({ from: path, name, optional: true });
+    for (const name of Object.keys(entry.peerDependencies ?? {})) {
+      queue.push({ from: path, name, optional: optionalPeers[name]?.optional === true });
+    }
+  }
+  return needed;
+}
+
+/**
+ * A user's own project outside the repository, installed with `npm ci --offline`: its package.json names
+ * the packed tarball and `dependencies` (each at the version the repository locks), and its lockfile is
+ * the repository's, cut down to what those need, with the tarball's entry added. The tests reach no
+ * registry: every package comes from npm's cache, which installing the repository filled.
+ */
+export async function installScratchProject(
+  directory: string,
+  tarball: string,
+  dependencies: readonly string[],
+): Promise<void> {
+  const lock = JSON.parse(await readFile(join(REPOSITORY, "package-lock.json"), "utf8")) as Lockfile;
+  const manifest = JSON.parse(await readFile(join(REPOSITORY, "package.json"), "utf8")) as {
+    name: string;
+    version: string;
+    dependencies: Record<string, string>;
+    peerDependencies: Record<string, string>;
+    peerDependenciesMeta: Record<string, { optional?: boolean }>;
+    engines: Record<string, string>;
+    bin: Record<string, string>;
+  };
+  const versionOf = (name: string) => {
+    const version = lock.packages[`node_modules/${name}`]?.version;
+    if (!version) throw new Error(`the repository's package-lock.json has no ${name}`);
+    return version;
+  };
+  const tarballSpec = `file:${tarball}`;
+  const direct = Object.fromEntries([
+    [manifest.name, tarballSpec],
+    ...dependencies.map((name) => [name, versionOf(name)]),
+  ]);
+  const packages: Record<string, unknown> = {
+    "": { name: "user-project", dependencies: direct },
+    [`node_modules/${manifest.name}`]: {
+      version: manifest.version,
+      resolved: tarballSpec,
+      integrity: `sha512-${createHash("sha512")
+        .update(await readFile(tarball))
+        .digest("base64")}`,
+      license: "UNLICENSED",
+      dependencies: manifest.dependencies,
+      peerDependencies: manifest.peerDependencies,
+      peerDependenciesMeta: manifest.peerDependenciesMeta,
+      bin: manifest.bin,
+      engines: manifest.engines,
+    },
+  };
+  for (const [path, entry] of closure(lock, [...Object.keys(manifest.dependencies), ...dependencies])) {
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...kept } = entry;
+    packages[path] = {
+      ...kept,
+      ...(entry.resolved || entry.inBundle ? {} : { resolved: registryTarball(path, entry) }),
+    };
+  }
+  await writeFile(
+    join(directory, "package.json"),
+    `${JSON.stringify({ name: "user-project", private: true, type: "module", dependencies: direct }, null, 2)}\n`,
+  );
+  await writeFile(
+    join(directory, "package-lock.json"),
+    `${JSON.stringify({ name: "user-project", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
+  );
+  await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: directory });
+}

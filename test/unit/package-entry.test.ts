@@ -1,0 +1,95 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { resolveHelm } from "../../lib/cluster/helm-binary.js";
+import {
+  clusterAccess,
+  clusterServer,
+  isKubeconfigContent,
+  kubeconfigContent,
+} from "../../lib/cluster/kubeconfig-source.js";
+import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
+import { assertNodeVersion } from "../../lib/package/node-requirement.js";
+
+const KUBECONFIG = (server: string, token: string) => `apiVersion: v1
+kind: Config
+clusters:
+  - name: c
+    cluster: { server: "${server}" }
+users:
+  - name: u
+    user: { token: ${token} }
+contexts:
+  - name: x
+    context: { cluster: c, user: u }
+current-context: x
+`;
+
+describe("the Node.js the package needs", () => {
+  it("is engines.node of package.json, and an older one is refused naming both", () => {
+    expect(NODE_REQUIREMENT).toBe(">=22.19");
+    expect(() => assertNodeVersion("22.19.0")).not.toThrow();
+    expect(() => assertNodeVersion("24.1.0")).not.toThrow();
+    expect(() => assertNodeVersion("22.18.9")).toThrow(
+      /^@navique\/ai-core needs Node\.js 22\.19 or later; this is Node\.js 22\.18\.9 \(/,
+    );
+    expect(() => assertNodeVersion("20.19.5")).toThrow("this is Node.js 20.19.5");
+  });
+});
+
+describe("the helm binary, found when it runs", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "navique-helm-"));
+    await writeFile(join(dir, "helm"), "#!/bin/sh\n");
+    await chmod(join(dir, "helm"), 0o755);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("is the configured one, else the first helm on PATH, else an error naming both", () => {
+    expect(resolveHelm(join(dir, "helm"), { PATH: "" })).toBe(join(dir, "helm"));
+    expect(resolveHelm(undefined, { PATH: `/nonexistent:${dir}` })).toBe(join(dir, "helm"));
+    expect(() => resolveHelm(join(dir, "nope"), { PATH: dir })).toThrow(
+      `helm ${join(dir, "nope")} (configured as the helm binary) is not an executable file`,
+    );
+    expect(() => resolveHelm(undefined, { PATH: "/nonexistent" })).toThrow(
+      "no helm binary: none configured (the component's `helm` argument, or --helm) and none named helm on PATH",
+    );
+  });
+});
+
+describe("a kubeconfig argument", () => {
+  it("is content when it looks like a kubeconfig, else a path, read; a missing file names the path only", async () => {
+    const content = KUBECONFIG("https://10.0.0.1:6443", "t0ken-abc");
+    expect(isKubeconfigContent(content)).toBe(true);
+    expect(isKubeconfigContent('{"apiVersion":"v1"}')).toBe(true);
+    expect(isKubeconfigContent("/home/me/.kube/config")).toBe(false);
+    expect(kubeconfigContent(content)).toBe(content);
+    const dir = await mkdtemp(join(tmpdir(), "navique-kubeconfig-test-"));
+    try {
+      await writeFile(join(dir, "config"), content);
+      expect(kubeconfigContent(join(dir, "config"))).toBe(content);
+      expect(() => kubeconfigContent(join(dir, "missing"))).toThrow(
+        `kubeconfig ${join(dir, "missing")}: cannot read it (ENOENT); pass the path of a kubeconfig file or its content`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("that does not parse is refused without quoting it: its lines may hold a token", () => {
+    const broken = `${KUBECONFIG("https://10.0.0.1:6443", "t0ken-abc")}  - bad: [indentation\n`;
+    expect(() => clusterAccess(broken)).toThrow(/^the kubeconfig content given is not a kubeconfig \(/);
+    try {
+      clusterAccess(broken);
+    } catch (error) {
+      expect((error as Error).message).not.toContain("t0ken-abc");
+    }
+  });
+
+  it("names its cluster by the API server of its current context, whatever file holds it", () => {
+    expect(clusterServer(KUBECONFIG("https://10.0.0.1:6443", "a"))).toBe("https://10.0.0.1:6443");
+    expect(clusterServer(KUBECONFIG("https://10.0.0.1:6443", "b"))).toBe("https://10.0.0.1:6443");
+    expect(clusterServer(undefined, { KUBECONFIG: "/nonexistent/kubeconfig" })).toBeUndefined();
+  });
+});
