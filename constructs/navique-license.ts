@@ -5,6 +5,7 @@ import { LICENSE_KIND, LICENSE_NAME } from "../lib/api/license.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
 import { appChanged } from "./app-declarations.js";
+import { clusterScoped } from "./cluster-scoped.js";
 
 export interface NaviqueLicenseProps {
   /** The signed licence token. */
@@ -32,12 +33,14 @@ export class NaviqueLicense extends Construct {
       now: props.now ?? new Date(),
       ...(props.trustedKeys ? { trustedKeys: props.trustedKeys } : {}),
     });
-    new ApiObject(this, "Resource", {
-      apiVersion: API_GROUP_VERSION,
-      kind: LICENSE_KIND,
-      metadata: { name: LICENSE_NAME },
-      spec: { token: props.token },
-    });
+    clusterScoped(
+      new ApiObject(this, "Resource", {
+        apiVersion: API_GROUP_VERSION,
+        kind: LICENSE_KIND,
+        metadata: { name: LICENSE_NAME },
+        spec: { token: props.token },
+      }),
+    );
   }
 
   /** What the app's synth-time checks read of it (constructs/app-declarations.ts): its entitlements. */

@@ -5,6 +5,7 @@ import { OPERATOR_NODE_OPTIONS } from "../lib/api/operator-process.js";
 import { namespaceName } from "../lib/api/refs.js";
 import { parseInput } from "../lib/api/validation.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
+import { clusterScoped } from "./cluster-scoped.js";
 
 /** @default image of the operator, tagged with the package version. */
 export const DEFAULT_OPERATOR_IMAGE = `ghcr.io/navique/${OPERATOR_NAME}:0.1.0`;
@@ -33,27 +34,33 @@ export interface NaviqueOperatorProps {
 export class NaviqueOperator extends Construct {
   constructor(scope: Construct, id: string, props: NaviqueOperatorProps = {}) {
     super(scope, id);
-    for (const crd of allCustomResourceDefinitions()) new ApiObject(this, crd.metadata.name, crd);
+    for (const crd of allCustomResourceDefinitions()) clusterScoped(new ApiObject(this, crd.metadata.name, crd));
     const labels = { "app.kubernetes.io/name": OPERATOR_NAME, "app.kubernetes.io/component": "operator" };
-    new ApiObject(this, "Namespace", { apiVersion: "v1", kind: "Namespace", metadata: { name: SYSTEM_NAMESPACE } });
+    clusterScoped(
+      new ApiObject(this, "Namespace", { apiVersion: "v1", kind: "Namespace", metadata: { name: SYSTEM_NAMESPACE } }),
+    );
     new ApiObject(this, "ServiceAccount", {
       apiVersion: "v1",
       kind: "ServiceAccount",
       metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels },
     });
-    new ApiObject(this, "ClusterRole", {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRole",
-      metadata: { name: OPERATOR_NAME, labels },
-      rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }],
-    });
-    new ApiObject(this, "ClusterRoleBinding", {
-      apiVersion: "rbac.authorization.k8s.io/v1",
-      kind: "ClusterRoleBinding",
-      metadata: { name: OPERATOR_NAME, labels },
-      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: OPERATOR_NAME },
-      subjects: [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }],
-    });
+    clusterScoped(
+      new ApiObject(this, "ClusterRole", {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: OPERATOR_NAME, labels },
+        rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }],
+      }),
+    );
+    clusterScoped(
+      new ApiObject(this, "ClusterRoleBinding", {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: OPERATOR_NAME, labels },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: OPERATOR_NAME },
+        subjects: [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }],
+      }),
+    );
     const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
     if (props.chartSource) args.push("--chart-source", props.chartSource);
     if (props.watchNamespaces && props.watchNamespaces.length > 0) {

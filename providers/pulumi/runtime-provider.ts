@@ -5,6 +5,7 @@ import type { RuntimeInputs } from "./runtime.js";
 interface Runtime {
   check(news: RuntimeInputs): { inputs: RuntimeInputs; failures: { property: string; reason: string }[] };
   diff(olds: RuntimeInputs, news: RuntimeInputs): pulumi.dynamic.DiffResult;
+  create(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   destroy(inputs: RuntimeInputs): Promise<void>;
 }
@@ -42,7 +43,7 @@ export function runtimeProvider(runtime: string): pulumi.dynamic.ResourceProvide
       return (await load()).diff(olds, news);
     },
     async create(inputs: RuntimeInputs) {
-      return (await load()).up(inputs);
+      return (await load()).create(inputs);
     },
     async update(_id: string, _olds: RuntimeInputs, news: RuntimeInputs) {
       return { outs: (await (await load()).up(news)).outs };

@@ -200,6 +200,37 @@ export function runtimeFor(legacyRuntime: string) {
       }
     },
 
+    /**
+     * Create: `up`, and when it fails, the custom resource it recorded is deleted and finalized again —
+     * Pulumi records nothing of a failed create, so what stayed would be a resource no state knows of,
+     * holding a seat of the licence's cap and a finalizer. A resource that existed before the create
+     * (another front end's) is never deleted: the failure says so instead.
+     */
+    async create(
+      inputs: RuntimeInputs,
+      trustedKeys?: ReadonlyMap<string, string>,
+    ): Promise<{ id: string; outs: Record<string, unknown> }> {
+      const module = kindOf(inputs, legacyRuntime);
+      const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
+      const existed = await readResource(contextFor(inputs, trustedKeys), module, inputs.namespace, inputs.name).catch(
+        () => undefined,
+      );
+      try {
+        return await this.up(inputs, trustedKeys);
+      } catch (error) {
+        const cause = error instanceof Error ? error.message : String(error);
+        if (existed) throw new Error(`${cause} (${where} existed before this create: left as it is)`);
+        try {
+          await this.destroy(inputs, trustedKeys);
+        } catch (cleanup) {
+          throw new Error(
+            `${cause}; and removing the ${where} this create recorded failed too (${(cleanup as Error).message}): delete it with kubectl delete ${module.definition.plural} -n ${inputs.namespace} ${inputs.name}`,
+          );
+        }
+        throw new Error(`${cause} (the ${where} this create recorded was removed: nothing is left in the cluster)`);
+      }
+    },
+
     /** Delete: deletes the custom resource and runs its finalization (members first, release rules, deletion policy) to the end. */
     async destroy(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
       const module = kindOf(inputs, legacyRuntime);
@@ -254,5 +285,6 @@ export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Prom
 const generic = runtimeFor("runtime");
 export const check = generic.check;
 export const diff = generic.diff;
+export const create = generic.create.bind(generic);
 export const up = generic.up;
 export const destroy = generic.destroy;

@@ -6,8 +6,10 @@ import { NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../c
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
 import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
+import { run } from "../../lib/cluster/process.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { REPOSITORY } from "../support/scratch-project.js";
 
 describe("the PostgresCluster construct", () => {
   it("synthesizes the custom resource with the schema's defaults written out", () => {
@@ -118,6 +120,27 @@ describe("--watch-namespaces", () => {
 });
 
 describe("the cdk8s example", () => {
+  it("runs with cdk8s-cli from its cdk8s.yaml, writing what the app synthesizes in-process", async () => {
+    const [cli, direct] = await Promise.all([
+      mkdtemp(join(tmpdir(), "navique-synth-cli-")),
+      mkdtemp(join(tmpdir(), "navique-synth-")),
+    ]);
+    try {
+      // --check-upgrade false: cdk8s-cli would otherwise ask the internet for a newer version of itself.
+      await run("npx", ["--no-install", "cdk8s", "synth", "--check-upgrade", "false", "--output", cli], {
+        cwd: join(REPOSITORY, "examples", "cdk8s"),
+      });
+      buildApp(direct).synth();
+      const [fromCli, fromApp] = await Promise.all(
+        [cli, direct].map((dir) => readFile(join(dir, "navique-example.yaml"), "utf8")),
+      );
+      expect(fromCli).toContain("kind: PostgresCluster");
+      expect(fromCli).toBe(fromApp);
+    } finally {
+      await Promise.all([cli, direct].map((dir) => rm(dir, { recursive: true, force: true })));
+    }
+  });
+
   it("synthesizes byte-identical output on every run", async () => {
     const dirs = await Promise.all([
       mkdtemp(join(tmpdir(), "navique-synth-")),
@@ -248,5 +271,28 @@ describe("the Stack construct", () => {
     expect(() => new Stack(chart, "a-very-long-stack-name-that-leaves-no-room")).toThrow(
       /Stack at test\/a-very-long-stack-name-that-leaves-no-room is invalid:\n {2}- name: a Stack name has at most 41 characters, received 42: /,
     );
+  });
+});
+
+describe("cluster-scoped objects in a chart with a namespace", () => {
+  it("carry no namespace (cdk8s would give them the chart's); namespaced ones keep theirs", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "apps", { namespace: "apps" });
+    new NaviqueOperator(chart, "operator");
+    new NaviqueLicense(chart, "licence", { token: testLicenceToken({}), trustedKeys: TEST_TRUSTED_KEYS });
+    new PostgresCluster(chart, "db", { spec: { databases: [{ name: "app" }] } });
+    const where = Object.fromEntries(
+      Testing.synth(chart).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.namespace ?? "(none)"]),
+    );
+    const clusterScoped = Object.entries(where).filter(([key]) =>
+      /^(CustomResourceDefinition|Namespace|ClusterRole|ClusterRoleBinding|License)\//.test(key),
+    );
+    expect(clusterScoped.length).toBe(allDefinitions().length + 4);
+    expect(clusterScoped.filter(([, namespace]) => namespace !== "(none)")).toEqual([]);
+    expect(where).toMatchObject({
+      "ServiceAccount/navique-ai-core-operator": "navique-system",
+      "Deployment/navique-ai-core-operator": "navique-system",
+      "PostgresCluster/db": "apps",
+    });
   });
 });
