@@ -1,18 +1,20 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { inCluster, inClusterKubeconfig } from "../cluster/in-cluster.js";
 import type { Reporter } from "../engine/reporter.js";
 import { LocalControlPlane } from "../local-plane/plane.js";
 
 /** Which cluster a command works on, and why that one. */
 export interface ClusterTarget {
   readonly kubeconfig: string;
-  readonly source: "flag" | "KUBECONFIG" | "default kubeconfig" | "local control plane";
+  readonly source: "flag" | "KUBECONFIG" | "default kubeconfig" | "in-cluster service account" | "local control plane";
 }
 
 /**
- * The cluster to use: an explicit kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`; when none is
- * configured, the built-in local control plane, started (or reused) on loopback.
+ * The cluster to use: an explicit kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`, else — in a
+ * pod — its service account; when none is configured, the built-in local control plane, started (or
+ * reused) on loopback.
  */
 export async function resolveClusterTarget(options: {
   readonly kubeconfig?: string;
@@ -31,6 +33,7 @@ export async function resolveClusterTarget(options: {
   if (env.KUBECONFIG) return { kubeconfig: env.KUBECONFIG, source: "KUBECONFIG" };
   const fallback = join(env.HOME ?? homedir(), ".kube", "config");
   if (existsSync(fallback)) return { kubeconfig: fallback, source: "default kubeconfig" };
+  if (inCluster(env)) return { kubeconfig: await inClusterKubeconfig(env), source: "in-cluster service account" };
   const connection = await new LocalControlPlane({ report: options.report, env }).ensureRunning();
   return { kubeconfig: connection.kubeconfig, source: "local control plane" };
 }
