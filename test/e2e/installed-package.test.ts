@@ -17,60 +17,7 @@ import {
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { readPostgresCluster } from "../support/postgres.js";
 import { installScratchProject, packPackage, REPOSITORY } from "../support/scratch-project.js";
-
-/** What a user's project installs beside the package: the front ends' own packages and the compiler. */
-const USER_DEPENDENCIES = ["@pulumi/pulumi", "cdk8s", "constructs", "cdk8s-cli", "typescript", "@types/node"];
-
-/** The user's project, file by file: a TypeScript Pulumi program and a cdk8s app, compiled by tsc. */
-const PROJECT_FILES: Readonly<Record<string, string>> = {
-  "tsconfig.json": `${JSON.stringify(
-    {
-      compilerOptions: {
-        target: "ES2023",
-        module: "NodeNext",
-        moduleResolution: "NodeNext",
-        strict: true,
-        skipLibCheck: true,
-        outDir: "bin",
-      },
-      include: ["*.ts"],
-    },
-    null,
-    2,
-  )}\n`,
-  "Pulumi.yaml": [
-    "name: user-project",
-    "runtime:",
-    "  name: nodejs",
-    "  options:",
-    "    typescript: false",
-    "main: bin/index.js",
-    "",
-  ].join("\n"),
-  "index.ts": `import * as pulumi from "@pulumi/pulumi";
-import { PostgresCluster } from "@navique/ai-core/pulumi";
-
-const config = new pulumi.Config();
-const db = new PostgresCluster("app-db", {
-  namespace: config.require("namespace"),
-  spec: { mode: "external", external: { connectionSecretRef: { name: "app-db-connection" } } },
-});
-export const host = db.host;
-export const password = db.password;
-`,
-  "cdk8s.yaml": "language: typescript\napp: node bin/main.js\n",
-  "main.ts": `import { App, Chart } from "cdk8s";
-import { PostgresCluster } from "@navique/ai-core/cdk8s";
-
-const app = new App();
-const chart = new Chart(app, "platform");
-new PostgresCluster(chart, "app-db", {
-  namespace: "apps",
-  spec: { databases: [{ name: "app" }] },
-});
-app.synth();
-`,
-};
+import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../support/user-project.js";
 
 /** Every string a JSON document holds, keys and values. */
 function strings(value: unknown): string[] {
@@ -101,7 +48,7 @@ describe("the package installed in a project of its own", () => {
     await mkdir(project);
     tarball = await packPackage(join(work, "pkg"));
     await installScratchProject(project, tarball, USER_DEPENDENCIES);
-    for (const [file, content] of Object.entries(PROJECT_FILES)) await writeFile(join(project, file), content);
+    for (const [file, content] of Object.entries(USER_PROJECT_FILES)) await writeFile(join(project, file), content);
     await run("npx", ["--no-install", "tsc"], { cwd: project });
     // The PostgresCluster counts against the cluster-wide caps other suites' resources fill.
     unlock = await lockCapabilities();

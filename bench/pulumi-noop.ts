@@ -1,0 +1,149 @@
+/**
+ * What a Pulumi user feels: a no-op `pulumi up` and a `pulumi preview` of a program with two
+ * PostgresClusters (external: no pod runs here), from the package as users install it (packed, installed
+ * into a project outside the repository, compiled by tsc, the plain Node.js language host), beside a
+ * no-op `helm upgrade --wait` of two charts (cert-manager and cloudnative-pg, from the fixture charts) on
+ * the same cluster. Also counts the helm invocations during the no-op up (a PATH shim logs them). Prints
+ * the figures and the ratio; asserts nothing. Runs on a control plane of its own (plane name
+ * `bench-pulumi-noop`, stopped at the end).
+ *
+ *   npx tsx bench/pulumi-noop.ts [--runs N]
+ */
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { KubeClient } from "../lib/cluster/kube-client.js";
+import { run } from "../lib/cluster/process.js";
+import { LocalControlPlane } from "../lib/local-plane/plane.js";
+import { pulumiEnvironment } from "../lib/local-plane/pulumi-environment.js";
+import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
+import { installScratchProject, packPackage, REPOSITORY } from "../test/support/scratch-project.js";
+import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../test/support/user-project.js";
+
+const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
+const RUNS = Number(values.runs);
+const NAMESPACE = "bench-pulumi-noop";
+
+/** The README's program, with a second PostgresCluster: the example's two. */
+const PROGRAM = `import * as pulumi from "@pulumi/pulumi";
+import { PostgresCluster } from "@navique/ai-core/pulumi";
+
+const config = new pulumi.Config();
+const namespace = config.require("namespace");
+const spec = { mode: "external" as const, external: { connectionSecretRef: { name: "app-db-connection" } } };
+export const first = new PostgresCluster("first-db", { namespace, spec }).host;
+export const second = new PostgresCluster("second-db", { namespace, spec }).host;
+`;
+
+async function seconds(action: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await action();
+  return (performance.now() - started) / 1000;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const plane = new LocalControlPlane({ name: "bench-pulumi-noop" });
+  const { kubeconfig } = await plane.ensureRunning();
+  const work = await mkdtemp(join(tmpdir(), "navique-bench-pulumi-"));
+  try {
+    const project = join(work, "project");
+    await mkdir(join(work, "pkg"));
+    await mkdir(project);
+    process.stderr.write("[pulumi-noop] packing the package and installing it into a project of its own\n");
+    const tarball = await packPackage(join(work, "pkg"));
+    await installScratchProject(project, tarball, USER_DEPENDENCIES);
+    for (const [file, content] of Object.entries(USER_PROJECT_FILES)) await writeFile(join(project, file), content);
+    await writeFile(join(project, "index.ts"), PROGRAM);
+    await run("npx", ["--no-install", "tsc"], { cwd: project });
+
+    const client = KubeClient.fromFile(kubeconfig);
+    await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }).catch(() => undefined);
+    await client.core
+      .createNamespacedSecret({
+        namespace: NAMESPACE,
+        body: {
+          metadata: { name: "app-db-connection" },
+          stringData: { host: "db.internal", username: "u", password: "p" },
+        },
+      })
+      .catch(() => undefined);
+
+    // helm, behind a shim that logs each invocation.
+    const helm = (await toolchainPaths()).helm;
+    const shims = join(work, "shims");
+    const calls = join(work, "helm-calls.log");
+    await mkdir(shims);
+    await writeFile(join(shims, "helm"), `#!/bin/sh\necho "$*" >> "${calls}"\nexec "${helm}" "$@"\n`);
+    await chmod(join(shims, "helm"), 0o755);
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "bench" });
+    const env = { ...environment.env, KUBECONFIG: kubeconfig, PATH: `${shims}:${environment.env.PATH}` };
+    const pulumi = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: project, env });
+    await pulumi("stack", "init", "bench");
+    await pulumi("config", "set", "namespace", NAMESPACE);
+    process.stderr.write("[pulumi-noop] first pulumi up (creates the two PostgresClusters)\n");
+    await pulumi("up", "--yes");
+
+    const ups: number[] = [];
+    const previews: number[] = [];
+    let helmCalls = 0;
+    for (let i = 0; i < RUNS; i++) {
+      await writeFile(calls, "");
+      ups.push(await seconds(() => pulumi("up", "--yes")));
+      helmCalls = Math.max(helmCalls, (await readFile(calls, "utf8")).split("\n").filter(Boolean).length);
+      previews.push(await seconds(() => pulumi("preview")));
+    }
+
+    // The reference: a no-op helm upgrade --wait of two charts, each installed once first.
+    const charts = join(REPOSITORY, "test", "fixtures", "charts");
+    const upgrade = (release: string, chart: string, ns: string) =>
+      run(helm, [
+        "upgrade",
+        "--install",
+        release,
+        join(charts, chart),
+        "-n",
+        ns,
+        "--create-namespace",
+        "--wait",
+        "--kubeconfig",
+        kubeconfig,
+      ]);
+    await upgrade("cert-manager", "cert-manager", "cert-manager");
+    await upgrade("cloudnative-pg", "cloudnative-pg", "cnpg-system");
+    const helms: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      helms.push(
+        await seconds(async () => {
+          await upgrade("cert-manager", "cert-manager", "cert-manager");
+          await upgrade("cloudnative-pg", "cloudnative-pg", "cnpg-system");
+        }),
+      );
+    }
+    await pulumi("destroy", "--yes");
+
+    const fixed = (n: number) => n.toFixed(2);
+    process.stdout.write(
+      [
+        `no-op pulumi up, two PostgresClusters, installed package (median of ${RUNS}): ${fixed(median(ups))} s  [${ups.map(fixed).join(", ")}]`,
+        `pulumi preview, same program (median of ${RUNS}):                          ${fixed(median(previews))} s  [${previews.map(fixed).join(", ")}]`,
+        `helm invocations during a no-op pulumi up (max over the runs):            ${helmCalls}`,
+        `no-op helm upgrade --wait of two charts (median of ${RUNS}):               ${fixed(median(helms))} s  [${helms.map(fixed).join(", ")}]`,
+        `ratio no-op pulumi up / helm upgrade:                                       ${fixed(median(ups) / median(helms))}x`,
+        "goal (issue 10): a no-op pulumi up from the installed package <= 3 s, and no helm call when nothing changed",
+        "",
+      ].join("\n"),
+    );
+  } finally {
+    await rm(work, { recursive: true, force: true });
+    await plane.stop();
+  }
+}
+
+await main();
