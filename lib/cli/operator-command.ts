@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { NaviqueOperator } from "../../providers/operator/operator.js";
 import { namespaceName } from "../api/refs.js";
 import { parseInput } from "../api/validation.js";
@@ -6,7 +5,7 @@ import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
 import { stderrReporter } from "../engine/reporter.js";
-import { toolchainPaths } from "../local-plane/toolchain-paths.js";
+import { cliHelm } from "./helm-binary.js";
 import { resolveClusterTarget } from "./target.js";
 
 /** `--watch-namespaces a,b`: each a namespace name; empty (the chart's default) means every namespace. */
@@ -29,12 +28,7 @@ export async function runOperator(options: {
 }): Promise<number> {
   const source = parseChartSource(options.chartSource);
   const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
-  const helmBinary = options.helm ?? (await toolchainPaths()).helm;
-  if (!existsSync(helmBinary)) {
-    throw new Error(
-      `helm not found at ${helmBinary}: pass --helm PATH, or build the toolchain with npm run toolchain -- build`,
-    );
-  }
+  const helmBinary = await cliHelm(options.helm);
   const operator = new NaviqueOperator({
     client: KubeClient.fromFile(target.kubeconfig),
     helm: new HelmCli({ binary: helmBinary, kubeconfig: target.kubeconfig }),

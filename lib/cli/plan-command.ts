@@ -9,8 +9,8 @@ import type { EngineResource } from "../engine/kind-module.js";
 import { previewDesired } from "../engine/preview.js";
 import { stderrReporter } from "../engine/reporter.js";
 import { REGISTRY } from "../kinds/registry.js";
-import { toolchainPaths } from "../local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../reconcile/context.js";
+import { cliHelm } from "./helm-binary.js";
 import { resolveClusterTarget } from "./target.js";
 
 /**
@@ -48,7 +48,7 @@ export async function runPlan(options: {
   const client = KubeClient.fromFile(target.kubeconfig);
   const context = createReconcileContext({
     client,
-    helm: new HelmCli({ binary: (await toolchainPaths()).helm, kubeconfig: target.kubeconfig }),
+    helm: new HelmCli({ binary: await cliHelm(undefined), kubeconfig: target.kubeconfig }),
     source: parseChartSource(options.chartSource),
   });
   for (const resource of resources) {
