@@ -5,8 +5,11 @@ import { stringify } from "yaml";
 import { CommandFailedError, run, runUnchecked } from "./process.js";
 
 export interface HelmCliOptions {
-  /** Path of the helm v4 binary. */
-  readonly binary: string;
+  /**
+   * Path of the helm v4 binary, or what finds it when helm first runs: a resource that never needs helm
+   * then never fails for want of one.
+   */
+  readonly binary: string | (() => string);
   readonly kubeconfig: string;
   /**
    * Directory for helm's cache, config and data, so that the product never reads or writes the user's
@@ -69,7 +72,16 @@ function chartArgs(options: HelmInstallOptions): string[] {
 
 /** The one module through which the product runs helm (see docs/adr/0003-helm-cli.md). */
 export class HelmCli {
+  private resolved: string | undefined;
+
   constructor(readonly options: HelmCliOptions) {}
+
+  /** The helm binary, found on first use when the options name a function. */
+  get binary(): string {
+    const { binary } = this.options;
+    this.resolved ??= typeof binary === "function" ? binary() : binary;
+    return this.resolved;
+  }
 
   private env(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
@@ -86,7 +98,7 @@ export class HelmCli {
   }
 
   async version(): Promise<string> {
-    const result = await run(this.options.binary, ["version", "--template", "{{.Version}}"], { env: this.env() });
+    const result = await run(this.binary, ["version", "--template", "{{.Version}}"], { env: this.env() });
     return result.stdout.trim();
   }
 
@@ -124,7 +136,7 @@ export class HelmCli {
         args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
       const labels = Object.entries(options.labels ?? {});
       if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
-      const result = await run(this.options.binary, args, { env: this.env() });
+      const result = await run(this.binary, args, { env: this.env() });
       return JSON.parse(result.stdout) as HelmReleaseInfo;
     });
   }
@@ -137,7 +149,7 @@ export class HelmCli {
   async template(release: string, chart: string, options: HelmInstallOptions): Promise<string> {
     return this.withValues(options, async (valueArgs) => {
       const args = ["template", release, chart, "--namespace", options.namespace, ...chartArgs(options), ...valueArgs];
-      return (await run(this.options.binary, args, { env: this.env() })).stdout;
+      return (await run(this.binary, args, { env: this.env() })).stdout;
     });
   }
 
@@ -158,10 +170,10 @@ export class HelmCli {
   async uninstall(release: string, namespace: string, options: { readonly wait?: boolean } = {}): Promise<boolean> {
     const args = ["uninstall", release, ...this.common(namespace)];
     if (options.wait ?? true) args.push("--wait");
-    const result = await runUnchecked(this.options.binary, args, { env: this.env() });
+    const result = await runUnchecked(this.binary, args, { env: this.env() });
     if (result.code === 0) return true;
     if (/not found/i.test(result.stderr)) return false;
-    throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
+    throw new CommandFailedError(`${this.binary} ${args.join(" ")}`, result);
   }
 
   /**
@@ -170,17 +182,17 @@ export class HelmCli {
    */
   async rollback(release: string, namespace: string, revision: number): Promise<void> {
     const args = ["rollback", release, String(revision), ...this.common(namespace)];
-    const result = await runUnchecked(this.options.binary, args, { env: this.env() });
-    if (result.code !== 0) throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
+    const result = await runUnchecked(this.binary, args, { env: this.env() });
+    if (result.code !== 0) throw new CommandFailedError(`${this.binary} ${args.join(" ")}`, result);
   }
 
   /** The release's status, or undefined when there is no such release. */
   async status(release: string, namespace: string): Promise<HelmReleaseInfo | undefined> {
     const args = ["status", release, ...this.common(namespace), "--output", "json"];
-    const result = await runUnchecked(this.options.binary, args, { env: this.env() });
+    const result = await runUnchecked(this.binary, args, { env: this.env() });
     if (result.code !== 0) {
       if (/not found/i.test(result.stderr)) return undefined;
-      throw new CommandFailedError(`${this.options.binary} ${args.join(" ")}`, result);
+      throw new CommandFailedError(`${this.binary} ${args.join(" ")}`, result);
     }
     return JSON.parse(result.stdout) as HelmReleaseInfo;
   }

@@ -99,7 +99,7 @@ export async function logPreview(
     const { client, kubeconfigFile } = clusterAccess(cluster.kubeconfig);
     const context = createReconcileContext({
       client,
-      helm: new HelmCli({ binary: resolveHelm(cluster.helm), kubeconfig: kubeconfigFile }),
+      helm: new HelmCli({ binary: () => resolveHelm(cluster.helm), kubeconfig: kubeconfigFile }),
       source: parseChartSource(cluster.chartSource),
     });
     const decisions = await decide(context);

@@ -88,7 +88,7 @@ export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<stri
   const { client, kubeconfigFile } = clusterAccess(inputs.kubeconfig);
   return createReconcileContext({
     client,
-    helm: new HelmCli({ binary: resolveHelm(inputs.helm), kubeconfig: kubeconfigFile }),
+    helm: new HelmCli({ binary: () => resolveHelm(inputs.helm), kubeconfig: kubeconfigFile }),
     source: parseChartSource(inputs.chartSource),
     ...(trustedKeys ? { trustedKeys } : {}),
   });

@@ -50,7 +50,7 @@ describe("the in-cluster service account", () => {
       const namespaces = await KubeClient.fromFile(path).core.listNamespace({});
       expect(namespaces.items.map((n) => n.metadata?.name)).toContain("kube-system");
       const helm = await testHelm();
-      const listed = await run(helm.options.binary, ["list", "--all-namespaces", "--kubeconfig", path, "-o", "json"]);
+      const listed = await run(helm.binary, ["list", "--all-namespaces", "--kubeconfig", path, "-o", "json"]);
       expect(Array.isArray(JSON.parse(listed.stdout))).toBe(true);
     } finally {
       await rm(join(path, ".."), { recursive: true, force: true });

@@ -48,7 +48,7 @@ const KUBECONFIG = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
 /** The CNPG CRDs, applied as a user installing them by hand would (the fixture chart carries CNPG's). */
 async function applyCnpgCrds(client: KubeClient, helm: HelmCli): Promise<void> {
   const crds = (
-    await run(helm.options.binary, [
+    await run(helm.binary, [
       "template",
       "crds",
       join(FIXTURE_CHARTS, "cloudnative-pg"),

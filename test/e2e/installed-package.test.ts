@@ -1,11 +1,12 @@
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
 import { cacheRoot } from "../../lib/local-plane/paths.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -108,7 +109,7 @@ describe("the package installed in a project of its own", () => {
     ]);
   });
 
-  it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved", async () => {
+  it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved, no helm needed", async () => {
     await client.core.createNamespacedSecret({
       namespace,
       body: {
@@ -118,7 +119,11 @@ describe("the package installed in a project of its own", () => {
     });
     const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "user-project" });
     const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
-    const env = { ...environment.env, KUBECONFIG: kubeconfig };
+    // No helm anywhere on PATH: an external PostgresCluster needs none, and the provider looks for helm
+    // only when it runs it.
+    const helmDirectory = dirname((await toolchainPaths()).helm);
+    const path = (environment.env.PATH ?? "").split(":").filter((entry) => entry !== helmDirectory);
+    const env = { ...environment.env, KUBECONFIG: kubeconfig, PATH: path.join(":") };
     const pulumi = (args: string[], cwd = project, extra: NodeJS.ProcessEnv = {}) =>
       run("pulumi", [...args, "--non-interactive"], { cwd, env: { ...env, ...extra } });
     await pulumi(["stack", "init", "dev"]);

@@ -21,7 +21,7 @@ export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): 
   await removeExampleNamespaces(client, helm);
   await client.core.createNamespace({ body: { metadata: { name: "navique-example-data" } } });
   const crds = (
-    await run(helm.options.binary, [
+    await run(helm.binary, [
       "template",
       "crds",
       join(FIXTURE_CHARTS, "cloudnative-pg"),
