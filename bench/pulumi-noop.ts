@@ -19,7 +19,8 @@ import { run } from "../lib/cluster/process.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { pulumiEnvironment } from "../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
-import { installScratchProject, packPackage, REPOSITORY } from "../test/support/scratch-project.js";
+import { REPOSITORY } from "../test/support/repository.js";
+import { installScratchProject, packPackage } from "../test/support/scratch-project.js";
 import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../test/support/user-project.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });

@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
-import { homedir } from "node:os";
-import { join } from "node:path";
 import { inCluster, inClusterKubeconfig } from "../cluster/in-cluster.js";
+import { ambientKubeconfig } from "../cluster/kubeconfig-source.js";
 import type { Reporter } from "../engine/reporter.js";
 import { LocalControlPlane } from "../local-plane/plane.js";
 
@@ -12,7 +11,7 @@ export interface ClusterTarget {
 }
 
 /**
- * The cluster to use: an explicit kubeconfig, else `$KUBECONFIG`, else `~/.kube/config`, else — in a
+ * The cluster to use: an explicit kubeconfig, else `$KUBECONFIG` (its first file), else `~/.kube/config`, else — in a
  * pod — its service account; when none is configured, the built-in local control plane, started (or
  * reused) on loopback.
  */
@@ -30,9 +29,9 @@ export async function resolveClusterTarget(options: {
     }
     return { kubeconfig: options.kubeconfig, source: "flag" };
   }
-  if (env.KUBECONFIG) return { kubeconfig: env.KUBECONFIG, source: "KUBECONFIG" };
-  const fallback = join(env.HOME ?? homedir(), ".kube", "config");
-  if (existsSync(fallback)) return { kubeconfig: fallback, source: "default kubeconfig" };
+  const ambient = ambientKubeconfig(env);
+  if (ambient.from === "KUBECONFIG" || existsSync(ambient.path))
+    return { kubeconfig: ambient.path, source: ambient.from };
   if (inCluster(env)) return { kubeconfig: await inClusterKubeconfig(env), source: "in-cluster service account" };
   const connection = await new LocalControlPlane({ report: options.report, env }).ensureRunning();
   return { kubeconfig: connection.kubeconfig, source: "local control plane" };

@@ -33,10 +33,20 @@ export function kubeconfigContent(argument: string): string {
   }
 }
 
-/** The ambient kubeconfig's path: the first file of $KUBECONFIG, else ~/.kube/config. */
-export function ambientKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
+/** Where the ambient kubeconfig is: the first file of $KUBECONFIG, else ~/.kube/config (which may not exist). */
+export function ambientKubeconfig(env: NodeJS.ProcessEnv = process.env): {
+  readonly path: string;
+  readonly from: "KUBECONFIG" | "default kubeconfig";
+} {
+  // kubectl merges every file of a list; the product reads the first one, as helm's --kubeconfig does.
   const first = (env.KUBECONFIG ?? "").split(delimiter).find((entry) => entry.length > 0);
-  return first ?? join(homedir(), ".kube", "config");
+  if (first !== undefined) return { path: first, from: "KUBECONFIG" };
+  return { path: join(env.HOME ?? homedir(), ".kube", "config"), from: "default kubeconfig" };
+}
+
+/** The ambient kubeconfig's path (see ambientKubeconfig). */
+export function ambientKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
+  return ambientKubeconfig(env).path;
 }
 
 /** Content written for helm (which reads kubeconfigs from files only), by digest: one private file each per process. */

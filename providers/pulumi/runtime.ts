@@ -150,6 +150,72 @@ async function outputsOf(
   return { ...inputs, ...module.outputs.project(status, inputs.namespace, credentials) };
 }
 
+/** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
+async function upWith(
+  context: ReconcileContext,
+  module: KindModule,
+  inputs: RuntimeInputs,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const { kind } = module.definition;
+  const { client } = context;
+  const where = `${kind} ${inputs.namespace}/${inputs.name}`;
+  await prepareCluster(client, inputs.namespace);
+  await client.apply({
+    apiVersion: API_GROUP_VERSION,
+    kind,
+    metadata: { name: inputs.name, namespace: inputs.namespace },
+    // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
+    spec: module.definition.spec.parse(inputs.spec),
+  } as never);
+  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  for (;;) {
+    const resource = await readResource(context, module, inputs.namespace, inputs.name);
+    if (!resource) throw new Error(`${where} vanished while being reconciled`);
+    const { outcome, members } = await reconcileWithMembers(context, resource);
+    failIfBlocked(outcome, where);
+    for (const member of members) failIfBlocked(member, `${where}: member`);
+    const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
+    if (!outcome.requeue && !members.some((m) => m.requeue)) {
+      return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
+    }
+    await sleep(PASS_INTERVAL_MS);
+  }
+}
+
+/** `destroy` on a context already built: delete the custom resource and finalize it to the end. */
+async function destroyWith(context: ReconcileContext, module: KindModule, inputs: RuntimeInputs): Promise<void> {
+  const { client } = context;
+  const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
+  await orUndefined(
+    client.custom.deleteNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: module.definition.plural,
+      namespace: inputs.namespace,
+      name: inputs.name,
+    }),
+  );
+  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  let waitingFor = "";
+  for (;;) {
+    const resource = await readResource(context, module, inputs.namespace, inputs.name);
+    if (!resource) return;
+    const result = await unlessVanished(
+      () => reconcileWithMembers(context, resource),
+      async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
+    );
+    if (!result) return;
+    waitingFor = result.outcome.plan.conditions[0]?.message ?? waitingFor;
+    if (Date.now() > deadline) {
+      throw new Error(`${where} was not finalized after ${inputs.timeoutSeconds}s: ${waitingFor}`);
+    }
+    await sleep(PASS_INTERVAL_MS / 4);
+  }
+}
+
 /** The runtime of one file: `runtime` (every kind, and the first release's kind recorded under it) or a first-release kind's own. */
 export function runtimeFor(legacyRuntime: string) {
   return {
@@ -169,35 +235,7 @@ export function runtimeFor(legacyRuntime: string) {
       inputs: RuntimeInputs,
       trustedKeys?: ReadonlyMap<string, string>,
     ): Promise<{ id: string; outs: Record<string, unknown> }> {
-      const module = kindOf(inputs, legacyRuntime);
-      const { kind } = module.definition;
-      const context = contextFor(inputs, trustedKeys);
-      const { client } = context;
-      const where = `${kind} ${inputs.namespace}/${inputs.name}`;
-      await prepareCluster(client, inputs.namespace);
-      await client.apply({
-        apiVersion: API_GROUP_VERSION,
-        kind,
-        metadata: { name: inputs.name, namespace: inputs.namespace },
-        // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
-        spec: module.definition.spec.parse(inputs.spec),
-      } as never);
-      const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-      for (;;) {
-        const resource = await readResource(context, module, inputs.namespace, inputs.name);
-        if (!resource) throw new Error(`${where} vanished while being reconciled`);
-        const { outcome, members } = await reconcileWithMembers(context, resource);
-        failIfBlocked(outcome, where);
-        for (const member of members) failIfBlocked(member, `${where}: member`);
-        const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
-        if (!outcome.requeue && !members.some((m) => m.requeue)) {
-          return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
-        }
-        if (Date.now() > deadline) {
-          throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
-        }
-        await sleep(PASS_INTERVAL_MS);
-      }
+      return upWith(contextFor(inputs, trustedKeys), kindOf(inputs, legacyRuntime), inputs);
     },
 
     /**
@@ -211,17 +249,16 @@ export function runtimeFor(legacyRuntime: string) {
       trustedKeys?: ReadonlyMap<string, string>,
     ): Promise<{ id: string; outs: Record<string, unknown> }> {
       const module = kindOf(inputs, legacyRuntime);
+      const context = contextFor(inputs, trustedKeys);
       const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
-      const existed = await readResource(contextFor(inputs, trustedKeys), module, inputs.namespace, inputs.name).catch(
-        () => undefined,
-      );
+      const existed = await readResource(context, module, inputs.namespace, inputs.name).catch(() => undefined);
       try {
-        return await this.up(inputs, trustedKeys);
+        return await upWith(context, module, inputs);
       } catch (error) {
         const cause = error instanceof Error ? error.message : String(error);
         if (existed) throw new Error(`${cause} (${where} existed before this create: left as it is)`);
         try {
-          await this.destroy(inputs, trustedKeys);
+          await destroyWith(context, module, inputs);
         } catch (cleanup) {
           throw new Error(
             `${cause}; and removing the ${where} this create recorded failed too (${(cleanup as Error).message}): delete it with kubectl delete ${module.definition.plural} -n ${inputs.namespace} ${inputs.name}`,
@@ -233,35 +270,7 @@ export function runtimeFor(legacyRuntime: string) {
 
     /** Delete: deletes the custom resource and runs its finalization (members first, release rules, deletion policy) to the end. */
     async destroy(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
-      const module = kindOf(inputs, legacyRuntime);
-      const context = contextFor(inputs, trustedKeys);
-      const { client } = context;
-      const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
-      await orUndefined(
-        client.custom.deleteNamespacedCustomObject({
-          group: API_GROUP,
-          version: API_VERSION,
-          plural: module.definition.plural,
-          namespace: inputs.namespace,
-          name: inputs.name,
-        }),
-      );
-      const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-      let waitingFor = "";
-      for (;;) {
-        const resource = await readResource(context, module, inputs.namespace, inputs.name);
-        if (!resource) return;
-        const result = await unlessVanished(
-          () => reconcileWithMembers(context, resource),
-          async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
-        );
-        if (!result) return;
-        waitingFor = result.outcome.plan.conditions[0]?.message ?? waitingFor;
-        if (Date.now() > deadline) {
-          throw new Error(`${where} was not finalized after ${inputs.timeoutSeconds}s: ${waitingFor}`);
-        }
-        await sleep(PASS_INTERVAL_MS / 4);
-      }
+      await destroyWith(contextFor(inputs, trustedKeys), kindOf(inputs, legacyRuntime), inputs);
     },
   };
 }
@@ -285,6 +294,6 @@ export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Prom
 const generic = runtimeFor("runtime");
 export const check = generic.check;
 export const diff = generic.diff;
-export const create = generic.create.bind(generic);
+export const create = generic.create;
 export const up = generic.up;
 export const destroy = generic.destroy;

@@ -7,6 +7,6 @@ import { runtimeFor } from "./runtime.js";
 const legacy = runtimeFor("stack-runtime");
 export const check = legacy.check;
 export const diff = legacy.diff;
-export const create = legacy.create.bind(legacy);
+export const create = legacy.create;
 export const up = legacy.up;
 export const destroy = legacy.destroy;

@@ -17,7 +17,8 @@ import {
 } from "../support/capabilities.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { readPostgresCluster } from "../support/postgres.js";
-import { installScratchProject, packPackage, REPOSITORY } from "../support/scratch-project.js";
+import { REPOSITORY } from "../support/repository.js";
+import { installScratchProject, packPackage } from "../support/scratch-project.js";
 import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../support/user-project.js";
 
 /** Every string a JSON document holds, keys and values. */

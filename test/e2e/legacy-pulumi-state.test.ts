@@ -25,12 +25,12 @@ import {
   withValues,
 } from "../support/legacy-pulumi-state.js";
 import { createConnectionSecret, finalizePostgresClusters, readPostgresCluster } from "../support/postgres.js";
+import { REPOSITORY } from "../support/repository.js";
 import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
-const ROOT = join(import.meta.dirname, "..", "..");
-const PROGRAM = join(ROOT, "test", "fixtures", "pulumi", "legacy-program");
-const RECORDED = join(ROOT, "test", "fixtures", "pulumi", "legacy-state", "postgres-cluster.json");
-const RUN_RECORDED_PROVIDER = join(ROOT, "test", "support", "run-recorded-provider.ts");
+const PROGRAM = join(REPOSITORY, "test", "fixtures", "pulumi", "legacy-program");
+const RECORDED = join(REPOSITORY, "test", "fixtures", "pulumi", "legacy-state", "postgres-cluster.json");
+const RUN_RECORDED_PROVIDER = join(REPOSITORY, "test", "support", "run-recorded-provider.ts");
 /** The passphrase the recorded state's secrets are encrypted with (its README). */
 const PASSPHRASE = "legacy-state-passphrase";
 
@@ -147,7 +147,7 @@ describe("a Pulumi stack recorded by an earlier version", () => {
     await createConnectionSecret(client, ns());
     const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
     recorded = withValues(JSON.parse(readFileSync(RECORDED, "utf8")), {
-      repoRoot: ROOT,
+      repoRoot: REPOSITORY,
       kubeconfig,
       helm,
       namespace: ns(),
@@ -201,7 +201,7 @@ describe("a Pulumi stack recorded by an earlier version", () => {
     }
     // The import kept each serialized provider as recorded: the earlier version's, importing the runtime of this clone.
     const imported = JSON.parse(await pulumi(["stack", "export"]));
-    const runtimeUrl = pathToFileURL(join(ROOT, "providers", "pulumi", "runtime.js")).href;
+    const runtimeUrl = pathToFileURL(join(REPOSITORY, "providers", "pulumi", "runtime.js")).href;
     for (const name of [KEPT, DROPPED]) {
       const provider = dynamicResource(recorded, name).inputs?.[SERIALIZED_PROVIDER_KEY];
       expect(dynamicResource(imported, name).inputs?.[SERIALIZED_PROVIDER_KEY]).toBe(provider);

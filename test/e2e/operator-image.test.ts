@@ -5,7 +5,7 @@ import { run } from "../../lib/cluster/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
 import { buildOperatorImage, IMAGE_ENTRYPOINT, IMAGE_USER } from "../../providers/operator/image.js";
-import { REPOSITORY } from "../support/scratch-project.js";
+import { REPOSITORY } from "../support/repository.js";
 
 interface Descriptor {
   readonly mediaType: string;

@@ -2,9 +2,9 @@ import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { run } from "../../lib/cluster/process.js";
+import { REPOSITORY } from "./repository.js";
 
 /** The repository's root: where the package is built and packed from. */
-export const REPOSITORY = join(import.meta.dirname, "..", "..");
 
 interface LockEntry {
   readonly version?: string;

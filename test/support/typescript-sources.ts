@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-
-const REPOSITORY = join(import.meta.dirname, "..", "..");
+import { REPOSITORY } from "./repository.js";
 
 /**
  * A directory holding `@navique/ai-core` as a link to this repository, for NODE_PATH: the product's

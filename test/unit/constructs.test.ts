@@ -9,7 +9,7 @@ import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
 import { run } from "../../lib/cluster/process.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
-import { REPOSITORY } from "../support/scratch-project.js";
+import { REPOSITORY } from "../support/repository.js";
 
 describe("the PostgresCluster construct", () => {
   it("synthesizes the custom resource with the schema's defaults written out", () => {

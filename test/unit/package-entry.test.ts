@@ -1,13 +1,16 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
+import { resolveClusterTarget } from "../../lib/cli/target.js";
 import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import {
+  ambientKubeconfig,
   clusterAccess,
   clusterServer,
   isKubeconfigContent,
   kubeconfigContent,
 } from "../../lib/cluster/kubeconfig-source.js";
+import { silentReporter } from "../../lib/engine/reporter.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
 
@@ -91,5 +94,32 @@ describe("a kubeconfig argument", () => {
     expect(clusterServer(KUBECONFIG("https://10.0.0.1:6443", "a"))).toBe("https://10.0.0.1:6443");
     expect(clusterServer(KUBECONFIG("https://10.0.0.1:6443", "b"))).toBe("https://10.0.0.1:6443");
     expect(clusterServer(undefined, { KUBECONFIG: "/nonexistent/kubeconfig" })).toBeUndefined();
+  });
+});
+
+describe("the ambient kubeconfig", () => {
+  it("is the first file of $KUBECONFIG, else ~/.kube/config; the CLI and the Pulumi runtime agree on it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "navique-ambient-"));
+    try {
+      const [first, second] = [join(dir, "first"), join(dir, "second")];
+      const list = { KUBECONFIG: `${delimiter}${first}${delimiter}${second}`, HOME: dir };
+      expect(ambientKubeconfig(list)).toEqual({ path: first, from: "KUBECONFIG" });
+      expect(ambientKubeconfig({ HOME: dir })).toEqual({
+        path: join(dir, ".kube", "config"),
+        from: "default kubeconfig",
+      });
+      await expect(resolveClusterTarget({ env: list, report: silentReporter })).resolves.toEqual({
+        kubeconfig: first,
+        source: "KUBECONFIG",
+      });
+      await mkdir(join(dir, ".kube"));
+      await writeFile(join(dir, ".kube", "config"), KUBECONFIG("https://10.0.0.1:6443", "t"));
+      await expect(resolveClusterTarget({ env: { HOME: dir }, report: silentReporter })).resolves.toEqual({
+        kubeconfig: join(dir, ".kube", "config"),
+        source: "default kubeconfig",
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
