@@ -1,20 +1,29 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
-import { OPERATOR_NODE_OPTIONS } from "../lib/api/operator-process.js";
+import { imageReference, pinnedReference } from "../lib/api/image-reference.js";
+import { OPERATOR_NODE_OPTIONS, OPERATOR_UID, OPERATOR_WRITABLE_PATHS } from "../lib/api/operator-process.js";
 import { namespaceName } from "../lib/api/refs.js";
-import { parseInput } from "../lib/api/validation.js";
+import { parseInput, ValidationError } from "../lib/api/validation.js";
+import { type ChartSource, parseChartSource } from "../lib/catalog/chart-source.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
+import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { clusterScoped } from "./cluster-scoped.js";
 
-/** @default image of the operator, tagged with the package version. */
-export const DEFAULT_OPERATOR_IMAGE = `ghcr.io/navique/${OPERATOR_NAME}:0.1.0`;
+/** @default image of the operator: the release's, pinned by tag and digest. */
+export const DEFAULT_OPERATOR_IMAGE = pinnedReference(OPERATOR_IMAGE);
 
 export interface NaviqueOperatorProps {
-  /** @default DEFAULT_OPERATOR_IMAGE */
+  /** The operator's image reference, best pinned with a digest. @default DEFAULT_OPERATOR_IMAGE */
   readonly image?: string;
   /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default official */
   readonly chartSource?: string;
+  /**
+   * The volume holding the packaged charts of a `dir:` chart source, mounted read-only at its path: a
+   * Kubernetes VolumeSource, e.g. `{ persistentVolumeClaim: { claimName: "chart-mirror" } }`. Required
+   * with a `dir:` source, refused with any other.
+   */
+  readonly chartMirrorVolume?: Readonly<Record<string, unknown>>;
   /** Seconds between full resyncs. @default 30 */
   readonly resyncSeconds?: number;
   /**
@@ -61,10 +70,12 @@ export class NaviqueOperator extends Construct {
         subjects: [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }],
       }),
     );
+    const where = `NaviqueOperator at ${this.node.path}`;
+    const image = parseInput(imageReference, props.image ?? DEFAULT_OPERATOR_IMAGE, where, "image");
+    const mirror = chartMirror(props, where);
     const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
     if (props.chartSource) args.push("--chart-source", props.chartSource);
     if (props.watchNamespaces && props.watchNamespaces.length > 0) {
-      const where = `NaviqueOperator at ${this.node.path}`;
       const names = props.watchNamespaces.map((n, i) => parseInput(namespaceName, n, where, `watchNamespaces[${i}]`));
       args.push("--watch-namespaces", names.join(","));
     }
@@ -79,17 +90,76 @@ export class NaviqueOperator extends Construct {
           metadata: { labels },
           spec: {
             serviceAccountName: OPERATOR_NAME,
+            // Pod Security Standards' "restricted" profile: what a hardened namespace admits.
+            securityContext: {
+              runAsNonRoot: true,
+              runAsUser: OPERATOR_UID,
+              runAsGroup: OPERATOR_UID,
+              seccompProfile: { type: "RuntimeDefault" },
+            },
             containers: [
               {
                 name: "operator",
-                image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+                image,
                 args,
                 env: [{ name: "NODE_OPTIONS", value: OPERATOR_NODE_OPTIONS }],
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  capabilities: { drop: ["ALL"] },
+                },
+                // The image's root file system read-only: its two writable paths are volumes.
+                volumeMounts: [
+                  { name: "tmp", mountPath: OPERATOR_WRITABLE_PATHS.tmp },
+                  { name: "home", mountPath: OPERATOR_WRITABLE_PATHS.home },
+                  ...(mirror ? [{ name: CHART_MIRROR, mountPath: mirror.path, readOnly: true }] : []),
+                ],
               },
+            ],
+            volumes: [
+              { name: "tmp", emptyDir: {} },
+              { name: "home", emptyDir: {} },
+              ...(mirror ? [{ name: CHART_MIRROR, ...mirror.volume }] : []),
             ],
           },
         },
       },
     });
   }
+}
+
+/** The volume of the mirrored charts. */
+export const CHART_MIRROR = "chart-mirror";
+
+/** The mirror's volume and where it is mounted, for a `dir:` chart source; none for another. */
+function chartMirror(
+  props: NaviqueOperatorProps,
+  where: string,
+): { readonly path: string; readonly volume: Readonly<Record<string, unknown>> } | undefined {
+  let source: ChartSource;
+  try {
+    source = parseChartSource(props.chartSource);
+  } catch (error) {
+    throw new ValidationError(where, [{ path: "chartSource", message: (error as Error).message }]);
+  }
+  if (source.kind !== "directory") {
+    if (props.chartMirrorVolume) {
+      throw new ValidationError(where, [
+        {
+          path: "chartMirrorVolume",
+          message: `only a dir: chart source is read from a volume; this one is ${props.chartSource ?? "official"}: drop chartMirrorVolume, or set chartSource to dir:PATH`,
+        },
+      ]);
+    }
+    return undefined;
+  }
+  if (!props.chartMirrorVolume || Object.keys(props.chartMirrorVolume).length === 0) {
+    throw new ValidationError(where, [
+      {
+        path: "chartMirrorVolume",
+        message: `chartSource ${props.chartSource} is read inside the operator's pod: give the volume holding the packaged charts, e.g. { persistentVolumeClaim: { claimName: "chart-mirror" } }`,
+      },
+    ]);
+  }
+  return { path: source.path, volume: props.chartMirrorVolume };
 }

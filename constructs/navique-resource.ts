@@ -13,6 +13,7 @@ import { enforceFeature } from "../lib/licence/enforce.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
 import { appChanged, appDeclarations, type DeclaredResource, type DeclaresResources } from "./app-declarations.js";
+import { resolveReferences } from "./references.js";
 
 /** What every construct of a registered kind takes, beside its spec. */
 export interface NaviqueResourceProps {
@@ -62,7 +63,9 @@ export class NaviqueResource extends Construct implements DeclaresResources {
     // Without one of its own, the resource lands in its chart's namespace (cdk8s writes it at synth): the
     // synth-time checks judge it there.
     this.namespace = namespace ?? Chart.of(this).namespace;
-    const spec = parseInput(module.definition.spec, props.spec, where, "spec");
+    // Constructs standing for references become the references they mean; the referrer depends on them.
+    const references = resolveReferences(props.spec, this.namespace);
+    const spec = parseInput(module.definition.spec, references.spec, where, "spec");
     this.apiObject = new ApiObject(this, "Resource", {
       apiVersion: API_GROUP_VERSION,
       kind,
@@ -74,6 +77,7 @@ export class NaviqueResource extends Construct implements DeclaresResources {
       // The parsed spec: the schema's defaults are written out, so the YAML says exactly what runs.
       spec,
     });
+    for (const dependency of references.dependencies) this.apiObject.addDependency(dependency);
     this.resource = module.schema.parse({
       apiVersion: API_GROUP_VERSION,
       kind,

@@ -2,13 +2,32 @@ import { Chart, Testing } from "cdk8s";
 import { stringify } from "yaml";
 import { OPERATOR_NAME } from "../lib/api/group.js";
 import { crdFiles, GENERATED_HEADER as HEADER } from "../lib/kinds/crd-files.js";
+import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { NaviqueOperator } from "./navique-operator.js";
 
 // Sentinels replaced by template expressions: the chart renders what the NaviqueOperator construct does.
-const IMAGE = "__NAVIQUE_IMAGE__";
+// Each is a value the construct accepts (an image reference, a dir: chart source, a namespace name).
+const IMAGE = "navique-image-sentinel";
 const RESYNC = "__NAVIQUE_RESYNC__";
-const CHART_SOURCE = "__NAVIQUE_CHART_SOURCE__";
+const MIRROR_PATH = "/navique-chart-mirror-sentinel";
+const CHART_SOURCE = `dir:${MIRROR_PATH}`;
+const MIRROR_VOLUME = "navique-chart-mirror-sentinel";
 const WATCH_NAMESPACES = "navique-watch-namespaces-sentinel";
+
+const IF_MIRROR = '{{- if hasPrefix "dir:" .Values.chartSource }}';
+const MIRROR_REQUIRED =
+  "chartSource dir:PATH is read from a volume: set chartMirror.volume to a VolumeSource holding the packaged charts (e.g. persistentVolumeClaim: {claimName: chart-mirror})";
+const MIRROR_REFUSED =
+  "chartMirror.volume is read only with a dir: chartSource: drop it, or set chartSource to dir:PATH";
+
+/** `text` with the one occurrence of `from` replaced: a construct change that moves it fails here, not in the chart. */
+function replaceOnce(text: string, from: string, to: string): string {
+  const at = text.indexOf(from);
+  if (at === -1 || text.indexOf(from, at + 1) !== -1) {
+    throw new Error(`operator chart: expected exactly one ${JSON.stringify(from)} in the construct's YAML`);
+  }
+  return text.slice(0, at) + to + text.slice(at + from.length);
+}
 
 /**
  * The operator's Helm chart, path → text: Chart.yaml, values.yaml, the CRDs in crds/, and the
@@ -19,6 +38,7 @@ export function operatorChartFiles(version: string): Map<string, string> {
   new NaviqueOperator(chart, "operator", {
     image: IMAGE,
     chartSource: CHART_SOURCE,
+    chartMirrorVolume: { [MIRROR_VOLUME]: {} },
     watchNamespaces: [WATCH_NAMESPACES],
   });
   const objects = (
@@ -31,14 +51,28 @@ export function operatorChartFiles(version: string): Map<string, string> {
     const container = object.spec?.template?.spec?.containers?.[0];
     if (container?.args) container.args = container.args.map((arg) => (arg === "30" ? RESYNC : arg));
   }
-  const template = objects
-    .map((o) => stringify(o, { lineWidth: 0 }))
-    .join("---\n")
-    .replace(IMAGE, "{{ .Values.image | quote }}")
-    .replace(RESYNC, "{{ .Values.resyncSeconds | quote }}")
-    .replace(CHART_SOURCE, "{{ .Values.chartSource | quote }}")
+  let template = objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
+  const replacements: [string, string][] = [
+    [
+      `image: ${IMAGE}`,
+      'image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}{{ with .Values.image.digest }}@{{ . }}{{ end }}"',
+    ],
+    [RESYNC, "{{ .Values.resyncSeconds | quote }}"],
+    [`- ${CHART_SOURCE}\n`, "- {{ .Values.chartSource | quote }}\n"],
+    // The mirror's mount and volume exist for a dir: source only.
+    [
+      `            - mountPath: ${MIRROR_PATH}\n              name: chart-mirror\n              readOnly: true\n`,
+      `            ${IF_MIRROR}\n            - mountPath: {{ trimPrefix "dir:" .Values.chartSource | quote }}\n              name: chart-mirror\n              readOnly: true\n            {{- end }}\n`,
+    ],
+    [
+      `        - name: chart-mirror\n          ${MIRROR_VOLUME}: {}\n`,
+      `        ${IF_MIRROR}\n        - name: chart-mirror\n          {{- required ${JSON.stringify(MIRROR_REQUIRED)} .Values.chartMirror.volume | toYaml | nindent 10 }}\n        {{- end }}\n`,
+    ],
     // An empty value serves every namespace (the operator reads an empty list so).
-    .replace(WATCH_NAMESPACES, '{{ join "," .Values.watchNamespaces | quote }}');
+    [WATCH_NAMESPACES, '{{ join "," .Values.watchNamespaces | quote }}'],
+  ];
+  for (const [from, to] of replacements) template = replaceOnce(template, from, to);
+  const guard = `{{- if and .Values.chartMirror.volume (not (hasPrefix "dir:" .Values.chartSource)) }}{{ fail ${JSON.stringify(MIRROR_REFUSED)} }}{{ end }}\n`;
   const files = new Map<string, string>();
   files.set(
     "Chart.yaml",
@@ -46,9 +80,9 @@ export function operatorChartFiles(version: string): Map<string, string> {
   );
   files.set(
     "values.yaml",
-    `${HEADER}# Operator image.\nimage: ghcr.io/navique/${OPERATOR_NAME}:${version}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n# Namespaces the operator serves (every namespace adopted from must be among them); empty: every namespace.\nwatchNamespaces: []\n`,
+    `${HEADER}# Operator image: the release's, pinned by tag and digest (an empty digest pulls by tag alone).\nimage:\n  repository: ${OPERATOR_IMAGE.repository}\n  tag: "${OPERATOR_IMAGE.tag}"\n  digest: ${OPERATOR_IMAGE.digest}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n# With chartSource dir:PATH: chartMirror.volume, the volume holding the packaged charts (a VolumeSource), mounted read-only at PATH.\nchartMirror: {}\n# Namespaces the operator serves (every namespace adopted from must be among them); empty: every namespace.\nwatchNamespaces: []\n`,
   );
-  files.set("templates/operator.yaml", `${HEADER}${template}`);
+  files.set("templates/operator.yaml", `${HEADER}${guard}${template}`);
   for (const [name, text] of crdFiles()) files.set(`crds/${name}`, text);
   return files;
 }

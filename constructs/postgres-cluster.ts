@@ -3,10 +3,11 @@ import type { PostgresClusterSpecInput } from "../lib/api/postgres-cluster.js";
 import type { KindModule } from "../lib/engine/kind-module.js";
 import { POSTGRES_CLUSTER_MODULE } from "../lib/kinds/postgres-cluster/module.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
+import type { WithReferences } from "./references.js";
 
 export interface PostgresClusterProps extends NaviqueResourceProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
-  readonly spec: PostgresClusterSpecInput;
+  readonly spec: WithReferences<PostgresClusterSpecInput>;
 }
 
 /**

@@ -3,10 +3,11 @@ import type { KindModule } from "../lib/engine/kind-module.js";
 import { REDIS_INSTANCE_MODULE } from "../lib/kinds/redis-instance/module.js";
 import type { RedisInstanceSpecInput } from "../lib/kinds/redis-instance/schema.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
+import type { WithReferences } from "./references.js";
 
 export interface RedisInstanceProps extends NaviqueResourceProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
-  readonly spec?: RedisInstanceSpecInput;
+  readonly spec?: WithReferences<RedisInstanceSpecInput>;
 }
 
 /** A RedisInstance custom resource for GitOps (name: at most 52 characters, a DNS-1035 label). */

@@ -3,10 +3,11 @@ import type { StackSpecInput } from "../lib/api/stack.js";
 import type { KindModule } from "../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../lib/kinds/stack/module.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
+import type { WithReferences } from "./references.js";
 
 export interface StackProps extends NaviqueResourceProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
-  readonly spec?: StackSpecInput;
+  readonly spec?: WithReferences<StackSpecInput>;
 }
 
 /**

@@ -8,3 +8,9 @@
  * cheap).
  */
 export const OPERATOR_NODE_OPTIONS = "--max-semi-space-size=2 --v8-pool-size=1";
+
+/** The user and group the operator's image runs as: not root, and no user of the host (distroless's `nonroot`). */
+export const OPERATOR_UID = 65532;
+
+/** Where the operator writes (helm's cache, its private kubeconfig files): its HOME and /tmp. */
+export const OPERATOR_WRITABLE_PATHS = { home: "/home/nonroot", tmp: "/tmp" } as const;

@@ -115,3 +115,39 @@ export function clusterServer(content: KubeconfigContent, env: NodeJS.ProcessEnv
     return undefined;
   }
 }
+
+/**
+ * A kubeconfig's content with another current context, and that context pointed at another of its
+ * clusters: what a @pulumi/kubernetes Provider's `context` and `cluster` args choose. A name the
+ * kubeconfig lacks is an error listing those it has.
+ */
+export function choosingContext(
+  content: string,
+  choice: { readonly context?: string | undefined; readonly cluster?: string | undefined },
+): string {
+  const kubeconfig = parsed(content);
+  const names = (items: readonly { readonly name: string }[]) => items.map((item) => item.name).join(", ") || "none";
+  if (choice.context !== undefined) {
+    if (!kubeconfig.getContextObject(choice.context)) {
+      throw new Error(
+        `context ${choice.context} is not in the kubeconfig (its contexts: ${names(kubeconfig.contexts)})`,
+      );
+    }
+    kubeconfig.setCurrentContext(choice.context);
+  }
+  if (choice.cluster !== undefined) {
+    if (!kubeconfig.getCluster(choice.cluster)) {
+      throw new Error(
+        `cluster ${choice.cluster} is not in the kubeconfig (its clusters: ${names(kubeconfig.clusters)})`,
+      );
+    }
+    const current = kubeconfig.getCurrentContext();
+    kubeconfig.loadFromOptions({
+      clusters: kubeconfig.clusters,
+      users: kubeconfig.users,
+      contexts: kubeconfig.contexts.map((c) => (c.name === current ? { ...c, cluster: choice.cluster as string } : c)),
+      currentContext: current,
+    });
+  }
+  return kubeconfig.exportConfig();
+}

@@ -50,6 +50,15 @@ function apiserverMessage(error: ApiException<unknown>): string | undefined {
   return typeof message === "string" ? message : undefined;
 }
 
+/**
+ * A request the apiserver refused as invalid (400, 422: a schema, a CEL rule, an admission policy) as
+ * one sentence with what it said — which names the field — or undefined for any other failure.
+ */
+export function apiserverRefusal(error: unknown): string | undefined {
+  if (!(error instanceof ApiException) || (error.code !== 422 && error.code !== 400)) return undefined;
+  return `the apiserver refused it (${error.code}): ${summarise(apiserverMessage(error) ?? `HTTP ${error.code}`)}`;
+}
+
 /** The line of a failed command's output that names the error (helm's `Error: …`), else its last line. */
 function commandError(error: CommandFailedError): string {
   const lines = (error.result.stderr || error.result.stdout)

@@ -6,22 +6,25 @@
  * index.json, blobs/sha256). Reproducible: the same inputs give the same digests (file times, owners and
  * order fixed in the tar, no name or time in the gzip header).
  *
- *   npm run build && npx tsx providers/operator/image.ts OUT_DIR [--helm PATH]
+ *   npm run build && npm run image -- OUT_DIR [--helm PATH] [--pin]
  *
- * then push it with any OCI tool, e.g. `skopeo copy oci:OUT_DIR:TAG docker://REGISTRY/IMAGE:TAG`.
+ * `--pin` makes it the release's: its digest is written where the chart and the NaviqueOperator
+ * construct take their default image from. Push it with any OCI tool, e.g.
+ * `skopeo copy oci:OUT_DIR:TAG docker://REGISTRY/IMAGE:TAG`.
  */
 import { createHash } from "node:crypto";
 import { chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
-import { OPERATOR_NODE_OPTIONS } from "../../lib/api/operator-process.js";
+import { OPERATOR_NODE_OPTIONS, OPERATOR_UID, OPERATOR_WRITABLE_PATHS } from "../../lib/api/operator-process.js";
 import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import { run } from "../../lib/cluster/process.js";
 import { PACKAGE_NAME, PACKAGE_VERSION } from "../../lib/package/manifest.js";
+import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 
-/** The user the operator runs as: not root, and no user of the host (distroless's `nonroot`). */
-export const IMAGE_USER = "65532:65532";
+/** The user the operator runs as (OPERATOR_UID), as an image config names it. */
+export const IMAGE_USER = `${OPERATOR_UID}:${OPERATOR_UID}`;
 export const IMAGE_ENTRYPOINT = ["/usr/local/bin/node", "/app/navique.js"] as const;
 
 const MEDIA = {
@@ -91,12 +94,12 @@ async function assembleRoot(root: string, inputs: ImageInputs): Promise<void> {
   await mkdir(join(root, "etc"), { recursive: true });
   await writeFile(
     join(root, "etc", "passwd"),
-    `root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:${uid}:${gid}:nonroot:/home/nonroot:/sbin/nologin\n`,
+    `root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:${uid}:${gid}:nonroot:${OPERATOR_WRITABLE_PATHS.home}:/sbin/nologin\n`,
   );
   await writeFile(join(root, "etc", "group"), `root:x:0:\nnonroot:x:${gid}:\n`);
   // Writable by the operator's user whatever the runtime's user namespace: helm's cache and the
   // operator's private kubeconfig files.
-  for (const writable of ["tmp", "home/nonroot"]) {
+  for (const writable of Object.values(OPERATOR_WRITABLE_PATHS).map((path) => path.slice(1))) {
     await mkdir(join(root, writable), { recursive: true });
     await chmod(join(root, writable), 0o1777);
   }
@@ -144,7 +147,11 @@ export async function buildOperatorImage(directory: string, inputs: ImageInputs)
         User: IMAGE_USER,
         Entrypoint: [...IMAGE_ENTRYPOINT],
         Cmd: ["operator"],
-        Env: ["PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/home/nonroot", `NODE_OPTIONS=${OPERATOR_NODE_OPTIONS}`],
+        Env: [
+          "PATH=/usr/local/bin:/usr/bin:/bin",
+          `HOME=${OPERATOR_WRITABLE_PATHS.home}`,
+          `NODE_OPTIONS=${OPERATOR_NODE_OPTIONS}`,
+        ],
         WorkingDir: "/app",
         Labels: { "org.opencontainers.image.title": PACKAGE_NAME, "org.opencontainers.image.version": PACKAGE_VERSION },
       },
@@ -166,14 +173,34 @@ export async function buildOperatorImage(directory: string, inputs: ImageInputs)
   }
 }
 
+/**
+ * `--pin`: the built image becomes the release's — its digest written into lib/package/operator-image.ts,
+ * then the chart generated again (`npm run generate`) so that its values name it too.
+ */
+async function pin(packageRoot: string, image: BuiltImage): Promise<void> {
+  const file = join(packageRoot, "lib", "package", "operator-image.ts");
+  const text = await readFile(file, "utf8");
+  const pinned = text
+    .replace(/tag: "[^"]*"/, `tag: "${image.tag}"`)
+    .replace(/digest: "sha256:[0-9a-f]{64}"/, `digest: "${image.digest}"`);
+  if (!pinned.includes(image.digest)) throw new Error(`${file}: no tag and digest found to pin`);
+  await writeFile(file, pinned);
+  await run("npm", ["run", "--silent", "generate"], { cwd: packageRoot });
+  process.stdout.write(`pinned ${OPERATOR_IMAGE.repository}:${image.tag}@${image.digest} in ${file} and the chart\n`);
+}
+
 async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({ allowPositionals: true, options: { helm: { type: "string" } } });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { helm: { type: "string" }, pin: { type: "boolean", default: false } },
+  });
   const [out] = positionals;
-  if (!out) throw new Error("usage: npx tsx providers/operator/image.ts OUT_DIR [--helm PATH]");
+  if (!out) throw new Error("usage: npm run image -- OUT_DIR [--helm PATH] [--pin]");
   const packageRoot = join(import.meta.dirname, "..", "..");
   const node = join(packageRoot, "node_modules", "node", "bin", "node");
   const image = await buildOperatorImage(out, { packageRoot, node, helm: resolveHelm(values.helm) });
-  process.stdout.write(`${image.directory}: ${PACKAGE_NAME}:${image.tag}@${image.digest}\n`);
+  process.stdout.write(`${image.directory}: ${OPERATOR_IMAGE.repository}:${image.tag}@${image.digest}\n`);
+  if (values.pin) await pin(packageRoot, image);
 }
 
 if (process.argv[1] === import.meta.filename) await main();

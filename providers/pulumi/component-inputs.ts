@@ -8,35 +8,87 @@ import { clusterAccess, kubeconfigContent } from "../../lib/cluster/kubeconfig-s
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { previewDesired } from "../../lib/engine/preview.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
+import { resourceInputSchema } from "./resource-inputs.js";
 
 /** Default time `pulumi up` waits for a resource to be Ready. */
 export const DEFAULT_TIMEOUT_SECONDS = 600;
 
-/** How every component of the product reaches its cluster. */
+/**
+ * A value the program may give as it is or as the output of another resource, at any depth: what
+ * pulumi-kubernetes' generated input types accept, so that one component's outputs feed another's args.
+ */
+export type DeepInput<T> = pulumi.Input<
+  T extends readonly (infer E)[] ? readonly DeepInput<E>[] : T extends object ? { [K in keyof T]: DeepInput<T[K]> } : T
+>;
+
+/** How every component of the product reaches its cluster. Each arg may be an output of another resource. */
 export interface ClusterArgs {
-  /** Namespace of the resource. */
-  readonly namespace: string;
+  /** Namespace of the resource (created when missing, never deleted). */
+  readonly namespace: pulumi.Input<string>;
   /** Name of the resource. @default the component's name */
-  readonly name?: string;
+  readonly name?: pulumi.Input<string>;
   /**
    * The target cluster's kubeconfig: its content, or the path of a file holding it (read when the program
-   * runs). Kept as a secret in the state, never a path. @default the ambient kubeconfig, found when the
-   * provider runs: $KUBECONFIG, then ~/.kube/config
+   * runs). Kept as a secret in the state, never a path. @default the kubeconfig of the `provider` option
+   * (a @pulumi/kubernetes Provider), else the stack's `kubernetes:kubeconfig`, else the ambient one found
+   * when the provider runs: the first file of $KUBECONFIG, then ~/.kube/config
    */
-  readonly kubeconfig?: string;
-  /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default official */
-  readonly chartSource?: string;
+  readonly kubeconfig?: pulumi.Input<string>;
+  /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default $NAVIQUE_CHART_SOURCE, else official */
+  readonly chartSource?: pulumi.Input<string>;
   /** The helm v4 binary. @default `helm` on PATH, found when it runs */
-  readonly helm?: string;
+  readonly helm?: pulumi.Input<string>;
   /** How long `pulumi up` waits for Ready. @default 600 */
-  readonly timeoutSeconds?: number;
+  readonly timeoutSeconds?: pulumi.Input<number>;
 }
 
 /**
- * What a component hands its dynamic resource: the name and the spec parsed by the kind's schemas (a
- * bad one is a ResourceError naming every field; a name too long for what is named after it, too), the
- * kind, the cluster to reach and the waiting time. During `pulumi preview` it also prints, on the
- * component, every decision the engine makes for the desired resource (its members' too).
+ * A program's mistake in a component's args, reported on the component: its message alone, once (a
+ * ResourceError that hides its stack; Pulumi prints any other error thrown in an apply as a dump of
+ * the error object).
+ */
+function refuse(component: pulumi.Resource, where: string, error: unknown): never {
+  const message = error instanceof ValidationError ? error.message : `${where}: ${(error as Error).message ?? error}`;
+  throw new pulumi.ResourceError(message, component, true);
+}
+
+/** `parse(value)`, its failure a ResourceError on the component. */
+function checked<T, R>(component: pulumi.Resource, where: string, parse: (value: T) => R): (value: T) => R {
+  return (value) => {
+    try {
+      return parse(value);
+    } catch (error) {
+      refuse(component, where, error);
+    }
+  };
+}
+
+/** A chart source as the program gave it, once it is known to parse (undefined for the official one). */
+function chartSourceText(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  parseChartSource(value);
+  return value;
+}
+
+/**
+ * Whether every value of an output is known in this run. A preview does not know the outputs of resources
+ * still to be created; their consumers' decisions are then shown by `up`. The SDK says it only through
+ * the output's `isKnown` (not in its typings).
+ */
+async function isKnown(output: pulumi.Output<unknown>): Promise<boolean> {
+  const known = (output as unknown as { isKnown?: Promise<boolean> }).isKnown;
+  return known === undefined ? true : await known;
+}
+
+/**
+ * What a component hands its dynamic resource: the name and the spec parsed by the kind's schemas (a bad
+ * one is a ResourceError on the component naming every field; a name too long for what is named after
+ * it, too), the namespace checked, the kind, the cluster to reach and the waiting time. Each is parsed
+ * when its value is known: at once for plain values; for another resource's output, when it resolves
+ * (in a preview that does not know it yet, the provider's `check` parses it at `up`). During `pulumi
+ * preview` it also prints, on the component, every decision the engine makes for the desired resource
+ * (its members' too).
  */
 export function dynamicInputs(
   component: pulumi.ComponentResource,
@@ -44,38 +96,69 @@ export function dynamicInputs(
   componentName: string,
   args: ClusterArgs,
   specInput: unknown,
+  opts: pulumi.ComponentResourceOptions,
 ) {
   const { kind } = module.definition;
-  let spec: unknown;
-  let name: string;
+  const where = `${kind} ${componentName}`;
+  let fromProvider: pulumi.Output<string | undefined> | undefined;
   try {
-    name = parseInput(module.name, args.name ?? componentName, `${kind} ${componentName}`, "name");
-    spec = parseInput(module.definition.spec, specInput, `${kind} ${componentName}`, "spec");
+    fromProvider = kubernetesProviderKubeconfig(opts);
   } catch (error) {
-    if (error instanceof ValidationError) throw new pulumi.ResourceError(error.message, component);
-    throw error;
+    refuse(component, where, error);
   }
-  let kubeconfig: string | undefined;
-  try {
-    kubeconfig = args.kubeconfig === undefined ? undefined : kubeconfigContent(args.kubeconfig);
-  } catch (error) {
-    throw new pulumi.ResourceError(`${kind} ${componentName}: ${(error as Error).message}`, component);
-  }
+  // Any of them, and any field of the spec, may be an output of another resource: deeply unwrapped.
+  const desired = (
+    pulumi.output({
+      name: args.name ?? componentName,
+      namespace: args.namespace,
+      spec: specInput as object,
+    }) as pulumi.Output<unknown>
+  ).apply(checked(component, where, (value) => parseInput(resourceInputSchema(module), value, where)));
+  const name = desired.apply((d) => d.name);
+  const namespace = desired.apply((d) => d.namespace);
+  const spec = desired.apply((d) => d.spec as unknown);
+  // The cluster as pulumi-kubernetes resolves it: its Provider, else the stack's kubernetes:kubeconfig.
+  const given = args.kubeconfig ?? fromProvider ?? new pulumi.Config("kubernetes").get("kubeconfig");
+  const kubeconfig =
+    given === undefined
+      ? undefined
+      : pulumi.secret(
+          pulumi
+            .output(given)
+            .apply(checked(component, where, (value) => (value === undefined ? undefined : kubeconfigContent(value)))),
+        );
+  const chartSource = pulumi
+    .output(args.chartSource ?? process.env.NAVIQUE_CHART_SOURCE)
+    .apply(checked(component, where, chartSourceText));
+  const timeoutSeconds = pulumi.output(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
   if (pulumi.runtime.isDryRun()) {
-    const desired = { apiVersion: API_GROUP_VERSION, kind, metadata: { name, namespace: args.namespace }, spec };
-    void logPreview(component, { kubeconfig, helm: args.helm, chartSource: args.chartSource }, (context) =>
-      previewDesired(context, module.schema.parse(desired) as EngineResource),
-    );
+    const cluster = pulumi.all([kubeconfig, args.helm, chartSource]);
+    void (async () => {
+      if (!(await isKnown(desired)) || !(await isKnown(cluster))) {
+        await pulumi.log.info(
+          `${where}: decisions shown by \`pulumi up\`: its args use outputs of resources not created yet`,
+          component,
+        );
+        return;
+      }
+      pulumi.all([desired, cluster]).apply(([d, [k, helm, source]]) => {
+        const metadata = { name: d.name, namespace: d.namespace };
+        const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
+        void logPreview(component, { kubeconfig: k, helm, chartSource: source }, (context) =>
+          previewDesired(context, module.schema.parse(resource) as EngineResource),
+        );
+      });
+    })();
   }
   return {
     kind,
-    namespace: args.namespace,
+    namespace,
     name,
     spec,
-    ...(kubeconfig === undefined ? {} : { kubeconfig: pulumi.secret(kubeconfig) }),
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
     ...(args.helm === undefined ? {} : { helm: args.helm }),
-    ...(args.chartSource ? { chartSource: args.chartSource } : {}),
-    timeoutSeconds: args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+    chartSource,
+    timeoutSeconds,
   };
 }
 

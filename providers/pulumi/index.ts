@@ -1,4 +1,4 @@
-export { type ClusterArgs, DEFAULT_TIMEOUT_SECONDS } from "./component-inputs.js";
+export { type ClusterArgs, DEFAULT_TIMEOUT_SECONDS, type DeepInput } from "./component-inputs.js";
 export { PostgresCluster, type PostgresClusterArgs } from "./postgres-cluster.js";
 export { RedisInstance, type RedisInstanceArgs } from "./redis-instance.js";
 export { Stack, type StackArgs } from "./stack.js";

@@ -2,13 +2,13 @@ import * as pulumi from "@pulumi/pulumi";
 import type { PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
-import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
+import { type ClusterArgs, type DeepInput, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";
 
 export interface PostgresClusterArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. */
-  readonly spec: PostgresClusterSpecInput;
+  readonly spec: DeepInput<PostgresClusterSpecInput>;
 }
 
 /** A capability the PostgresCluster relies on, as its output lists it. */
@@ -46,7 +46,7 @@ export class PostgresCluster extends pulumi.ComponentResource {
       restore();
     }
     const module = POSTGRES_CLUSTER_MODULE as unknown as KindModule;
-    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec), {
+    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec, opts), {
       parent: this,
     });
     this.host = resource.output("host");

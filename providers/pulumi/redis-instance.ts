@@ -2,13 +2,13 @@ import * as pulumi from "@pulumi/pulumi";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { REDIS_INSTANCE_MODULE } from "../../lib/kinds/redis-instance/module.js";
 import type { RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
-import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
+import { type ClusterArgs, type DeepInput, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";
 
 export interface RedisInstanceArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. @default a managed standalone Redis */
-  readonly spec?: RedisInstanceSpecInput;
+  readonly spec?: DeepInput<RedisInstanceSpecInput>;
 }
 
 /** A Redis (managed, adopted or external) for the platform; `pulumi preview` prints every decision first. */
@@ -32,7 +32,7 @@ export class RedisInstance extends pulumi.ComponentResource {
       restore();
     }
     const module = REDIS_INSTANCE_MODULE as unknown as KindModule;
-    const inputs = dynamicInputs(this, module, name, args, args.spec ?? {});
+    const inputs = dynamicInputs(this, module, name, args, args.spec ?? {}, opts);
     const resource = new KindResource(module, name, inputs, { parent: this });
     this.host = resource.output("host");
     this.port = resource.output("port");

@@ -4,7 +4,7 @@
  * is captured into the Pulumi state: only this file's location is.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { z } from "zod";
+import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
 import { fieldPath } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
@@ -14,6 +14,7 @@ import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { clusterAccess, clusterServer } from "../../lib/cluster/kubeconfig-source.js";
 import { moduleOf } from "../../lib/engine/context.js";
+import { apiserverRefusal } from "../../lib/engine/failure.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { reconcileWithMembers } from "../../lib/engine/members.js";
 import { decodeCredentials } from "../../lib/engine/objects.js";
@@ -23,6 +24,7 @@ import { REFERENCE_NOT_PERMITTED } from "../../lib/engine/reference-grants.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import { LEGACY_PULUMI_RUNTIMES, REGISTRY } from "../../lib/kinds/registry.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { resourceInputSchema } from "./resource-inputs.js";
 
 /**
  * What every dynamic resource of the product is told about its cluster. Nothing of it is a path of the
@@ -67,16 +69,24 @@ export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
   return { changes: differing.length > 0, replaces, deleteBeforeReplace: true };
 }
 
-/** Pulumi's `check` of a spec: every schema problem as a `{property, reason}` failure, the property being the field path. */
-export function checkSpec<I extends { readonly spec: unknown }>(
-  schema: z.ZodType,
+/**
+ * Pulumi's `check`: every problem of the name, the namespace and the spec as a `{property, reason}`
+ * failure, the property being the field path (`spec.managed.instances`).
+ */
+export function checkInputs<I extends RuntimeInputs>(
+  module: KindModule,
   news: I,
 ): { inputs: I; failures: { property: string; reason: string }[] } {
-  const parsed = schema.safeParse(news.spec, { reportInput: true });
+  const { name, namespace, spec } = news;
+  const parsed = resourceInputSchema(module).safeParse({ name, namespace, spec }, { reportInput: true });
   if (parsed.success) return { inputs: news, failures: [] };
+  // A preview does not know the outputs of resources still to be created: what stands for one is checked at `up`.
+  const known = parsed.error.issues.filter(
+    (issue) => (issue as { input?: unknown }).input !== pulumi.runtime.unknownValue,
+  );
   return {
     inputs: news,
-    failures: parsed.error.issues.map((issue) => ({ property: fieldPath(issue.path, "spec"), reason: issue.message })),
+    failures: known.map((issue) => ({ property: fieldPath(issue.path), reason: issue.message })),
   };
 }
 
@@ -159,14 +169,22 @@ async function upWith(
   const { kind } = module.definition;
   const { client } = context;
   const where = `${kind} ${inputs.namespace}/${inputs.name}`;
-  await prepareCluster(client, inputs.namespace);
-  await client.apply({
-    apiVersion: API_GROUP_VERSION,
-    kind,
-    metadata: { name: inputs.name, namespace: inputs.namespace },
-    // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
-    spec: module.definition.spec.parse(inputs.spec),
-  } as never);
+  try {
+    await prepareCluster(client, inputs.namespace);
+    await client.apply({
+      apiVersion: API_GROUP_VERSION,
+      kind,
+      metadata: { name: inputs.name, namespace: inputs.namespace },
+      // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
+      spec: module.definition.spec.parse(inputs.spec),
+    } as never);
+  } catch (error) {
+    const refusal = apiserverRefusal(error);
+    if (!refusal) throw error;
+    throw new Error(
+      `${where}: ${refusal}. Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it`,
+    );
+  }
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   for (;;) {
     const resource = await readResource(context, module, inputs.namespace, inputs.name);
@@ -221,7 +239,7 @@ export function runtimeFor(legacyRuntime: string) {
   return {
     /** Pulumi's `check`. */
     check(news: RuntimeInputs) {
-      return checkSpec(kindOf(news, legacyRuntime).definition.spec, news);
+      return checkInputs(kindOf(news, legacyRuntime), news);
     },
 
     diff: diffInputs,

@@ -2,13 +2,13 @@ import * as pulumi from "@pulumi/pulumi";
 import type { StackSpecInput } from "../../lib/api/stack.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../../lib/kinds/stack/module.js";
-import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
+import { type ClusterArgs, type DeepInput, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";
 
 export interface StackArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. @default the curated bundle */
-  readonly spec?: StackSpecInput;
+  readonly spec?: DeepInput<StackSpecInput>;
 }
 
 /** Where consumers connect to a Stack's PostgreSQL member: no secret, the Secret's name only. */
@@ -40,7 +40,7 @@ export class Stack extends pulumi.ComponentResource {
       restore();
     }
     const module = STACK_MODULE as unknown as KindModule;
-    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec ?? {}), {
+    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec ?? {}, opts), {
       parent: this,
     });
     this.members = resource.output("members");

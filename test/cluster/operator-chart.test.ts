@@ -1,6 +1,11 @@
 import { join } from "node:path";
+import { Testing } from "cdk8s";
+import { parseAllDocuments } from "yaml";
+import { CHART_MIRROR, NaviqueOperator } from "../../constructs/navique-operator.js";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
+import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { testClient, testHelm } from "../support/capabilities.js";
+import { createTestNamespace } from "../support/cluster.js";
 
 // The operator's own chart (generated into charts/ by `npm run generate`), installed by the real helm.
 // kwok marks its Pod Ready: nothing runs, but every object is accepted by the apiserver and the
@@ -14,7 +19,7 @@ describe("the operator's Helm chart", () => {
       namespace: SYSTEM_NAMESPACE,
       createNamespace: true,
       values: {
-        image: "registry.example/navique-ai-core-operator:test",
+        image: { repository: "registry.example/navique-ai-core-operator", tag: "test", digest: "" },
         resyncSeconds: 10,
         chartSource: "oci://registry.example/charts",
         watchNamespaces: ["team-a", "team-b"],
@@ -45,4 +50,105 @@ describe("the operator's Helm chart", () => {
       expect(await helm.uninstall("navique-chart-test", SYSTEM_NAMESPACE)).toBe(true);
     }
   });
+
+  it("pins the release's image by tag and digest, and renders what the construct synthesizes, mirror volume included", async () => {
+    const helm = await testHelm();
+    const chart = join(process.cwd(), "charts", OPERATOR_NAME);
+    const volume = { configMap: { name: "chart-mirror" } };
+    const rendered = await helm.template("navique", chart, {
+      namespace: SYSTEM_NAMESPACE,
+      values: { chartSource: "dir:/charts", chartMirror: { volume }, watchNamespaces: ["team-a"] },
+    });
+    const fromChart = deploymentIn(rendered);
+    expect(fromChart.spec.template.spec.containers[0]?.image).toBe(
+      `${OPERATOR_IMAGE.repository}:${OPERATOR_IMAGE.tag}@${OPERATOR_IMAGE.digest}`,
+    );
+    const synthesized = Testing.chart();
+    new NaviqueOperator(synthesized, "operator", {
+      chartSource: "dir:/charts",
+      chartMirrorVolume: volume,
+      watchNamespaces: ["team-a"],
+    });
+    const fromConstruct = (Testing.synth(synthesized) as { kind: string }[]).find((o) => o.kind === "Deployment");
+    expect(fromChart).toEqual(fromConstruct);
+    expect(fromChart.spec.template.spec.containers[0]?.volumeMounts).toContainEqual({
+      name: CHART_MIRROR,
+      mountPath: "/charts",
+      readOnly: true,
+    });
+
+    // Without the mirror: no mirror volume at all.
+    const official = deploymentIn(await helm.template("navique", chart, { namespace: SYSTEM_NAMESPACE }));
+    expect(official.spec.template.spec.volumes?.map((v) => v.name)).toEqual(["tmp", "home"]);
+  });
+
+  it("refuses a dir: chart source without its volume, and a volume without a dir: source, saying what to set", async () => {
+    const helm = await testHelm();
+    const chart = join(process.cwd(), "charts", OPERATOR_NAME);
+    await expect(
+      helm.template("navique", chart, { namespace: SYSTEM_NAMESPACE, values: { chartSource: "dir:/charts" } }),
+    ).rejects.toThrow("chartSource dir:PATH is read from a volume: set chartMirror.volume to a VolumeSource");
+    await expect(
+      helm.template("navique", chart, {
+        namespace: SYSTEM_NAMESPACE,
+        values: { chartMirror: { volume: { configMap: { name: "chart-mirror" } } } },
+      }),
+    ).rejects.toThrow("chartMirror.volume is read only with a dir: chartSource");
+  });
+
+  it("runs under the restricted Pod Security Standard: its pod is admitted where a root pod is refused", async () => {
+    const client = testClient();
+    const helm = await testHelm();
+    const chart = join(process.cwd(), "charts", OPERATOR_NAME);
+    const { spec } = deploymentIn(await helm.template("navique", chart, { namespace: SYSTEM_NAMESPACE })).spec.template;
+    const { name: namespace, cleanup } = await createTestNamespace("restricted");
+    try {
+      // The apiserver's own PodSecurity admission, enforcing the restricted profile here.
+      await client.core.patchNamespace({
+        name: namespace,
+        body: [{ op: "add", path: "/metadata/labels/pod-security.kubernetes.io~1enforce", value: "restricted" }],
+      });
+      // The pod runs as the operator's service account: there in the chart's namespace, here too.
+      await client.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: OPERATOR_NAME } } });
+      const pod = (podSpec: unknown) => ({
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "operator-probe", namespace },
+        spec: podSpec,
+      });
+      await expect(client.apply(pod(spec), { dryRun: true })).resolves.toMatchObject({ kind: "Pod" });
+      // The same pod without its security contexts is refused: the check can fail.
+      const { securityContext: _pod, ...loose } = spec as {
+        securityContext?: unknown;
+        containers: { securityContext?: unknown }[];
+      };
+      const bare = { ...loose, containers: loose.containers.map(({ securityContext: _c, ...c }) => c) };
+      await expect(client.apply(pod(bare), { dryRun: true })).rejects.toMatchObject({
+        body: expect.stringContaining("violates PodSecurity"),
+      });
+    } finally {
+      await cleanup();
+    }
+  });
 });
+
+interface RenderedDeployment {
+  readonly kind: string;
+  readonly spec: {
+    readonly template: {
+      readonly spec: {
+        readonly containers: { readonly image?: string; readonly volumeMounts?: unknown[] }[];
+        readonly volumes?: { readonly name: string }[];
+      };
+    };
+  };
+}
+
+/** The Deployment among rendered manifests. */
+function deploymentIn(manifests: string): RenderedDeployment {
+  const found = parseAllDocuments(manifests)
+    .map((d) => d.toJSON() as RenderedDeployment | null)
+    .find((o) => o?.kind === "Deployment");
+  if (!found) throw new Error("no Deployment rendered");
+  return found;
+}

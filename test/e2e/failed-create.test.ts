@@ -1,4 +1,4 @@
-import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { type KubeClient, statusOf } from "../../lib/cluster/kube-client.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { create, destroy } from "../../providers/pulumi/runtime.js";
 import {
@@ -10,6 +10,7 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
+import { eventually } from "../support/cluster.js";
 import { removeLicence } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { createConnectionSecret, createPostgresCluster, readPostgresCluster } from "../support/postgres.js";
@@ -72,5 +73,79 @@ describe("a Pulumi create that fails", () => {
       `(PostgresCluster ${ns}/fourth existed before this create: left as it is)`,
     );
     expect(await readPostgresCluster(client, ns, "fourth")).toBeDefined();
+  });
+
+  it("refused by the apiserver (a cluster's admission policy), fails with what the apiserver said and what to do", async () => {
+    const ns = await namespaces.create("refused-create");
+    await createConnectionSecret(client, ns);
+    // A rule of the cluster's own, in CEL, as its administrators would write one: kube-apiserver enforces
+    // it itself (no webhook pod). Applied to this suite's namespace only.
+    const policy = {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: `navique-test-${ns}` },
+      spec: {
+        failurePolicy: "Fail",
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ["core.navique.com"],
+              apiVersions: ["*"],
+              operations: ["CREATE", "UPDATE"],
+              resources: ["postgresclusters"],
+            },
+          ],
+        },
+        validations: [
+          {
+            expression: "!object.metadata.name.startsWith('legacy-')",
+            message: "names starting with legacy- are reserved for the old platform",
+          },
+        ],
+      },
+    };
+    const binding = {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicyBinding",
+      metadata: { name: `navique-test-${ns}` },
+      spec: {
+        policyName: policy.metadata.name,
+        validationActions: ["Deny"],
+        matchResources: { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": ns } } },
+      },
+    };
+    const refusedName = "legacy-orders";
+    try {
+      await client.apply(policy);
+      await client.apply(binding);
+      // The apiserver picks a new policy up within a second or so: probed without writing anything.
+      const probe = {
+        apiVersion: "core.navique.com/v1alpha1",
+        kind: "PostgresCluster",
+        metadata: { name: refusedName, namespace: ns },
+        spec: inputs(ns, refusedName).spec,
+      };
+      await eventually("the admission policy in force", async () => {
+        try {
+          await client.apply(probe, { dryRun: true });
+          return undefined;
+        } catch (error) {
+          return statusOf(error) === 422 ? true : undefined;
+        }
+      });
+
+      const refused = create(inputs(ns, refusedName));
+      await expect(refused).rejects.toThrow(`PostgresCluster ${ns}/${refusedName}: the apiserver refused it (422): `);
+      await expect(refused).rejects.toThrow("names starting with legacy- are reserved for the old platform");
+      await expect(refused).rejects.toThrow(
+        "Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it",
+      );
+      // No object dump: one line.
+      await expect(refused).rejects.toThrow(/^[^\n{]*$/);
+      expect(await readPostgresCluster(client, ns, refusedName)).toBeUndefined();
+    } finally {
+      await client.delete(binding);
+      await client.delete(policy);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseAllDocuments } from "yaml";
@@ -110,6 +110,43 @@ describe("the package installed in a project of its own", () => {
     ]);
   });
 
+  it("pulumi preview of a program with bad args fails with one message naming each field, nothing else", async () => {
+    const bad = join(work, "bad-program");
+    await mkdir(bad);
+    await symlink(join(project, "node_modules"), join(bad, "node_modules"));
+    await writeFile(
+      join(bad, "Pulumi.yaml"),
+      "name: bad-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+    );
+    await writeFile(
+      join(bad, "index.js"),
+      [
+        'const { PostgresCluster } = require("@navique/ai-core/pulumi");',
+        'new PostgresCluster("orders-db", { namespace: "Team_A", spec: { mode: "managed", managed: { instances: 0, storag: "1Gi" } } });',
+        "",
+      ].join("\n"),
+    );
+    const environment = await pulumiEnvironment({ stateDir: join(work, "bad-state"), passphrase: "bad-program" });
+    const env = { ...environment.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
+    await run("pulumi", ["stack", "init", "dev", "--non-interactive"], { cwd: bad, env });
+    const failed = await run("pulumi", ["preview", "--non-interactive"], { cwd: bad, env }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failed).toBeDefined();
+    const output = failed?.message ?? "";
+    expect(output).toContain("PostgresCluster orders-db is invalid:");
+    expect(output).toContain("- namespace: must be a lowercase RFC 1123 label");
+    expect(output).toContain("- spec.managed.instances: must be >= 1 (received 0)");
+    expect(output).toContain('- spec.managed.storag: unknown field; remove it (did you mean "storage"?)');
+    // Reported on the component (Pulumi shows its first line in the progress too), once, with no stack
+    // trace and no dump of the args.
+    expect(output).toContain("navique:index:PostgresCluster (orders-db):\n    error: ");
+    expect(output.split("- spec.managed.instances").length).toBe(2);
+    expect(output).not.toMatch(/\n\s+at .*\.js:\d+/);
+    expect(output).not.toContain("{");
+  });
+
   it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved, no helm needed", async () => {
     await client.core.createNamespacedSecret({
       namespace,
@@ -131,15 +168,22 @@ describe("the package installed in a project of its own", () => {
     await pulumi(["config", "set", "namespace", namespace]);
 
     const preview = (await pulumi(["preview"])).stdout;
-    // The stack, the component and its dynamic resource; the engine's decision printed on the component.
-    expect(preview).toContain("+ 3 to create");
+    // The stack, two components and their dynamic resources; the engine's decision printed on the first
+    // component; the second's args are outputs of the first, not known before it is created.
+    expect(preview).toContain("+ 5 to create");
     expect(preview).toContain(`PostgresCluster ${namespace}/app-db: nothing to change`);
+    expect(preview).toContain(
+      "PostgresCluster reporting-db: decisions shown by `pulumi up`: its args use outputs of resources not created yet",
+    );
     await pulumi(["up", "--yes", "--skip-preview"]);
     expect(JSON.parse((await pulumi(["stack", "output", "--json", "--show-secrets"])).stdout)).toEqual({
       host: "db.example.internal",
       password: "s3cret-of-the-user",
+      reportingHost: "db.example.internal",
     });
     expect((await readPostgresCluster(client, namespace, "app-db"))?.status?.host).toBe("db.example.internal");
+    const reporting = await readPostgresCluster(client, namespace, "reporting-db");
+    expect(reporting?.spec.external?.connectionSecretRef.name).toBe("app-db-connection");
 
     const state = (await pulumi(["stack", "export"])).stdout;
     const machinePaths = [work, REPOSITORY, homedir(), cacheRoot(), kubeconfig];
@@ -160,5 +204,6 @@ describe("the package installed in a project of its own", () => {
     project = moved;
     await pulumi(["destroy", "--yes", "--skip-preview", "--stack", "dev"], moved, { KUBECONFIG: elsewhere });
     expect(await readPostgresCluster(client, namespace, "app-db")).toBeUndefined();
+    expect(await readPostgresCluster(client, namespace, "reporting-db")).toBeUndefined();
   });
 });

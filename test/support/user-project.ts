@@ -38,8 +38,15 @@ const db = new PostgresCluster("app-db", {
   namespace: config.require("namespace"),
   spec: { mode: "external", external: { connectionSecretRef: { name: "app-db-connection" } } },
 });
+// One component's outputs feed another's args: a reporting database on the same server, reached
+// through the Secret the first one names.
+const reporting = new PostgresCluster("reporting-db", {
+  namespace: db.credentialsSecret.namespace,
+  spec: { mode: "external", external: { connectionSecretRef: { name: db.credentialsSecret.name } } },
+});
 export const host = db.host;
 export const password = db.password;
+export const reportingHost = reporting.host;
 `,
   "cdk8s.yaml": "language: typescript\napp: node bin/main.js\n",
   "main.ts": `import { App, Chart } from "cdk8s";

@@ -1,13 +1,17 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Chart, Testing } from "cdk8s";
-import { NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
+import { ApiObject, Chart, Testing } from "cdk8s";
+import * as kplus from "cdk8s-plus-28";
+import { parseAllDocuments } from "yaml";
+import { fromName, NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { ValidationError } from "../../lib/api/validation.js";
 import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
 import { run } from "../../lib/cluster/process.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
+import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
+import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { REPOSITORY } from "../support/repository.js";
 
@@ -84,6 +88,128 @@ describe("the NaviqueOperator construct", () => {
     ]);
   });
 });
+
+describe("references between constructs", () => {
+  /** The kind/namespace/name of every object the app writes, in the order it writes them. */
+  const written = (app: ReturnType<typeof Testing.app>) =>
+    parseAllDocuments(app.synthYaml()).map((d) => {
+      const o = d.toJSON() as { kind: string; metadata: { name: string; namespace?: string } };
+      return `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`;
+    });
+
+  it("take a construct where a spec names an object, writing its name (and namespace when another) and it first", () => {
+    const app = Testing.app();
+    const platform = new Chart(app, "platform", { namespace: "apps" });
+    const secrets = new Chart(app, "secrets", { namespace: "vault" });
+    // cdk8s-plus's Secret, its name generated: the reference follows it.
+    const connection = new kplus.Secret(secrets, "connection");
+    const sameNamespace = new kplus.Secret(platform, "local");
+    const db = new PostgresCluster(platform, "db", {
+      spec: { mode: "external", external: { connectionSecretRef: { ref: connection, key: "uri" } } },
+      grantedInCluster: true,
+    });
+    new PostgresCluster(platform, "other", {
+      spec: { mode: "external", external: { connectionSecretRef: sameNamespace } },
+    });
+    const objects = (Testing.synth(platform) as { metadata: { name: string }; spec?: unknown }[]).map((o) => o.spec);
+    expect(objects).toContainEqual(
+      expect.objectContaining({
+        external: { connectionSecretRef: { name: connection.name, namespace: "vault", key: "uri" } },
+      }),
+    );
+    expect(objects).toContainEqual(
+      expect.objectContaining({ external: { connectionSecretRef: { name: sameNamespace.name } } }),
+    );
+    // The secrets chart, declared after the platform's, is written before it: its Secret is depended on;
+    // in a chart, what is referenced comes before its referrer.
+    const order = written(app);
+    expect(order[0]).toBe(`Secret vault/${connection.name}`);
+    expect(order.indexOf(`Secret apps/${sameNamespace.name}`)).toBeLessThan(
+      order.indexOf("PostgresCluster apps/other"),
+    );
+    expect(order).toHaveLength(4);
+    expect(db.node.dependencies).toEqual([]);
+    expect(db.apiObject.node.dependencies.map((d) => d.node.path)).toEqual([ApiObject.of(connection).node.path]);
+  });
+
+  it("without one, keeps the declaration order; a ref that is no construct is refused naming the field", () => {
+    const app = Testing.app();
+    const platform = new Chart(app, "platform", { namespace: "apps" });
+    const secrets = new Chart(app, "secrets", { namespace: "apps" });
+    new kplus.Secret(secrets, "connection");
+    new PostgresCluster(platform, "db", {
+      spec: { mode: "external", external: { connectionSecretRef: fromName("made-by-hand") } },
+    });
+    expect(written(app).map((line) => line.split(" ")[0])).toEqual(["PostgresCluster", "Secret"]);
+    expect(Testing.synth(platform)).toContainEqual(
+      expect.objectContaining({
+        spec: expect.objectContaining({ external: { connectionSecretRef: { name: "made-by-hand" } } }),
+      }),
+    );
+    expect(
+      () =>
+        new PostgresCluster(platform, "bad", {
+          spec: { mode: "external", external: { connectionSecretRef: { ref: "pg-conn" } as never } },
+        }),
+    ).toThrow(/PostgresCluster at platform\/bad is invalid:\n {2}- spec\.external\.connectionSecretRef/);
+  });
+});
+
+describe("the NaviqueOperator construct's image and chart mirror", () => {
+  const deploymentOf = (props: ConstructorParameters<typeof NaviqueOperator>[2]) => {
+    const chart = Testing.chart();
+    new NaviqueOperator(chart, "operator", props);
+    return (Testing.synth(chart) as DeploymentLike[]).find((o) => o.kind === "Deployment")?.spec.template.spec;
+  };
+
+  it("runs the release's image, pinned by tag and digest, as the package's version", () => {
+    expect(OPERATOR_IMAGE.tag).toBe(PACKAGE_VERSION);
+    expect(OPERATOR_IMAGE.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(OPERATOR_IMAGE.digest).not.toMatch(/^sha256:0+$/);
+    expect(deploymentOf({})?.containers[0]?.image).toBe(
+      `ghcr.io/navique/navique-ai-core-operator:${PACKAGE_VERSION}@${OPERATOR_IMAGE.digest}`,
+    );
+    expect(
+      deploymentOf({ image: `registry.local:5000/mirror/operator:1.2@sha256:${"a".repeat(64)}` })?.containers[0]?.image,
+    ).toBe(`registry.local:5000/mirror/operator:1.2@sha256:${"a".repeat(64)}`);
+    expect(() => deploymentOf({ image: "Registry/Operator:latest" })).toThrow(
+      "NaviqueOperator at test/operator is invalid:\n  - image: must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits>",
+    );
+  });
+
+  it("mounts a dir: chart source's volume read-only at its path, and refuses one without the other", () => {
+    const volume = { persistentVolumeClaim: { claimName: "chart-mirror" } };
+    const spec = deploymentOf({ chartSource: "dir:/charts", chartMirrorVolume: volume });
+    expect(spec?.volumes).toContainEqual({ name: "chart-mirror", ...volume });
+    expect(spec?.containers[0]?.volumeMounts).toContainEqual({
+      name: "chart-mirror",
+      mountPath: "/charts",
+      readOnly: true,
+    });
+    expect(deploymentOf({})?.volumes?.map((v) => v.name)).toEqual(["tmp", "home"]);
+    expect(() => deploymentOf({ chartSource: "dir:/charts" })).toThrow(
+      "chartMirrorVolume: chartSource dir:/charts is read inside the operator's pod: give the volume holding the packaged charts",
+    );
+    expect(() => deploymentOf({ chartMirrorVolume: volume })).toThrow(
+      "chartMirrorVolume: only a dir: chart source is read from a volume; this one is official",
+    );
+    expect(() => deploymentOf({ chartSource: "s3://bucket" })).toThrow(
+      'chartSource: chart source "s3://bucket" is not understood',
+    );
+  });
+});
+
+interface DeploymentLike {
+  readonly kind: string;
+  readonly spec: {
+    readonly template: {
+      readonly spec: {
+        readonly containers: { readonly image?: string; readonly volumeMounts?: unknown[] }[];
+        readonly volumes?: { readonly name: string }[];
+      };
+    };
+  };
+}
 
 describe("the NaviqueOperator construct's namespace scope", () => {
   it("passes --watch-namespaces, and refuses a name that is not a namespace", () => {

@@ -1,0 +1,25 @@
+import { z } from "zod";
+
+/**
+ * A container image reference as the container runtimes read it: `[registry[:port]/]path[:tag][@sha256:…]`
+ * (the grammar of the distribution project's reference package, lowercase path components). A digest
+ * pins the content; a tag alone does not.
+ */
+export const imageReference = z
+  .string()
+  .regex(
+    /^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?\/)?[a-z0-9]+([._-]+[a-z0-9]+)*(\/[a-z0-9]+([._-]+[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$/,
+    { message: "must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits>" },
+  );
+
+/** An image pinned by tag and digest, as the chart's values hold it. */
+export interface PinnedImage {
+  readonly repository: string;
+  readonly tag: string;
+  readonly digest: string;
+}
+
+/** `repository:tag@digest`: what a Deployment names, so that the tag is read and the digest enforced. */
+export function pinnedReference(image: PinnedImage): string {
+  return `${image.repository}:${image.tag}@${image.digest}`;
+}

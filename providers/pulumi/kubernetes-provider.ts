@@ -1,0 +1,63 @@
+import * as pulumi from "@pulumi/pulumi";
+import {
+  ambientKubeconfigPath,
+  choosingContext,
+  isKubeconfigContent,
+  kubeconfigContent,
+} from "../../lib/cluster/kubeconfig-source.js";
+
+/**
+ * What a @pulumi/kubernetes Provider was given: the SDK keeps every input of a resource as an output of
+ * the same name on the object (a provider's outputs are its inputs), so `kubeconfig`, `context` and
+ * `cluster` can be read back from it.
+ */
+interface KubernetesProviderInputs {
+  readonly kubeconfig?: pulumi.Output<string | undefined>;
+  readonly context?: pulumi.Output<string | undefined>;
+  readonly cluster?: pulumi.Output<string | undefined>;
+}
+
+const KUBERNETES_PACKAGE = "kubernetes";
+
+function packageOf(provider: pulumi.ProviderResource): string | undefined {
+  // Public since the SDK's first ProviderResource, though not in its typings.
+  return (provider as unknown as { getPackage?: () => string }).getPackage?.();
+}
+
+/** The provider a component was given for the Kubernetes package: `provider`, or `providers` (array or map). */
+function kubernetesProviderOf(opts: pulumi.ComponentResourceOptions): pulumi.ProviderResource | undefined {
+  const listed = Array.isArray(opts.providers) ? opts.providers : Object.values(opts.providers ?? {});
+  const candidates = [...(opts.provider ? [opts.provider] : []), ...listed];
+  const kubernetes = candidates.find((p) => packageOf(p) === KUBERNETES_PACKAGE);
+  if (!kubernetes && opts.provider) {
+    throw new Error(
+      `the provider option is a provider of package ${packageOf(opts.provider) ?? "unknown"}; the product reaches its cluster through a @pulumi/kubernetes Provider (package kubernetes) or the kubeconfig argument`,
+    );
+  }
+  return kubernetes;
+}
+
+/**
+ * The kubeconfig content a component's @pulumi/kubernetes Provider reaches its cluster with — its
+ * `kubeconfig` (content or path; the Provider itself falls back to $KUBECONFIG), else the ambient
+ * kubeconfig when it chooses a `context` or `cluster` in it — with that context and cluster made
+ * current. Undefined when the component was given no such Provider; an output resolving to undefined
+ * when the Provider chooses nothing: the ambient kubeconfig then, as the Provider does.
+ */
+export function kubernetesProviderKubeconfig(
+  opts: pulumi.ComponentResourceOptions,
+): pulumi.Output<string | undefined> | undefined {
+  const provider = kubernetesProviderOf(opts);
+  if (!provider) return undefined;
+  const given = provider as unknown as KubernetesProviderInputs;
+  return pulumi.all([given.kubeconfig, given.context, given.cluster]).apply(([kubeconfig, context, cluster]) => {
+    if (!kubeconfig && !context && !cluster) return undefined;
+    // Unset, the Provider takes $KUBECONFIG as it is, a list of files perhaps: the first one is read.
+    const path =
+      kubeconfig && !isKubeconfigContent(kubeconfig) ? ambientKubeconfigPath({ KUBECONFIG: kubeconfig }) : undefined;
+    const content = kubeconfigContent(path ?? (kubeconfig || ambientKubeconfigPath()));
+    return context || cluster
+      ? choosingContext(content, { context: context || undefined, cluster: cluster || undefined })
+      : content;
+  });
+}
