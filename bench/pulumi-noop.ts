@@ -4,12 +4,13 @@
  * into a project outside the repository, compiled by tsc, the plain Node.js language host), beside a
  * no-op `helm upgrade --wait` of two charts (cert-manager and cloudnative-pg, from the fixture charts) on
  * the same cluster. Also counts the helm invocations during the no-op up (a PATH shim logs them). Prints
- * the figures and the ratio; asserts nothing. Runs on a control plane of its own (plane name
+ * the figures and the ratio, and where the time goes (the up without its preview, Pulumi's own floor with
+ * no resource, the cost of loading the package's entry points in a fresh process); asserts nothing. Runs on a control plane of its own (plane name
  * `bench-pulumi-noop`, stopped at the end).
  *
  *   npx tsx bench/pulumi-noop.ts [--runs N]
  */
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -101,6 +102,40 @@ async function main(): Promise<void> {
       previews.push(await seconds(() => pulumi("preview")));
     }
 
+    // Where the time goes: the same up without its preview; Pulumi's floor (a program with no resource,
+    // same CLI, language host and SDK); loading the package's entry points in a fresh Node.js process,
+    // as the program and each dynamic-provider process do.
+    const skipping: number[] = [];
+    for (let i = 0; i < RUNS; i++) skipping.push(await seconds(() => pulumi("up", "--yes", "--skip-preview")));
+    const empty = join(work, "empty-program");
+    await mkdir(empty);
+    await symlink(join(project, "node_modules"), join(empty, "node_modules"));
+    await writeFile(join(empty, "package.json"), '{ "name": "empty-program", "private": true, "type": "module" }\n');
+    await writeFile(
+      join(empty, "Pulumi.yaml"),
+      "name: empty-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+    );
+    await writeFile(join(empty, "index.js"), 'import "@pulumi/pulumi";\n');
+    const inEmpty = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: empty, env });
+    await inEmpty("stack", "init", "bench");
+    await inEmpty("up", "--yes");
+    const floors: number[] = [];
+    for (let i = 0; i < RUNS; i++) floors.push(await seconds(() => inEmpty("up", "--yes")));
+    const load = async (specifier: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        times.push(
+          await seconds(() =>
+            run("node", ["--input-type=module", "-e", `await import("${specifier}")`], { cwd: project, env }),
+          ),
+        );
+      }
+      return times;
+    };
+    const loadComponents = await load("@navique/ai-core/pulumi");
+    const loadRuntime = await load("@navique/ai-core/pulumi/runtime");
+    const loadSdk = await load("@pulumi/pulumi");
+
     // The reference: a no-op helm upgrade --wait of two charts, each installed once first.
     const charts = join(REPOSITORY, "test", "fixtures", "charts");
     const upgrade = (release: string, chart: string, ns: string) =>
@@ -135,6 +170,11 @@ async function main(): Promise<void> {
         `no-op pulumi up, two PostgresClusters, installed package (median of ${RUNS}): ${fixed(median(ups))} s  [${ups.map(fixed).join(", ")}]`,
         `pulumi preview, same program (median of ${RUNS}):                          ${fixed(median(previews))} s  [${previews.map(fixed).join(", ")}]`,
         `helm invocations during a no-op pulumi up (max over the runs):            ${helmCalls}`,
+        `  of which: no-op pulumi up --skip-preview (median):                       ${fixed(median(skipping))} s  [${skipping.map(fixed).join(", ")}]`,
+        `  Pulumi's floor, up of a program with no resource (median):             ${fixed(median(floors))} s  [${floors.map(fixed).join(", ")}]`,
+        `  node + import @navique/ai-core/pulumi, fresh process (median):         ${fixed(median(loadComponents))} s`,
+        `  node + import @navique/ai-core/pulumi/runtime, fresh process (median): ${fixed(median(loadRuntime))} s`,
+        `  node + import @pulumi/pulumi, fresh process (median):                  ${fixed(median(loadSdk))} s`,
         `no-op helm upgrade --wait of two charts (median of ${RUNS}):               ${fixed(median(helms))} s  [${helms.map(fixed).join(", ")}]`,
         `ratio no-op pulumi up / helm upgrade:                                       ${fixed(median(ups) / median(helms))}x`,
         "goal (issue 10): a no-op pulumi up from the installed package <= 3 s, and no helm call when nothing changed",

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { resolveClusterTarget } from "../../lib/cli/target.js";
@@ -13,6 +13,8 @@ import {
 import { silentReporter } from "../../lib/engine/reporter.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
+import { REPOSITORY } from "../support/repository.js";
+import { USER_PROJECT_FILES } from "../support/user-project.js";
 
 const KUBECONFIG = (server: string, token: string) => `apiVersion: v1
 kind: Config
@@ -121,5 +123,14 @@ describe("the ambient kubeconfig", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the README's Use it in your project", () => {
+  it("shows exactly the Pulumi program and the cdk8s app the installed-package test runs", async () => {
+    const readme = await readFile(join(REPOSITORY, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Use it in your project"), readme.indexOf("## What works today"));
+    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
+    expect(blocks).toEqual([USER_PROJECT_FILES["index.ts"], USER_PROJECT_FILES["main.ts"]]);
   });
 });
