@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { inCluster, inClusterKubeconfig } from "../cluster/in-cluster.js";
-import { ambientKubeconfig } from "../cluster/kubeconfig-source.js";
+import { ambientKubeconfig } from "../cluster/kubeconfig-location.js";
 import type { Reporter } from "../engine/reporter.js";
 import { LocalControlPlane } from "../local-plane/plane.js";
 

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { KubeClient } from "./kube-client.js";
+import { ambientKubeconfigPath, isKubeconfigContent } from "./kubeconfig-location.js";
 
 /**
  * Where a front end's cluster comes from: a kubeconfig's content, or nothing — the ambient kubeconfig,
@@ -11,43 +12,6 @@ import { KubeClient } from "./kube-client.js";
  * names a file of one machine.
  */
 export type KubeconfigContent = string | undefined;
-
-/** Whether a kubeconfig argument is the file's content (YAML or JSON) rather than a path to it. */
-export function isKubeconfigContent(value: string): boolean {
-  return value.includes("\n") || /^\s*(\{|apiVersion\s*:)/.test(value);
-}
-
-/**
- * A kubeconfig argument as content: content as given; a path read (a path that names no file is an
- * error naming it, never the argument's content).
- */
-export function kubeconfigContent(argument: string): string {
-  if (isKubeconfigContent(argument)) return argument;
-  try {
-    return readFileSync(argument, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(
-      `kubeconfig ${argument}: cannot read it (${code ?? String(error)}); pass the path of a kubeconfig file or its content`,
-    );
-  }
-}
-
-/** Where the ambient kubeconfig is: the first file of $KUBECONFIG, else ~/.kube/config (which may not exist). */
-export function ambientKubeconfig(env: NodeJS.ProcessEnv = process.env): {
-  readonly path: string;
-  readonly from: "KUBECONFIG" | "default kubeconfig";
-} {
-  // kubectl merges every file of a list; the product reads the first one, as helm's --kubeconfig does.
-  const first = (env.KUBECONFIG ?? "").split(delimiter).find((entry) => entry.length > 0);
-  if (first !== undefined) return { path: first, from: "KUBECONFIG" };
-  return { path: join(env.HOME ?? homedir(), ".kube", "config"), from: "default kubeconfig" };
-}
-
-/** The ambient kubeconfig's path (see ambientKubeconfig). */
-export function ambientKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
-  return ambientKubeconfig(env).path;
-}
 
 /** Content written for helm (which reads kubeconfigs from files only), by digest: one private file each per process. */
 const written = new Map<string, string>();
@@ -96,24 +60,6 @@ export function clusterAccess(content: KubeconfigContent, env: NodeJS.ProcessEnv
   if (path !== undefined) return { client: KubeClient.fromFile(path), kubeconfigFile: path };
   const kubeconfig = parsed(content as string);
   return { client: new KubeClient(kubeconfig), kubeconfigFile: fileFor(content as string) };
-}
-
-/**
- * The API server a kubeconfig's current context names: what "the same cluster" means when the way to
- * reach it changes (another path, another file). Undefined when it cannot be read.
- */
-export function clusterServer(content: KubeconfigContent, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  try {
-    let kubeconfig: KubeConfig;
-    if (content !== undefined && isKubeconfigContent(content)) kubeconfig = parsed(content);
-    else {
-      kubeconfig = new KubeConfig();
-      kubeconfig.loadFromFile(content ?? ambientKubeconfigPath(env));
-    }
-    return kubeconfig.getCurrentCluster()?.server;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

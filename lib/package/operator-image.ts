@@ -9,5 +9,5 @@ import type { PinnedImage } from "../api/image-reference.js";
 export const OPERATOR_IMAGE: PinnedImage = {
   repository: "ghcr.io/navique/navique-ai-core-operator",
   tag: "0.1.0",
-  digest: "sha256:d153b1c9af7f224a7a45acc9ac3271795ce041fb9a59f04cdd4bc3c098b67ce5",
+  digest: "sha256:82f8616a3e254575b22591140f9284c2c55b83fb82e9747a52401bd0fb03adc2",
 };

@@ -2,12 +2,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
-import { resolveHelm } from "../../lib/cluster/helm-binary.js";
-import { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { clusterAccess, kubeconfigContent } from "../../lib/cluster/kubeconfig-source.js";
+import { kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
-import { previewDesired } from "../../lib/engine/preview.js";
-import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
@@ -71,6 +67,14 @@ function chartSourceText(value: string | undefined): string | undefined {
   return value;
 }
 
+/** Whether a value holds no output or promise at any depth: known now, without the engine. */
+function isPlain(value: unknown): boolean {
+  if (pulumi.Output.isInstance(value) || value instanceof Promise) return false;
+  if (Array.isArray(value)) return value.every(isPlain);
+  if (value !== null && typeof value === "object") return Object.values(value).every(isPlain);
+  return true;
+}
+
 /**
  * Whether every value of an output is known in this run. A preview does not know the outputs of resources
  * still to be created; their consumers' decisions are then shown by `up`. The SDK says it only through
@@ -107,13 +111,13 @@ export function dynamicInputs(
     refuse(component, where, error);
   }
   // Any of them, and any field of the spec, may be an output of another resource: deeply unwrapped.
-  const desired = (
-    pulumi.output({
-      name: args.name ?? componentName,
-      namespace: args.namespace,
-      spec: specInput as object,
-    }) as pulumi.Output<unknown>
-  ).apply(checked(component, where, (value) => parseInput(resourceInputSchema(module), value, where)));
+  // Plain values are parsed at once, so that the constructor itself throws.
+  const inputs = { name: args.name ?? componentName, namespace: args.namespace, spec: specInput as object };
+  const parse = checked(component, where, (value: unknown) => parseInput(resourceInputSchema(module), value, where));
+  type Desired = ReturnType<typeof parse>;
+  const desired: pulumi.Output<Desired> = isPlain(inputs)
+    ? (pulumi.output(parse(inputs) as unknown) as pulumi.Output<unknown>).apply((d) => d as Desired)
+    : (pulumi.output(inputs) as pulumi.Output<unknown>).apply(parse);
   const name = desired.apply((d) => d.name);
   const namespace = desired.apply((d) => d.namespace);
   const spec = desired.apply((d) => d.spec as unknown);
@@ -141,10 +145,15 @@ export function dynamicInputs(
         );
         return;
       }
-      pulumi.all([desired, cluster]).apply(([d, [k, helm, source]]) => {
+      pulumi.all([desired, cluster]).apply(async ([d, [k, helm, source]]) => {
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
-        void logPreview(component, { kubeconfig: k, helm, chartSource: source }, (context) =>
+        // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
+        const [{ logPreview }, { previewDesired }] = await Promise.all([
+          import("./preview-log.js"),
+          import("../../lib/engine/preview.js"),
+        ]);
+        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, (context) =>
           previewDesired(context, module.schema.parse(resource) as EngineResource),
         );
       });
@@ -160,38 +169,4 @@ export function dynamicInputs(
     chartSource,
     timeoutSeconds,
   };
-}
-
-/**
- * During `pulumi preview`: observes the cluster and plans exactly as `up` and the operator would,
- * changing nothing, and prints each decision on the component — a licence refusal as a warning. A
- * cluster that cannot be reached is said so; the preview itself goes on.
- */
-export async function logPreview(
-  component: pulumi.Resource,
-  cluster: {
-    readonly kubeconfig?: string | undefined;
-    readonly helm?: string | undefined;
-    readonly chartSource?: string | undefined;
-  },
-  decide: (
-    context: ReconcileContext,
-  ) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>,
-): Promise<void> {
-  try {
-    const { client, kubeconfigFile } = clusterAccess(cluster.kubeconfig);
-    const context = createReconcileContext({
-      client,
-      helm: new HelmCli({ binary: () => resolveHelm(cluster.helm), kubeconfig: kubeconfigFile }),
-      source: parseChartSource(cluster.chartSource),
-    });
-    const decisions = await decide(context);
-    const log = decisions.refusal || decisions.notPermitted ? pulumi.log.warn : pulumi.log.info;
-    for (const line of decisions.lines) await log(line, component);
-  } catch (error) {
-    await pulumi.log.warn(
-      `cannot preview decisions: ${error instanceof Error ? error.message : String(error)}`,
-      component,
-    );
-  }
 }

@@ -1,10 +1,9 @@
 import * as pulumi from "@pulumi/pulumi";
 import {
   ambientKubeconfigPath,
-  choosingContext,
   isKubeconfigContent,
   kubeconfigContent,
-} from "../../lib/cluster/kubeconfig-source.js";
+} from "../../lib/cluster/kubeconfig-location.js";
 
 /**
  * What a @pulumi/kubernetes Provider was given: the SDK keeps every input of a resource as an output of
@@ -50,14 +49,15 @@ export function kubernetesProviderKubeconfig(
   const provider = kubernetesProviderOf(opts);
   if (!provider) return undefined;
   const given = provider as unknown as KubernetesProviderInputs;
-  return pulumi.all([given.kubeconfig, given.context, given.cluster]).apply(([kubeconfig, context, cluster]) => {
+  return pulumi.all([given.kubeconfig, given.context, given.cluster]).apply(async ([kubeconfig, context, cluster]) => {
     if (!kubeconfig && !context && !cluster) return undefined;
     // Unset, the Provider takes $KUBECONFIG as it is, a list of files perhaps: the first one is read.
     const path =
       kubeconfig && !isKubeconfigContent(kubeconfig) ? ambientKubeconfigPath({ KUBECONFIG: kubeconfig }) : undefined;
     const content = kubeconfigContent(path ?? (kubeconfig || ambientKubeconfigPath()));
-    return context || cluster
-      ? choosingContext(content, { context: context || undefined, cluster: cluster || undefined })
-      : content;
+    if (!context && !cluster) return content;
+    // The Kubernetes client parses it: loaded only for a Provider that chooses a context or cluster.
+    const { choosingContext } = await import("../../lib/cluster/kubeconfig-source.js");
+    return choosingContext(content, { context: context || undefined, cluster: cluster || undefined });
   });
 }

@@ -1,29 +1,16 @@
 /**
  * What the Pulumi dynamic provider runs, inside the provider process, for every kind of the registry.
  * It is imported at call time by the serialized provider (see runtime-provider.ts), so that no module
- * is captured into the Pulumi state: only this file's location is.
+ * is captured into the Pulumi state: only this package's specifier is. `check` and `diff` — all that a
+ * no-op `pulumi up` asks — need the kinds' schemas only; create, update and delete load the core
+ * (runtime-actions.ts) when they run.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import * as pulumi from "@pulumi/pulumi";
-import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
 import { fieldPath } from "../../lib/api/validation.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
-import { parseChartSource } from "../../lib/catalog/chart-source.js";
-import { resolveHelm } from "../../lib/cluster/helm-binary.js";
-import { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { type KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
-import { clusterAccess, clusterServer } from "../../lib/cluster/kubeconfig-source.js";
+import { clusterServer } from "../../lib/cluster/kubeconfig-location.js";
 import { moduleOf } from "../../lib/engine/context.js";
-import { apiserverRefusal } from "../../lib/engine/failure.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
-import { reconcileWithMembers } from "../../lib/engine/members.js";
-import { decodeCredentials } from "../../lib/engine/objects.js";
-import { NAME_TAKEN } from "../../lib/engine/plan.js";
-import { type ReconcileOutcome, readResource } from "../../lib/engine/reconcile.js";
-import { REFERENCE_NOT_PERMITTED } from "../../lib/engine/reference-grants.js";
-import type { Plan } from "../../lib/engine/steps.js";
 import { LEGACY_PULUMI_RUNTIMES, REGISTRY } from "../../lib/kinds/registry.js";
-import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
 /**
@@ -49,8 +36,6 @@ export interface RuntimeInputs extends ClusterInputs {
   readonly spec: unknown;
   readonly timeoutSeconds: number;
 }
-
-const PASS_INTERVAL_MS = 1_000;
 
 /** The inputs whose change is a change of the resource itself. */
 const COMPARED: readonly (keyof RuntimeInputs)[] = ["spec", "chartSource", "timeoutSeconds", "namespace", "name"];
@@ -90,148 +75,14 @@ export function checkInputs<I extends RuntimeInputs>(
   };
 }
 
-/**
- * The core wired for the provider process. `trustedKeys` is for tests that call the runtime in-process;
- * a Pulumi program cannot set it, so licences are verified with the product's own keys.
- */
-export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<string, string>): ReconcileContext {
-  const { client, kubeconfigFile } = clusterAccess(inputs.kubeconfig);
-  return createReconcileContext({
-    client,
-    helm: new HelmCli({ binary: () => resolveHelm(inputs.helm), kubeconfig: kubeconfigFile }),
-    source: parseChartSource(inputs.chartSource),
-    ...(trustedKeys ? { trustedKeys } : {}),
-  });
-}
-
-/** Before a resource is recorded: the product's CRDs applied, and its namespace created when missing (never deleted). */
-export async function prepareCluster(client: KubeClient, namespace: string): Promise<void> {
-  await ensureNaviqueCrds(client);
-  await client.core.createNamespace({ body: { metadata: { name: namespace } } }).catch((error: unknown) => {
-    if (statusOf(error) !== 409) throw error;
-  });
-}
-
-/**
- * What Pulumi cannot wait out, as an error: the licence skipping or refusing the resource (naming the
- * feature or cap and how to get it), a reference into another namespace that it does not grant, or a name
- * held by an object the resource did not create. Waiting would not change any of them.
- */
-export function failIfBlocked(
-  outcome: { readonly plan: Pick<Plan<unknown>, "refusal" | "conditions"> },
-  where: string,
-): void {
-  const { refusal, conditions } = outcome.plan;
-  if (refusal) {
-    const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
-    throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
-  }
-  const ready = conditions.find((c) => c.type === "Ready");
-  if (ready?.reason === REFERENCE_NOT_PERMITTED) throw new Error(`${where}: reference not permitted: ${ready.message}`);
-  if (ready?.reason === NAME_TAKEN) throw new Error(`${where}: ${ready.message}`);
-}
+/** The core's actions, loaded the first time one runs. */
+const actions = () => import("./runtime-actions.js");
 
 /** The kind a runtime call is about. */
 function kindOf(inputs: RuntimeInputs, legacyRuntime: string): KindModule {
   const kind = inputs.kind ?? LEGACY_PULUMI_RUNTIMES[legacyRuntime];
   if (!kind) throw new Error(`the dynamic resource ${inputs.namespace}/${inputs.name} names no kind`);
   return moduleOf({ registry: REGISTRY.kinds }, kind);
-}
-
-/** The outputs of a Ready resource: its kind's projection of its status, the credentials it names read for the secret ones. */
-async function outputsOf(
-  context: ReconcileContext,
-  module: KindModule,
-  inputs: RuntimeInputs,
-  outcome: ReconcileOutcome<unknown>,
-): Promise<Record<string, unknown>> {
-  const status = outcome.plan.status as never;
-  const secret = module.outputs.credentialsSecret?.(status);
-  const credentials = secret
-    ? decodeCredentials(
-        await orUndefined(
-          context.client.core.readNamespacedSecret({
-            name: secret.name,
-            namespace: secret.namespace || inputs.namespace,
-          }),
-        ),
-      )
-    : undefined;
-  return { ...inputs, ...module.outputs.project(status, inputs.namespace, credentials) };
-}
-
-/** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
-async function upWith(
-  context: ReconcileContext,
-  module: KindModule,
-  inputs: RuntimeInputs,
-): Promise<{ id: string; outs: Record<string, unknown> }> {
-  const { kind } = module.definition;
-  const { client } = context;
-  const where = `${kind} ${inputs.namespace}/${inputs.name}`;
-  try {
-    await prepareCluster(client, inputs.namespace);
-    await client.apply({
-      apiVersion: API_GROUP_VERSION,
-      kind,
-      metadata: { name: inputs.name, namespace: inputs.namespace },
-      // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
-      spec: module.definition.spec.parse(inputs.spec),
-    } as never);
-  } catch (error) {
-    const refusal = apiserverRefusal(error);
-    if (!refusal) throw error;
-    throw new Error(
-      `${where}: ${refusal}. Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it`,
-    );
-  }
-  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-  for (;;) {
-    const resource = await readResource(context, module, inputs.namespace, inputs.name);
-    if (!resource) throw new Error(`${where} vanished while being reconciled`);
-    const { outcome, members } = await reconcileWithMembers(context, resource);
-    failIfBlocked(outcome, where);
-    for (const member of members) failIfBlocked(member, `${where}: member`);
-    const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
-    if (!outcome.requeue && !members.some((m) => m.requeue)) {
-      return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
-    }
-    await sleep(PASS_INTERVAL_MS);
-  }
-}
-
-/** `destroy` on a context already built: delete the custom resource and finalize it to the end. */
-async function destroyWith(context: ReconcileContext, module: KindModule, inputs: RuntimeInputs): Promise<void> {
-  const { client } = context;
-  const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
-  await orUndefined(
-    client.custom.deleteNamespacedCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: module.definition.plural,
-      namespace: inputs.namespace,
-      name: inputs.name,
-    }),
-  );
-  const deadline = Date.now() + inputs.timeoutSeconds * 1000;
-  let waitingFor = "";
-  for (;;) {
-    const resource = await readResource(context, module, inputs.namespace, inputs.name);
-    if (!resource) return;
-    const result = await unlessVanished(
-      () => reconcileWithMembers(context, resource),
-      async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
-    );
-    if (!result) return;
-    waitingFor = result.outcome.plan.conditions[0]?.message ?? waitingFor;
-    if (Date.now() > deadline) {
-      throw new Error(`${where} was not finalized after ${inputs.timeoutSeconds}s: ${waitingFor}`);
-    }
-    await sleep(PASS_INTERVAL_MS / 4);
-  }
 }
 
 /** The runtime of one file: `runtime` (every kind, and the first release's kind recorded under it) or a first-release kind's own. */
@@ -249,64 +100,20 @@ export function runtimeFor(legacyRuntime: string) {
      * every front end see the same object), then reconciles it — and its members: Pulumi runs no operator
      * — pass after pass until Ready.
      */
-    async up(
-      inputs: RuntimeInputs,
-      trustedKeys?: ReadonlyMap<string, string>,
-    ): Promise<{ id: string; outs: Record<string, unknown> }> {
-      return upWith(contextFor(inputs, trustedKeys), kindOf(inputs, legacyRuntime), inputs);
+    async up(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      return (await actions()).up(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
-    /**
-     * Create: `up`, and when it fails, the custom resource it recorded is deleted and finalized again —
-     * Pulumi records nothing of a failed create, so what stayed would be a resource no state knows of,
-     * holding a seat of the licence's cap and a finalizer. A resource that existed before the create
-     * (another front end's) is never deleted: the failure says so instead.
-     */
-    async create(
-      inputs: RuntimeInputs,
-      trustedKeys?: ReadonlyMap<string, string>,
-    ): Promise<{ id: string; outs: Record<string, unknown> }> {
-      const module = kindOf(inputs, legacyRuntime);
-      const context = contextFor(inputs, trustedKeys);
-      const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
-      const existed = await readResource(context, module, inputs.namespace, inputs.name).catch(() => undefined);
-      try {
-        return await upWith(context, module, inputs);
-      } catch (error) {
-        const cause = error instanceof Error ? error.message : String(error);
-        if (existed) throw new Error(`${cause} (${where} existed before this create: left as it is)`);
-        try {
-          await destroyWith(context, module, inputs);
-        } catch (cleanup) {
-          throw new Error(
-            `${cause}; and removing the ${where} this create recorded failed too (${(cleanup as Error).message}): delete it with kubectl delete ${module.definition.plural} -n ${inputs.namespace} ${inputs.name}`,
-          );
-        }
-        throw new Error(`${cause} (the ${where} this create recorded was removed: nothing is left in the cluster)`);
-      }
+    /** Create: `up`; a failed one removes the custom resource it recorded (runtime-actions.ts). */
+    async create(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      return (await actions()).create(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
     /** Delete: deletes the custom resource and runs its finalization (members first, release rules, deletion policy) to the end. */
-    async destroy(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>): Promise<void> {
-      await destroyWith(contextFor(inputs, trustedKeys), kindOf(inputs, legacyRuntime), inputs);
+    async destroy(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      await (await actions()).destroy(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
   };
-}
-
-/**
- * Runs one deletion pass of a resource that another front end (the operator, a second `pulumi destroy`)
- * may be finalizing at the same time. The pass works on the copy it read; when the other one removed the
- * last finalizer meanwhile, the pass's next write answers 404. A resource gone is what a delete wants:
- * undefined (done) when the pass failed with 404 and the resource is indeed gone; any other failure is
- * thrown.
- */
-export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Promise<boolean>): Promise<T | undefined> {
-  try {
-    return await pass();
-  } catch (error) {
-    if (statusOf(error) === 404 && (await gone())) return undefined;
-    throw error;
-  }
 }
 
 const generic = runtimeFor("runtime");

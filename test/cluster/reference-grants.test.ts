@@ -17,7 +17,7 @@ import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
-import { failIfBlocked } from "../../providers/pulumi/runtime.js";
+import { failIfBlocked } from "../../providers/pulumi/runtime-actions.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_CHARTS,

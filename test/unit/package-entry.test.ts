@@ -5,11 +5,11 @@ import { resolveClusterTarget } from "../../lib/cli/target.js";
 import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import {
   ambientKubeconfig,
-  clusterAccess,
   clusterServer,
   isKubeconfigContent,
   kubeconfigContent,
-} from "../../lib/cluster/kubeconfig-source.js";
+} from "../../lib/cluster/kubeconfig-location.js";
+import { choosingContext, clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
 import { silentReporter } from "../../lib/engine/reporter.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
@@ -90,6 +90,35 @@ describe("a kubeconfig argument", () => {
     } catch (error) {
       expect((error as Error).message).not.toContain("t0ken-abc");
     }
+  });
+
+  it("with another context or cluster chosen, as a @pulumi/kubernetes Provider's args do; an unknown name lists the known", () => {
+    const two = `apiVersion: v1
+kind: Config
+clusters:
+  - name: blue
+    cluster: { server: "https://10.0.0.1:6443" }
+  - name: green
+    cluster: { server: "https://10.0.0.2:6443" }
+users:
+  - name: u
+    user: { token: t0ken-abc }
+contexts:
+  - name: a
+    context: { cluster: blue, user: u }
+  - name: b
+    context: { cluster: green, user: u }
+current-context: a
+`;
+    expect(clusterServer(two)).toBe("https://10.0.0.1:6443");
+    expect(clusterServer(choosingContext(two, { context: "b" }))).toBe("https://10.0.0.2:6443");
+    expect(clusterServer(choosingContext(two, { cluster: "green" }))).toBe("https://10.0.0.2:6443");
+    expect(() => choosingContext(two, { context: "c" })).toThrow(
+      "context c is not in the kubeconfig (its contexts: a, b)",
+    );
+    expect(() => choosingContext(two, { cluster: "red" })).toThrow(
+      "cluster red is not in the kubeconfig (its clusters: blue, green)",
+    );
   });
 
   it("names its cluster by the API server of its current context, whatever file holds it", () => {

@@ -1,6 +1,5 @@
 import { LICENSE_DEFINITION, LICENSE_NAME } from "../../api/license.js";
 import type { SingletonModule } from "../../engine/singleton-module.js";
-import { reconcileLicense } from "./reconcile.js";
 
 /**
  * License: the cluster's one licence (a singleton named `navique`). It emits nothing; its entitlements
@@ -9,5 +8,7 @@ import { reconcileLicense } from "./reconcile.js";
 export const LICENSE_MODULE: SingletonModule = {
   definition: LICENSE_DEFINITION,
   name: LICENSE_NAME,
-  reconcile: reconcileLicense,
+  // Loaded when it runs: the registry is imported by every front end, most of which never reconcile a
+  // License, and its reconcile pulls the Kubernetes client (half a second of module loading).
+  reconcile: async (...args) => (await import("./reconcile.js")).reconcileLicense(...args),
 };
