@@ -116,7 +116,7 @@ export function dynamicInputs(
   const parse = checked(component, where, (value: unknown) => parseInput(resourceInputSchema(module), value, where));
   type Desired = ReturnType<typeof parse>;
   const desired: pulumi.Output<Desired> = isPlain(inputs)
-    ? (pulumi.output(parse(inputs) as unknown) as pulumi.Output<unknown>).apply((d) => d as Desired)
+    ? (pulumi.output(parse(inputs)) as unknown as pulumi.Output<Desired>)
     : (pulumi.output(inputs) as pulumi.Output<unknown>).apply(parse);
   const name = desired.apply((d) => d.name);
   const namespace = desired.apply((d) => d.namespace);
@@ -157,7 +157,8 @@ export function dynamicInputs(
           previewDesired(context, module.schema.parse(resource) as EngineResource),
         );
       });
-    })();
+      // Bad args are reported on the component by the resource that uses them: nothing more to say here.
+    })().catch(() => undefined);
   }
   return {
     kind,
