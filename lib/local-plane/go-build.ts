@@ -39,12 +39,42 @@ export async function readManifest(recipe: GoToolRecipe, env = process.env): Pro
   return JSON.parse(await readFile(file, "utf8")) as BuildManifest;
 }
 
+function wrapperModule(recipe: GoToolRecipe): string {
+  return `navique.local/toolchain/${recipe.name}`;
+}
+
+/**
+ * Writes a recipe's copied main into the wrapper module (before `go mod tidy`, which must see its
+ * imports): its sources as they are, its generated files from the module's JSON files.
+ */
+async function writeCopiedMain(recipe: GoToolRecipe, work: string, goEnv: NodeJS.ProcessEnv): Promise<void> {
+  const main = recipe.copiedMain;
+  if (!main) return;
+  const version = recipe.require.find(([module]) => module === main.module)?.[1];
+  if (!version) throw new Error(`recipe ${recipe.name}: its copied main's module ${main.module} is not required`);
+  const downloaded = await run("go", ["mod", "download", "-json", `${main.module}@${version}`], {
+    cwd: work,
+    env: goEnv,
+  });
+  const source = join((JSON.parse(downloaded.stdout) as { Dir: string }).Dir, main.from);
+  const target = join(work, main.dir);
+  await mkdir(target, { recursive: true });
+  // Copied as text: the module cache's files are read-only, and a copy would keep that mode.
+  for (const file of main.sources) await writeFile(join(target, file), await readFile(join(source, file)));
+  for (const file of main.generated) {
+    const document = JSON.parse(await readFile(join(source, file.from), "utf8")) as Record<string, unknown>;
+    await writeFile(join(target, file.to), JSON.stringify(file.version ? { ...document, version: file.version } : document));
+  }
+}
+
 /** The go.mod of the wrapper module through which a recipe is built. */
 export function wrapperGoMod(recipe: GoToolRecipe, goLanguageVersion: string): string {
-  const lines = [`module navique.local/toolchain/${recipe.name}`, "", `go ${goLanguageVersion}`, ""];
+  const lines = [`module ${wrapperModule(recipe)}`, "", `go ${goLanguageVersion}`, ""];
   if (recipe.godebug) lines.push(`godebug ${recipe.godebug}`, "");
   lines.push("require (", ...recipe.require.map(([m, v]) => `\t${m} ${v}`), ")", "");
-  lines.push("tool (", ...recipe.binaries.map((b) => `\t${b.pkg}`), ")", "");
+  // A main copied into the wrapper module is its own package, not a tool of another module.
+  const tools = recipe.binaries.filter((b) => !recipe.copiedMain || !b.pkg.startsWith(`${wrapperModule(recipe)}/`));
+  if (tools.length > 0) lines.push("tool (", ...tools.map((b) => `\t${b.pkg}`), ")", "");
   if (recipe.replace.length > 0) {
     lines.push("replace (", ...recipe.replace.map(([from, to, v]) => `\t${from} => ${to} ${v}`), ")", "");
   }
@@ -92,6 +122,7 @@ async function build(
   const goVersion = (await run("go", ["env", "GOVERSION"], { env: goEnv })).stdout.trim();
 
   report(`[toolchain] ${label}: resolving modules (go ${goVersion})`);
+  await writeCopiedMain(recipe, work, goEnv);
   const resolving = setInterval(
     () => report(`[toolchain] ${label}: still resolving modules, ${formatDuration(Date.now() - started)} elapsed`),
     PROGRESS_INTERVAL_MS,

@@ -4,7 +4,7 @@ import { chmod, copyFile, link, mkdir, rename, writeFile } from "node:fs/promise
 import { dirname, join } from "node:path";
 import { binaryPath } from "./go-build.js";
 import { cacheRoot } from "./paths.js";
-import { PULUMI, PULUMI_LANGUAGE_NODEJS } from "./toolchain.js";
+import { PULUMI, PULUMI_KUBERNETES, PULUMI_LANGUAGE_NODEJS } from "./toolchain.js";
 import { toolchainPaths } from "./toolchain-paths.js";
 
 /** The name under which the Pulumi engine looks for the Node.js dynamic-provider plugin. */
@@ -40,7 +40,9 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 
 /**
  * A directory holding the pulumi CLI with the plugins it expects beside it, as Pulumi's distribution
- * lays them out: the Node.js language host and the dynamic-provider plugin (DYNAMIC_PROVIDER_SCRIPT).
+ * lays them out: the Node.js language host and the dynamic-provider plugin (DYNAMIC_PROVIDER_SCRIPT);
+ * beside them the Kubernetes resource plugin, which the engine finds on PATH (the bundle's bin is first
+ * on it) — programs that pass a `@pulumi/kubernetes` Provider need it, and nothing downloads it.
  * The engine prefers plugins found next to its own executable, so the binaries are hard links (copies
  * across file systems) rather than PATH entries. Keyed by everything it holds; the script is written
  * last and marks it complete.
@@ -48,12 +50,13 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const cli = binaryPath(PULUMI, "pulumi", env);
   const languageHost = binaryPath(PULUMI_LANGUAGE_NODEJS, "pulumi-language-nodejs", env);
-  for (const binary of [cli, languageHost]) {
+  const kubernetesPlugin = binaryPath(PULUMI_KUBERNETES, "pulumi-resource-kubernetes", env);
+  for (const binary of [cli, languageHost, kubernetesPlugin]) {
     if (!existsSync(binary))
       throw new Error(`${binary} is missing: build the toolchain first (npm run toolchain -- build)`);
   }
   const key = createHash("sha256")
-    .update([cli, languageHost, DYNAMIC_PROVIDER_SCRIPT].join("\0"))
+    .update([cli, languageHost, kubernetesPlugin, DYNAMIC_PROVIDER_SCRIPT].join("\0"))
     .digest("hex")
     .slice(0, 12);
   const root = join(cacheRoot(env), "pulumi-bundles", key);
@@ -63,6 +66,7 @@ export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): 
   await mkdir(bin, { recursive: true });
   await linkOrCopy(cli, join(bin, "pulumi"));
   await linkOrCopy(languageHost, join(bin, "pulumi-language-nodejs"));
+  await linkOrCopy(kubernetesPlugin, join(bin, "pulumi-resource-kubernetes"));
   const partial = `${shim}.${process.pid}`;
   await writeFile(partial, DYNAMIC_PROVIDER_SCRIPT);
   await chmod(partial, 0o755);

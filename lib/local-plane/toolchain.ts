@@ -20,6 +20,17 @@ export const PULUMI_VERSION = "v3.274.1";
  * tests run TypeScript programs from a project directory through it).
  */
 export const PULUMI_LANGUAGE_NODEJS_VERSION = "v3.68.0";
+/**
+ * The Kubernetes resource plugin, for programs that pass a `@pulumi/kubernetes` Provider to the
+ * product's components. pulumi-kubernetes tags its SDK but not its provider module, so the module proxy
+ * serves the provider only as a pseudo-version: this one is the commit of the v4.25.0 release (the
+ * provider's go.mod at it requires sdk/v4 v4.24.0 and replaces it with ../sdk; sdk/v4 v4.25.0 is the
+ * same commit's SDK, published). The engine takes a plugin found on PATH whatever version the program's
+ * SDK asks for.
+ */
+export const PULUMI_KUBERNETES_VERSION = "4.25.0";
+const PULUMI_KUBERNETES_PROVIDER_MODULE = "github.com/pulumi/pulumi-kubernetes/provider/v4";
+const PULUMI_KUBERNETES_PROVIDER_COMMIT = "v4.0.0-20260115033456-f47bc2d6f199";
 
 /** The Go toolchain these recipes were verified with; older ones may refuse the `go` lines below. */
 export const GO_LANGUAGE_VERSION = "1.26.0";
@@ -88,6 +99,21 @@ export interface GoToolRecipe {
   readonly cgo: boolean;
   /** Data files to copy out of a required module into the cache directory's `assets/`. */
   readonly assets?: { readonly module: string; readonly files: readonly string[] };
+  /**
+   * A main package compiled from a copy inside the wrapper module (at `dir` of it, which a binary's
+   * `pkg` then names), for an upstream main that `go:embed`s files its repository generates before it
+   * builds. `sources` are copied from `from` of `module`; each of `generated` is a JSON file of that
+   * directory written compacted under another name, with its `version` set where the generator sets one.
+   */
+  readonly copiedMain?: CopiedMain;
+}
+
+export interface CopiedMain {
+  readonly module: string;
+  readonly from: string;
+  readonly dir: string;
+  readonly sources: readonly string[];
+  readonly generated: readonly { readonly from: string; readonly to: string; readonly version?: string }[];
 }
 
 function stampKubernetesVersion(version: string): string[] {
@@ -200,5 +226,41 @@ export const PULUMI_LANGUAGE_NODEJS: GoToolRecipe = {
   cgo: false,
 };
 
+export const PULUMI_KUBERNETES: GoToolRecipe = {
+  name: "pulumi-resource-kubernetes",
+  version: PULUMI_KUBERNETES_VERSION,
+  require: [
+    [PULUMI_KUBERNETES_PROVIDER_MODULE, PULUMI_KUBERNETES_PROVIDER_COMMIT],
+    ["github.com/pulumi/pulumi-kubernetes/sdk/v4", `v${PULUMI_KUBERNETES_VERSION}`],
+  ],
+  replace: [],
+  binaries: [
+    { binary: "pulumi-resource-kubernetes", pkg: "navique.local/toolchain/pulumi-resource-kubernetes/cmd/provider" },
+  ],
+  tags: [],
+  ldflags: ["-s", "-w", `-X ${PULUMI_KUBERNETES_PROVIDER_MODULE}/pkg/version.Version=${PULUMI_KUBERNETES_VERSION}`],
+  cgo: false,
+  // What the repository's `go generate` (cmd/pulumi-resource-kubernetes/generate.go) does: the schema
+  // with the release's version, and the Terraform mapping, both compacted beside main.go.
+  copiedMain: {
+    module: PULUMI_KUBERNETES_PROVIDER_MODULE,
+    from: "cmd/pulumi-resource-kubernetes",
+    dir: "cmd/provider",
+    sources: ["main.go"],
+    generated: [
+      { from: "schema.json", to: "schema-embed.json", version: PULUMI_KUBERNETES_VERSION },
+      { from: "terraform-mapping.json", to: "terraform-mapping-embed.json" },
+    ],
+  },
+};
+
 /** Every tool, in the order a cold build makes them (the control plane first, pulumi last). */
-export const TOOLCHAIN: readonly GoToolRecipe[] = [ETCD, KUBERNETES, KWOK, HELM, PULUMI, PULUMI_LANGUAGE_NODEJS];
+export const TOOLCHAIN: readonly GoToolRecipe[] = [
+  ETCD,
+  KUBERNETES,
+  KWOK,
+  HELM,
+  PULUMI,
+  PULUMI_LANGUAGE_NODEJS,
+  PULUMI_KUBERNETES,
+];

@@ -1,11 +1,11 @@
 import { join } from "node:path";
 import { Testing } from "cdk8s";
-import { parseAllDocuments } from "yaml";
 import { CHART_MIRROR, NaviqueOperator } from "../../constructs/navique-operator.js";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { testClient, testHelm } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { deploymentIn } from "../support/rendered-deployment.js";
 
 // The operator's own chart (generated into charts/ by `npm run generate`), installed by the real helm.
 // kwok marks its Pod Ready: nothing runs, but every object is accepted by the apiserver and the
@@ -131,24 +131,3 @@ describe("the operator's Helm chart", () => {
     }
   });
 });
-
-interface RenderedDeployment {
-  readonly kind: string;
-  readonly spec: {
-    readonly template: {
-      readonly spec: {
-        readonly containers: { readonly image?: string; readonly volumeMounts?: unknown[] }[];
-        readonly volumes?: { readonly name: string }[];
-      };
-    };
-  };
-}
-
-/** The Deployment among rendered manifests. */
-function deploymentIn(manifests: string): RenderedDeployment {
-  const found = parseAllDocuments(manifests)
-    .map((d) => d.toJSON() as RenderedDeployment | null)
-    .find((o) => o?.kind === "Deployment");
-  if (!found) throw new Error("no Deployment rendered");
-  return found;
-}

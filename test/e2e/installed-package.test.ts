@@ -1,7 +1,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
 import { cacheRoot } from "../../lib/local-plane/paths.js";
@@ -49,7 +49,8 @@ describe("the package installed in a project of its own", () => {
     await mkdir(join(work, "pkg"));
     await mkdir(project);
     tarball = await packPackage(join(work, "pkg"));
-    await installScratchProject(project, tarball, USER_DEPENDENCIES);
+    // @pulumi/kubernetes beside what the README's project installs: for the program that passes a Provider.
+    await installScratchProject(project, tarball, [...USER_DEPENDENCIES, "@pulumi/kubernetes"]);
     for (const [file, content] of Object.entries(USER_PROJECT_FILES)) await writeFile(join(project, file), content);
     await run("npx", ["--no-install", "tsc"], { cwd: project });
     // The PostgresCluster counts against the cluster-wide caps other suites' resources fill.
@@ -145,6 +146,81 @@ describe("the package installed in a project of its own", () => {
     expect(output.split("- spec.managed.instances").length).toBe(2);
     expect(output).not.toMatch(/\n\s+at .*\.js:\d+/);
     expect(output).not.toContain("{");
+  });
+
+  it("a @pulumi/kubernetes Provider passed as provider: the cluster of its kubeconfig content and chosen context, kept secret, with no ambient kubeconfig", async () => {
+    const secretName = "provider-db-connection";
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: secretName }, stringData: { host: "provider.example.internal", password: "pw-p" } },
+    });
+    // The plane's kubeconfig with a second context made current, whose server nothing listens on: only
+    // the Provider's `context` leads to the cluster.
+    const real = parse(await readFile(process.env.NAVIQUE_TEST_KUBECONFIG ?? "", "utf8")) as {
+      "current-context": string;
+      clusters: { name: string; cluster: Record<string, string> }[];
+      users: { name: string; user: { token: string } }[];
+      contexts: { name: string; context: Record<string, string> }[];
+    };
+    const token = real.users[0]?.user.token ?? "";
+    expect(token.length).toBeGreaterThan(10);
+    const twoContexts = {
+      ...real,
+      clusters: [...real.clusters, { name: "nowhere", cluster: { server: "https://127.0.0.1:9" } }],
+      contexts: [...real.contexts, { name: "nowhere", context: { cluster: "nowhere", user: real.users[0]?.name } }],
+      "current-context": "nowhere",
+    };
+    const program = join(work, "provider-program");
+    await mkdir(program);
+    await symlink(join(project, "node_modules"), join(program, "node_modules"));
+    await writeFile(
+      join(program, "Pulumi.yaml"),
+      "name: provider-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+    );
+    await writeFile(
+      join(program, "index.js"),
+      `const pulumi = require("@pulumi/pulumi");
+const k8s = require("@pulumi/kubernetes");
+const { PostgresCluster } = require("@navique/ai-core/pulumi");
+
+const config = new pulumi.Config();
+const provider = new k8s.Provider("cluster", {
+  kubeconfig: config.requireSecret("kubeconfig"),
+  context: config.require("context"),
+});
+const db = new PostgresCluster(
+  "provider-db",
+  { namespace: config.require("namespace"), spec: { mode: "external", external: { connectionSecretRef: { name: "${secretName}" } } } },
+  { provider },
+);
+exports.host = db.host;
+`,
+    );
+    const environment = await pulumiEnvironment({ stateDir: join(work, "provider-state"), passphrase: "provider" });
+    // No kubeconfig in the environment at all: $KUBECONFIG names a file that does not exist.
+    const env = { ...environment.env, KUBECONFIG: join(work, "no-such-kubeconfig") };
+    const pulumi = (args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: program, env });
+    await pulumi(["stack", "init", "dev"]);
+    await pulumi(["config", "set", "namespace", namespace]);
+    await pulumi(["config", "set", "context", real["current-context"]]);
+    await pulumi(["config", "set", "--secret", "kubeconfig", JSON.stringify(twoContexts)]);
+
+    const preview = (await pulumi(["preview"])).stdout;
+    expect(preview).toContain(`PostgresCluster ${namespace}/provider-db: nothing to change`);
+    await pulumi(["up", "--yes", "--skip-preview"]);
+    expect((await readPostgresCluster(client, namespace, "provider-db"))?.status?.host).toBe(
+      "provider.example.internal",
+    );
+    expect(JSON.parse((await pulumi(["stack", "output", "--json"])).stdout)).toEqual({
+      host: "provider.example.internal",
+    });
+    await pulumi(["preview", "--expect-no-changes"]);
+    const state = (await pulumi(["stack", "export"])).stdout;
+    expect(state).not.toContain(token);
+    expect(preview).not.toContain(token);
+
+    await pulumi(["destroy", "--yes", "--skip-preview"]);
+    expect(await readPostgresCluster(client, namespace, "provider-db")).toBeUndefined();
   });
 
   it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved, no helm needed", async () => {

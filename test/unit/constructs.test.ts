@@ -13,6 +13,7 @@ import { allDefinitions } from "../../lib/kinds/registry.js";
 import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { deploymentAmong } from "../support/rendered-deployment.js";
 import { REPOSITORY } from "../support/repository.js";
 
 describe("the PostgresCluster construct", () => {
@@ -159,7 +160,7 @@ describe("the NaviqueOperator construct's image and chart mirror", () => {
   const deploymentOf = (props: ConstructorParameters<typeof NaviqueOperator>[2]) => {
     const chart = Testing.chart();
     new NaviqueOperator(chart, "operator", props);
-    return (Testing.synth(chart) as DeploymentLike[]).find((o) => o.kind === "Deployment")?.spec.template.spec;
+    return deploymentAmong(Testing.synth(chart)).spec.template.spec;
   };
 
   it("runs the release's image, pinned by tag and digest, as the package's version", () => {
@@ -199,29 +200,11 @@ describe("the NaviqueOperator construct's image and chart mirror", () => {
   });
 });
 
-interface DeploymentLike {
-  readonly kind: string;
-  readonly spec: {
-    readonly template: {
-      readonly spec: {
-        readonly containers: { readonly image?: string; readonly volumeMounts?: unknown[] }[];
-        readonly volumes?: { readonly name: string }[];
-      };
-    };
-  };
-}
-
 describe("the NaviqueOperator construct's namespace scope", () => {
   it("passes --watch-namespaces, and refuses a name that is not a namespace", () => {
     const chart = Testing.chart();
     new NaviqueOperator(chart, "operator", { watchNamespaces: ["team-a", "team-b"] });
-    const deployment = (
-      Testing.synth(chart) as {
-        kind: string;
-        spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } };
-      }[]
-    ).find((o) => o.kind === "Deployment");
-    expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
+    expect(deploymentAmong(Testing.synth(chart)).spec.template.spec.containers[0]?.args).toEqual([
       "operator",
       "--resync",
       "30",

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { recipeDirectory, wrapperGoMod } from "../../lib/local-plane/go-build.js";
-import { HELM, KUBERNETES, PULUMI, TOOLCHAIN } from "../../lib/local-plane/toolchain.js";
+import { HELM, KUBERNETES, PULUMI, PULUMI_KUBERNETES, TOOLCHAIN } from "../../lib/local-plane/toolchain.js";
 
 describe("the wrapper module of a recipe", () => {
   it("replaces every Kubernetes staging module with its published v0 version", () => {
@@ -19,6 +19,21 @@ describe("the wrapper module of a recipe", () => {
       "github.com/atotto/clipboard => github.com/tgummerer/clipboard v0.0.0-20241001131231-d02d263e614e",
     );
     expect(PULUMI.ldflags).toContain("-X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=v3.274.1");
+  });
+
+  it("builds the Kubernetes plugin's main from a copy in the wrapper module, not as a tool, at the release's SDK", () => {
+    const goMod = wrapperGoMod(PULUMI_KUBERNETES, "1.26.0");
+    expect(goMod).toContain("module navique.local/toolchain/pulumi-resource-kubernetes\n");
+    expect(goMod).toContain(
+      "require (\n\tgithub.com/pulumi/pulumi-kubernetes/provider/v4 v4.0.0-20260115033456-f47bc2d6f199\n\tgithub.com/pulumi/pulumi-kubernetes/sdk/v4 v4.25.0\n)",
+    );
+    expect(goMod).not.toContain("tool (");
+    expect(PULUMI_KUBERNETES.binaries[0]?.pkg).toBe(
+      `navique.local/toolchain/pulumi-resource-kubernetes/${PULUMI_KUBERNETES.copiedMain?.dir}`,
+    );
+    expect(PULUMI_KUBERNETES.ldflags).toContain(
+      "-X github.com/pulumi/pulumi-kubernetes/provider/v4/pkg/version.Version=4.25.0",
+    );
   });
 
   it("stamps the Kubernetes version for both version packages, so /version reports it", () => {
