@@ -115,9 +115,10 @@ export function dynamicInputs(
   const inputs = { name: args.name ?? componentName, namespace: args.namespace, spec: specInput as object };
   const parse = checked(component, where, (value: unknown) => parseInput(resourceInputSchema(module), value, where));
   type Desired = ReturnType<typeof parse>;
-  const desired: pulumi.Output<Desired> = isPlain(inputs)
-    ? (pulumi.output(parse(inputs)) as unknown as pulumi.Output<Desired>)
-    : (pulumi.output(inputs) as pulumi.Output<unknown>).apply(parse);
+  const parsedNow = isPlain(inputs) ? parse(inputs) : undefined;
+  const desired: pulumi.Output<Desired> = (pulumi.output(inputs) as pulumi.Output<unknown>).apply(
+    (resolved) => parsedNow ?? parse(resolved),
+  );
   const name = desired.apply((d) => d.name);
   const namespace = desired.apply((d) => d.namespace);
   const spec = desired.apply((d) => d.spec as unknown);
