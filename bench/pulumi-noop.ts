@@ -4,9 +4,10 @@
  * into a project outside the repository, compiled by tsc, the plain Node.js language host), beside a
  * no-op `helm upgrade --wait` of two charts (cert-manager and cloudnative-pg, from the fixture charts) on
  * the same cluster. Also counts the helm invocations during the no-op up (a PATH shim logs them). Prints
- * the figures and the ratio, and where the time goes (the up without its preview, Pulumi's own floor with
- * no resource, the cost of loading the package's entry points in a fresh process); asserts nothing. Runs on a control plane of its own (plane name
- * `bench-pulumi-noop`, stopped at the end).
+ * the figures and the ratio, and where the time goes (the up without its preview; Pulumi's own floor with
+ * no resource, and with two dynamic resources of a provider that does nothing; the cost of loading the
+ * package's entry points in a fresh process); asserts nothing. Runs on a control plane of its own (plane
+ * name `bench-pulumi-noop`, stopped at the end).
  *
  *   npx tsx bench/pulumi-noop.ts [--runs N]
  */
@@ -121,6 +122,32 @@ async function main(): Promise<void> {
     await inEmpty("up", "--yes");
     const floors: number[] = [];
     for (let i = 0; i < RUNS; i++) floors.push(await seconds(() => inEmpty("up", "--yes")));
+    // Pulumi's floor for any dynamic provider: two dynamic resources whose provider has nothing to do and
+    // loads nothing beyond the SDK — what every dynamic-provider process costs before the product's code.
+    const trivial = join(work, "trivial-dynamic");
+    await mkdir(trivial);
+    await symlink(join(project, "node_modules"), join(trivial, "node_modules"));
+    await writeFile(
+      join(trivial, "Pulumi.yaml"),
+      "name: trivial-dynamic\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
+    );
+    await writeFile(
+      join(trivial, "index.js"),
+      [
+        'const pulumi = require("@pulumi/pulumi");',
+        "const provider = {",
+        '  async create() { return { id: "same", outs: {} }; },',
+        "  async diff() { return { changes: false }; },",
+        "};",
+        'for (const name of ["one", "two"]) new pulumi.dynamic.Resource(provider, name, {});',
+        "",
+      ].join("\n"),
+    );
+    const inTrivial = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: trivial, env });
+    await inTrivial("stack", "init", "bench");
+    await inTrivial("up", "--yes");
+    const dynamicFloors: number[] = [];
+    for (let i = 0; i < RUNS; i++) dynamicFloors.push(await seconds(() => inTrivial("up", "--yes")));
     const load = async (specifier: string) => {
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {
@@ -172,6 +199,7 @@ async function main(): Promise<void> {
         `helm invocations during a no-op pulumi up (max over the runs):            ${helmCalls}`,
         `  of which: no-op pulumi up --skip-preview (median):                       ${fixed(median(skipping))} s  [${skipping.map(fixed).join(", ")}]`,
         `  Pulumi's floor, up of a program with no resource (median):             ${fixed(median(floors))} s  [${floors.map(fixed).join(", ")}]`,
+        `  Pulumi's floor with a dynamic provider, two no-op resources (median): ${fixed(median(dynamicFloors))} s  [${dynamicFloors.map(fixed).join(", ")}]`,
         `  node + import @navique/ai-core/pulumi, fresh process (median):         ${fixed(median(loadComponents))} s`,
         `  node + import @navique/ai-core/pulumi/runtime, fresh process (median): ${fixed(median(loadRuntime))} s`,
         `  node + import @pulumi/pulumi, fresh process (median):                  ${fixed(median(loadSdk))} s`,
