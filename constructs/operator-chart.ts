@@ -58,7 +58,12 @@ export function operatorChartFiles(version: string): Map<string, string> {
       'image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}{{ with .Values.image.digest }}@{{ . }}{{ end }}"',
     ],
     [RESYNC, "{{ .Values.resyncSeconds | quote }}"],
-    [`- ${CHART_SOURCE}\n`, "- {{ .Values.chartSource | quote }}\n"],
+    // The default source and an empty namespace list are the operator's defaults: no flag, as the
+    // construct passes none for them.
+    [
+      `            - --chart-source\n            - ${CHART_SOURCE}\n`,
+      '            {{- if and .Values.chartSource (ne .Values.chartSource "official") }}\n            - --chart-source\n            - {{ .Values.chartSource | quote }}\n            {{- end }}\n',
+    ],
     // The mirror's mount and volume exist for a dir: source only.
     [
       `            - mountPath: ${MIRROR_PATH}\n              name: chart-mirror\n              readOnly: true\n`,
@@ -68,8 +73,10 @@ export function operatorChartFiles(version: string): Map<string, string> {
       `        - name: chart-mirror\n          ${MIRROR_VOLUME}: {}\n`,
       `        ${IF_MIRROR}\n        - name: chart-mirror\n          {{- required ${JSON.stringify(MIRROR_REQUIRED)} .Values.chartMirror.volume | toYaml | nindent 10 }}\n        {{- end }}\n`,
     ],
-    // An empty value serves every namespace (the operator reads an empty list so).
-    [WATCH_NAMESPACES, '{{ join "," .Values.watchNamespaces | quote }}'],
+    [
+      `            - --watch-namespaces\n            - ${WATCH_NAMESPACES}\n`,
+      '            {{- with .Values.watchNamespaces }}\n            - --watch-namespaces\n            - {{ join "," . | quote }}\n            {{- end }}\n',
+    ],
   ];
   for (const [from, to] of replacements) template = replaceOnce(template, from, to);
   const guard = `{{- if and .Values.chartMirror.volume (not (hasPrefix "dir:" .Values.chartSource)) }}{{ fail ${JSON.stringify(MIRROR_REFUSED)} }}{{ end }}\n`;

@@ -5,7 +5,7 @@ import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { testClient, testHelm } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
-import { deploymentIn } from "../support/rendered-deployment.js";
+import { deploymentAmong, deploymentIn } from "../support/rendered-deployment.js";
 
 // The operator's own chart (generated into charts/ by `npm run generate`), installed by the real helm.
 // kwok marks its Pod Ready: nothing runs, but every object is accepted by the apiserver and the
@@ -77,9 +77,14 @@ describe("the operator's Helm chart", () => {
       readOnly: true,
     });
 
-    // Without the mirror: no mirror volume at all.
+    // With the chart's defaults: no mirror volume, no flag for the default chart source or namespaces —
+    // the construct's Deployment with no props.
     const official = deploymentIn(await helm.template("navique", chart, { namespace: SYSTEM_NAMESPACE }));
     expect(official.spec.template.spec.volumes?.map((v) => v.name)).toEqual(["tmp", "home"]);
+    expect(official.spec.template.spec.containers[0]?.args).toEqual(["operator", "--resync", "30"]);
+    const defaults = Testing.chart();
+    new NaviqueOperator(defaults, "operator", {});
+    expect(official).toEqual(deploymentAmong(Testing.synth(defaults)));
   });
 
   it("refuses a dir: chart source without its volume, and a volume without a dir: source, saying what to set", async () => {
