@@ -2,8 +2,14 @@ import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
 import { imageReference, pinnedReference } from "../lib/api/image-reference.js";
-import { OPERATOR_NODE_OPTIONS, OPERATOR_UID, OPERATOR_WRITABLE_PATHS } from "../lib/api/operator-process.js";
+import {
+  OPERATOR_NODE_OPTIONS,
+  OPERATOR_RESOURCES,
+  OPERATOR_UID,
+  OPERATOR_WRITABLE_PATHS,
+} from "../lib/api/operator-process.js";
 import { namespaceName } from "../lib/api/refs.js";
+import { type ResourceRequirements, resourceRequirements } from "../lib/api/resource-requirements.js";
 import { parseInput, ValidationError } from "../lib/api/validation.js";
 import { type ChartSource, parseChartSource } from "../lib/catalog/chart-source.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
@@ -31,6 +37,11 @@ export interface NaviqueOperatorProps {
    * @default every namespace
    */
   readonly watchNamespaces?: readonly string[];
+  /**
+   * The operator container's CPU and memory requests and limits, replacing the default whole.
+   * @default OPERATOR_RESOURCES (requests 100m CPU and 256Mi memory, limit 512Mi memory)
+   */
+  readonly resources?: ResourceRequirements;
 }
 
 /**
@@ -73,6 +84,7 @@ export class NaviqueOperator extends Construct {
     const where = `NaviqueOperator at ${this.node.path}`;
     const image = parseInput(imageReference, props.image ?? DEFAULT_OPERATOR_IMAGE, where, "image");
     const mirror = chartMirror(props, where);
+    const resources = parseInput(resourceRequirements, props.resources ?? OPERATOR_RESOURCES, where, "resources");
     const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
     if (props.chartSource) args.push("--chart-source", props.chartSource);
     if (props.watchNamespaces && props.watchNamespaces.length > 0) {
@@ -103,6 +115,7 @@ export class NaviqueOperator extends Construct {
                 image,
                 args,
                 env: [{ name: "NODE_OPTIONS", value: OPERATOR_NODE_OPTIONS }],
+                resources,
                 securityContext: {
                   allowPrivilegeEscalation: false,
                   readOnlyRootFilesystem: true,

@@ -1,6 +1,7 @@
 import { Chart, Testing } from "cdk8s";
 import { stringify } from "yaml";
 import { OPERATOR_NAME } from "../lib/api/group.js";
+import { OPERATOR_RESOURCES } from "../lib/api/operator-process.js";
 import { crdFiles, GENERATED_HEADER as HEADER } from "../lib/kinds/crd-files.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { NaviqueOperator } from "./navique-operator.js";
@@ -13,6 +14,7 @@ const MIRROR_PATH = "/navique-chart-mirror-sentinel";
 const CHART_SOURCE = `dir:${MIRROR_PATH}`;
 const MIRROR_VOLUME = "navique-chart-mirror-sentinel";
 const WATCH_NAMESPACES = "navique-watch-namespaces-sentinel";
+const RESOURCES = "navique-resources-sentinel";
 
 const IF_MIRROR = '{{- if hasPrefix "dir:" .Values.chartSource }}';
 const MIRROR_REQUIRED =
@@ -50,6 +52,7 @@ export function operatorChartFiles(version: string): Map<string, string> {
   for (const object of objects) {
     const container = object.spec?.template?.spec?.containers?.[0];
     if (container?.args) container.args = container.args.map((arg) => (arg === "30" ? RESYNC : arg));
+    if (container) (container as Record<string, unknown>).resources = RESOURCES;
   }
   let template = objects.map((o) => stringify(o, { lineWidth: 0 })).join("---\n");
   const replacements: [string, string][] = [
@@ -58,6 +61,7 @@ export function operatorChartFiles(version: string): Map<string, string> {
       'image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}{{ with .Values.image.digest }}@{{ . }}{{ end }}"',
     ],
     [RESYNC, "{{ .Values.resyncSeconds | quote }}"],
+    [`resources: ${RESOURCES}`, "resources: {{- toYaml .Values.resources | nindent 12 }}"],
     // The default source and an empty namespace list are the operator's defaults: no flag, as the
     // construct passes none for them.
     [
@@ -87,7 +91,7 @@ export function operatorChartFiles(version: string): Map<string, string> {
   );
   files.set(
     "values.yaml",
-    `${HEADER}# Operator image: the release's, pinned by tag and digest (an empty digest pulls by tag alone).\nimage:\n  repository: ${OPERATOR_IMAGE.repository}\n  tag: "${OPERATOR_IMAGE.tag}"\n  digest: ${OPERATOR_IMAGE.digest}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n# With chartSource dir:PATH: chartMirror.volume, the volume holding the packaged charts (a VolumeSource), mounted read-only at PATH.\nchartMirror: {}\n# Namespaces the operator serves (every namespace adopted from must be among them); empty: every namespace.\nwatchNamespaces: []\n`,
+    `${HEADER}# Operator image: the release's, pinned by tag and digest (an empty digest pulls by tag alone).\nimage:\n  repository: ${OPERATOR_IMAGE.repository}\n  tag: "${OPERATOR_IMAGE.tag}"\n  digest: ${OPERATOR_IMAGE.digest}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n# With chartSource dir:PATH: chartMirror.volume, the volume holding the packaged charts (a VolumeSource), mounted read-only at PATH.\nchartMirror: {}\n# Namespaces the operator serves (every namespace adopted from must be among them); empty: every namespace.\nwatchNamespaces: []\n# The operator container's requests and limits (measured: docs/performance.md).\n${stringify({ resources: OPERATOR_RESOURCES })}`,
   );
   files.set("templates/operator.yaml", `${HEADER}${guard}${template}`);
   for (const [name, text] of crdFiles()) files.set(`crds/${name}`, text);

@@ -63,7 +63,10 @@ async function writeCopiedMain(recipe: GoToolRecipe, work: string, goEnv: NodeJS
   for (const file of main.sources) await writeFile(join(target, file), await readFile(join(source, file)));
   for (const file of main.generated) {
     const document = JSON.parse(await readFile(join(source, file.from), "utf8")) as Record<string, unknown>;
-    await writeFile(join(target, file.to), JSON.stringify(file.version ? { ...document, version: file.version } : document));
+    await writeFile(
+      join(target, file.to),
+      JSON.stringify(file.version ? { ...document, version: file.version } : document),
+    );
   }
 }
 

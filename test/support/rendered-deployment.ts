@@ -9,6 +9,7 @@ export interface RenderedDeployment {
         readonly containers: {
           readonly image?: string;
           readonly args?: string[];
+          readonly resources?: unknown;
           readonly volumeMounts?: unknown[];
         }[];
         readonly volumes?: { readonly name: string }[];

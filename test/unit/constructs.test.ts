@@ -178,6 +178,18 @@ describe("the NaviqueOperator construct's image and chart mirror", () => {
     );
   });
 
+  it("requests what the operator was measured to hold, limits its memory, and takes other resources whole", () => {
+    expect(deploymentOf({}).containers[0]?.resources).toEqual({
+      requests: { cpu: "100m", memory: "256Mi" },
+      limits: { memory: "512Mi" },
+    });
+    const given = { requests: { cpu: "1", memory: "1Gi" } };
+    expect(deploymentOf({ resources: given }).containers[0]?.resources).toEqual(given);
+    expect(() => deploymentOf({ resources: { limits: { memory: "lots" } } })).toThrow(
+      'NaviqueOperator at test/operator is invalid:\n  - resources.limits.memory: must be a Kubernetes quantity such as "100m" (CPU) or "256Mi" (memory) (received "lots")',
+    );
+  });
+
   it("mounts a dir: chart source's volume read-only at its path, and refuses one without the other", () => {
     const volume = { persistentVolumeClaim: { claimName: "chart-mirror" } };
     const spec = deploymentOf({ chartSource: "dir:/charts", chartMirrorVolume: volume });

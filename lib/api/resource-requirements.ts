@@ -1,0 +1,19 @@
+import { z } from "zod";
+
+/**
+ * A CPU or memory quantity as Kubernetes reads it: a decimal number with an optional binary (Ki…Ei),
+ * decimal (k…E) or milli (m) suffix — "100m", "0.5", "256Mi", "1G".
+ */
+const computeQuantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
+  message: 'must be a Kubernetes quantity such as "100m" (CPU) or "256Mi" (memory)',
+});
+
+const computeResources = z.strictObject({ cpu: computeQuantity.optional(), memory: computeQuantity.optional() });
+
+/** A container's compute resources: what the scheduler reserves for it, and where the kubelet stops it. */
+export const resourceRequirements = z.strictObject({
+  requests: computeResources.optional(),
+  limits: computeResources.optional(),
+});
+
+export type ResourceRequirements = z.infer<typeof resourceRequirements>;
