@@ -152,7 +152,10 @@ describe("the package installed in a project of its own", () => {
     const secretName = "provider-db-connection";
     await client.core.createNamespacedSecret({
       namespace,
-      body: { metadata: { name: secretName }, stringData: { host: "provider.example.internal", password: "pw-p" } },
+      body: {
+        metadata: { name: secretName },
+        stringData: { host: "provider.example.internal", username: "app", password: "pw-p" },
+      },
     });
     // The plane's kubeconfig with a second context made current, whose server nothing listens on: only
     // the Provider's `context` leads to the cluster.
@@ -173,6 +176,7 @@ describe("the package installed in a project of its own", () => {
     const program = join(work, "provider-program");
     await mkdir(program);
     await symlink(join(project, "node_modules"), join(program, "node_modules"));
+    await writeFile(join(program, "package.json"), '{ "name": "provider-program", "private": true }\n');
     await writeFile(
       join(program, "Pulumi.yaml"),
       "name: provider-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
@@ -194,6 +198,22 @@ const db = new PostgresCluster(
   { provider },
 );
 exports.host = db.host;
+
+// A Provider whose kubeconfig is known only once another resource exists: a dynamic resource that hands
+// its (secret) input on as an output it computes.
+const holder = new pulumi.dynamic.Resource(
+  { async create(inputs) { return { id: "kubeconfig", outs: { source: inputs.source, content: inputs.source } }; } },
+  "kubeconfig-holder",
+  { source: config.requireSecret("kubeconfig"), content: undefined },
+  { additionalSecretOutputs: ["content"] },
+);
+const late = new k8s.Provider("late", { kubeconfig: holder.content, context: config.require("context") });
+const lateDb = new PostgresCluster(
+  "late-db",
+  { namespace: config.require("namespace"), spec: { mode: "external", external: { connectionSecretRef: { name: "${secretName}" } } } },
+  { provider: late },
+);
+exports.lateHost = lateDb.host;
 `,
     );
     const environment = await pulumiEnvironment({ stateDir: join(work, "provider-state"), passphrase: "provider" });
@@ -205,22 +225,33 @@ exports.host = db.host;
     await pulumi(["config", "set", "context", real["current-context"]]);
     await pulumi(["config", "set", "--secret", "kubeconfig", JSON.stringify(twoContexts)]);
 
+    // Before the Provider exists as after: the engine's decisions come from the Provider's cluster.
     const preview = (await pulumi(["preview"])).stdout;
     expect(preview).toContain(`PostgresCluster ${namespace}/provider-db: nothing to change`);
+    // The other Provider's kubeconfig is not known before `up`: neither are the decisions from it.
+    expect(preview).toContain(
+      "PostgresCluster late-db: decisions shown by `pulumi up`: its args use outputs of resources not created yet",
+    );
+    expect(preview).not.toContain("warning: resource plugin kubernetes is expected to have version");
     await pulumi(["up", "--yes", "--skip-preview"]);
     expect((await readPostgresCluster(client, namespace, "provider-db"))?.status?.host).toBe(
       "provider.example.internal",
     );
     expect(JSON.parse((await pulumi(["stack", "output", "--json"])).stdout)).toEqual({
       host: "provider.example.internal",
+      lateHost: "provider.example.internal",
     });
-    await pulumi(["preview", "--expect-no-changes"]);
+    expect((await readPostgresCluster(client, namespace, "late-db"))?.status?.host).toBe("provider.example.internal");
+    const again = (await pulumi(["preview", "--expect-no-changes"])).stdout;
+    expect(again).toContain(`PostgresCluster ${namespace}/provider-db: nothing to change`);
+    expect(again).toContain(`PostgresCluster ${namespace}/late-db: nothing to change`);
     const state = (await pulumi(["stack", "export"])).stdout;
     expect(state).not.toContain(token);
-    expect(preview).not.toContain(token);
+    expect(preview + again).not.toContain(token);
 
     await pulumi(["destroy", "--yes", "--skip-preview"]);
     expect(await readPostgresCluster(client, namespace, "provider-db")).toBeUndefined();
+    expect(await readPostgresCluster(client, namespace, "late-db")).toBeUndefined();
   });
 
   it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved, no helm needed", async () => {
