@@ -75,8 +75,8 @@ export function wrapperGoMod(recipe: GoToolRecipe, goLanguageVersion: string): s
   const lines = [`module ${wrapperModule(recipe)}`, "", `go ${goLanguageVersion}`, ""];
   if (recipe.godebug) lines.push(`godebug ${recipe.godebug}`, "");
   lines.push("require (", ...recipe.require.map(([m, v]) => `\t${m} ${v}`), ")", "");
-  // A main copied into the wrapper module is its own package, not a tool of another module.
-  const tools = recipe.binaries.filter((b) => !recipe.copiedMain || !b.pkg.startsWith(`${wrapperModule(recipe)}/`));
+  // A main copied into the wrapper module is one of its own packages, not a tool of another module.
+  const tools = recipe.binaries.filter((b) => !b.pkg.startsWith(`${wrapperModule(recipe)}/`));
   if (tools.length > 0) lines.push("tool (", ...tools.map((b) => `\t${b.pkg}`), ")", "");
   if (recipe.replace.length > 0) {
     lines.push("replace (", ...recipe.replace.map(([from, to, v]) => `\t${from} => ${to} ${v}`), ")", "");
