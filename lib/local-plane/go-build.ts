@@ -174,7 +174,10 @@ async function build(
         cwd: work,
         env: goEnv,
         onLine: (line) => {
-          if (line.length > 0 && !line.startsWith("#") && !line.includes(" ")) compiled += 1;
+          // A cold build also compiles the standard library, which the count leaves out: its import paths
+          // are the ones whose first element has no dot.
+          const isPackage = line.length > 0 && !line.startsWith("#") && !line.includes(" ");
+          if (isPackage && line.split("/")[0]?.includes(".")) compiled += 1;
         },
       });
       if (result.code !== 0) {
