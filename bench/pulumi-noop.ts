@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/pulumi-noop.ts [--runs N]
  */
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -22,7 +22,7 @@ import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { pulumiEnvironment } from "../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
 import { REPOSITORY } from "../test/support/repository.js";
-import { installScratchProject, packPackage } from "../test/support/scratch-project.js";
+import { installScratchProject, packPackage, writeJavaScriptProgram } from "../test/support/scratch-project.js";
 import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../test/support/user-project.js";
 
 const { values } = parseArgs({ options: { runs: { type: "string", default: "3" } } });
@@ -108,15 +108,12 @@ async function main(): Promise<void> {
     // as the program and each dynamic-provider process do.
     const skipping: number[] = [];
     for (let i = 0; i < RUNS; i++) skipping.push(await seconds(() => pulumi("up", "--yes", "--skip-preview")));
-    const empty = join(work, "empty-program");
-    await mkdir(empty);
-    await symlink(join(project, "node_modules"), join(empty, "node_modules"));
-    await writeFile(join(empty, "package.json"), '{ "name": "empty-program", "private": true, "type": "module" }\n');
-    await writeFile(
-      join(empty, "Pulumi.yaml"),
-      "name: empty-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
-    );
-    await writeFile(join(empty, "index.js"), 'import "@pulumi/pulumi";\n');
+    const nodeModules = join(project, "node_modules");
+    const empty = await writeJavaScriptProgram(join(work, "empty-program"), {
+      name: "empty-program",
+      nodeModules,
+      source: 'require("@pulumi/pulumi");\n',
+    });
     const inEmpty = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: empty, env });
     await inEmpty("stack", "init", "bench");
     await inEmpty("up", "--yes");
@@ -124,16 +121,10 @@ async function main(): Promise<void> {
     for (let i = 0; i < RUNS; i++) floors.push(await seconds(() => inEmpty("up", "--yes")));
     // Pulumi's floor for any dynamic provider: two dynamic resources whose provider has nothing to do and
     // loads nothing beyond the SDK — what every dynamic-provider process costs before the product's code.
-    const trivial = join(work, "trivial-dynamic");
-    await mkdir(trivial);
-    await symlink(join(project, "node_modules"), join(trivial, "node_modules"));
-    await writeFile(
-      join(trivial, "Pulumi.yaml"),
-      "name: trivial-dynamic\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
-    );
-    await writeFile(
-      join(trivial, "index.js"),
-      [
+    const trivial = await writeJavaScriptProgram(join(work, "trivial-dynamic"), {
+      name: "trivial-dynamic",
+      nodeModules,
+      source: [
         'const pulumi = require("@pulumi/pulumi");',
         "const provider = {",
         '  async create() { return { id: "same", outs: {} }; },',
@@ -142,7 +133,7 @@ async function main(): Promise<void> {
         'for (const name of ["one", "two"]) new pulumi.dynamic.Resource(provider, name, {});',
         "",
       ].join("\n"),
-    );
+    });
     const inTrivial = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: trivial, env });
     await inTrivial("stack", "init", "bench");
     await inTrivial("up", "--yes");

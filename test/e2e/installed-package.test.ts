@@ -1,4 +1,4 @@
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
@@ -18,7 +18,7 @@ import {
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { readPostgresCluster } from "../support/postgres.js";
 import { REPOSITORY } from "../support/repository.js";
-import { installScratchProject, packPackage } from "../support/scratch-project.js";
+import { installScratchProject, packPackage, writeJavaScriptProgram } from "../support/scratch-project.js";
 import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../support/user-project.js";
 
 /** Every string a JSON document holds, keys and values. */
@@ -112,21 +112,15 @@ describe("the package installed in a project of its own", () => {
   });
 
   it("pulumi preview of a program with bad args fails with one message naming each field, nothing else", async () => {
-    const bad = join(work, "bad-program");
-    await mkdir(bad);
-    await symlink(join(project, "node_modules"), join(bad, "node_modules"));
-    await writeFile(
-      join(bad, "Pulumi.yaml"),
-      "name: bad-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
-    );
-    await writeFile(
-      join(bad, "index.js"),
-      [
+    const bad = await writeJavaScriptProgram(join(work, "bad-program"), {
+      name: "bad-program",
+      nodeModules: join(project, "node_modules"),
+      source: [
         'const { PostgresCluster } = require("@navique/ai-core/pulumi");',
         'new PostgresCluster("orders-db", { namespace: "Team_A", spec: { mode: "managed", managed: { instances: 0, storag: "1Gi" } } });',
         "",
       ].join("\n"),
-    );
+    });
     const environment = await pulumiEnvironment({ stateDir: join(work, "bad-state"), passphrase: "bad-program" });
     const env = { ...environment.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
     await run("pulumi", ["stack", "init", "dev", "--non-interactive"], { cwd: bad, env });
@@ -173,17 +167,10 @@ describe("the package installed in a project of its own", () => {
       contexts: [...real.contexts, { name: "nowhere", context: { cluster: "nowhere", user: real.users[0]?.name } }],
       "current-context": "nowhere",
     };
-    const program = join(work, "provider-program");
-    await mkdir(program);
-    await symlink(join(project, "node_modules"), join(program, "node_modules"));
-    await writeFile(join(program, "package.json"), '{ "name": "provider-program", "private": true }\n');
-    await writeFile(
-      join(program, "Pulumi.yaml"),
-      "name: provider-program\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n",
-    );
-    await writeFile(
-      join(program, "index.js"),
-      `const pulumi = require("@pulumi/pulumi");
+    const program = await writeJavaScriptProgram(join(work, "provider-program"), {
+      name: "provider-program",
+      nodeModules: join(project, "node_modules"),
+      source: `const pulumi = require("@pulumi/pulumi");
 const k8s = require("@pulumi/kubernetes");
 const { PostgresCluster } = require("@navique/ai-core/pulumi");
 
@@ -215,7 +202,7 @@ const lateDb = new PostgresCluster(
 );
 exports.lateHost = lateDb.host;
 `,
-    );
+    });
     const environment = await pulumiEnvironment({ stateDir: join(work, "provider-state"), passphrase: "provider" });
     // No kubeconfig in the environment at all: $KUBECONFIG names a file that does not exist.
     const env = { ...environment.env, KUBECONFIG: join(work, "no-such-kubeconfig") };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { run } from "../../lib/cluster/process.js";
 import { REPOSITORY } from "./repository.js";
@@ -139,4 +139,24 @@ export async function installScratchProject(
     `${JSON.stringify({ name: "user-project", lockfileVersion: 3, requires: true, packages }, null, 2)}\n`,
   );
   await run("npm", ["ci", "--offline", "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: directory });
+}
+
+/**
+ * A Pulumi program in plain JavaScript (CommonJS, no compile step) in `directory`, using the packages
+ * installed in a scratch project: its package.json, Pulumi.yaml and index.js, and the project's
+ * node_modules linked in. Returns the directory.
+ */
+export async function writeJavaScriptProgram(
+  directory: string,
+  program: { readonly name: string; readonly nodeModules: string; readonly source: string },
+): Promise<string> {
+  await mkdir(directory);
+  await symlink(program.nodeModules, join(directory, "node_modules"));
+  await writeFile(join(directory, "package.json"), `${JSON.stringify({ name: program.name, private: true })}\n`);
+  await writeFile(
+    join(directory, "Pulumi.yaml"),
+    `name: ${program.name}\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n`,
+  );
+  await writeFile(join(directory, "index.js"), program.source);
+  return directory;
 }
