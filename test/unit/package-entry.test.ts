@@ -1,6 +1,7 @@
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import type { ProviderResource } from "@pulumi/pulumi";
 import { resolveClusterTarget } from "../../lib/cli/target.js";
 import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import {
@@ -13,6 +14,7 @@ import { choosingContext, clusterAccess } from "../../lib/cluster/kubeconfig-sou
 import { silentReporter } from "../../lib/engine/reporter.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
+import { kubernetesProviderKubeconfig } from "../../providers/pulumi/kubernetes-provider.js";
 import { REPOSITORY } from "../support/repository.js";
 import { USER_PROJECT_FILES } from "../support/user-project.js";
 
@@ -119,6 +121,17 @@ current-context: a
     expect(() => choosingContext(two, { cluster: "red" })).toThrow(
       "cluster red is not in the kubeconfig (its clusters: blue, green)",
     );
+  });
+
+  it("comes from a @pulumi/kubernetes Provider only: a provider of another package is refused, naming it", () => {
+    // The rule reads the package a ProviderResource names (the real Provider path runs in
+    // test/e2e/installed-package.test.ts); an object naming another package stands for one here.
+    const random = { getPackage: () => "random" } as unknown as ProviderResource;
+    expect(() => kubernetesProviderKubeconfig({ provider: random })).toThrow(
+      "the provider option is a provider of package random; the product reaches its cluster through a @pulumi/kubernetes Provider (package kubernetes) or the kubeconfig argument",
+    );
+    expect(kubernetesProviderKubeconfig({ providers: [random] })).toBeUndefined();
+    expect(kubernetesProviderKubeconfig({})).toBeUndefined();
   });
 
   it("names its cluster by the API server of its current context, whatever file holds it", () => {
