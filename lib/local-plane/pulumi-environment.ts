@@ -38,11 +38,14 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
   }
 }
 
+function requireBuilt(binary: string): void {
+  if (!existsSync(binary))
+    throw new Error(`${binary} is missing: build the toolchain first (npm run toolchain -- build)`);
+}
+
 /**
  * A directory holding the pulumi CLI with the plugins it expects beside it, as Pulumi's distribution
- * lays them out: the Node.js language host and the dynamic-provider plugin (DYNAMIC_PROVIDER_SCRIPT);
- * beside them the Kubernetes resource plugin, which the engine finds on PATH (the bundle's bin is first
- * on it) — programs that pass a `@pulumi/kubernetes` Provider need it, and nothing downloads it.
+ * lays them out: the Node.js language host and the dynamic-provider plugin (DYNAMIC_PROVIDER_SCRIPT).
  * The engine prefers plugins found next to its own executable, so the binaries are hard links (copies
  * across file systems) rather than PATH entries. Keyed by everything it holds; the script is written
  * last and marks it complete.
@@ -50,13 +53,9 @@ async function linkOrCopy(from: string, to: string): Promise<void> {
 export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const cli = binaryPath(PULUMI, "pulumi", env);
   const languageHost = binaryPath(PULUMI_LANGUAGE_NODEJS, "pulumi-language-nodejs", env);
-  const kubernetesPlugin = binaryPath(PULUMI_KUBERNETES, "pulumi-resource-kubernetes", env);
-  for (const binary of [cli, languageHost, kubernetesPlugin]) {
-    if (!existsSync(binary))
-      throw new Error(`${binary} is missing: build the toolchain first (npm run toolchain -- build)`);
-  }
+  for (const binary of [cli, languageHost]) requireBuilt(binary);
   const key = createHash("sha256")
-    .update([cli, languageHost, kubernetesPlugin, DYNAMIC_PROVIDER_SCRIPT].join("\0"))
+    .update([cli, languageHost, DYNAMIC_PROVIDER_SCRIPT].join("\0"))
     .digest("hex")
     .slice(0, 12);
   const root = join(cacheRoot(env), "pulumi-bundles", key);
@@ -66,7 +65,6 @@ export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): 
   await mkdir(bin, { recursive: true });
   await linkOrCopy(cli, join(bin, "pulumi"));
   await linkOrCopy(languageHost, join(bin, "pulumi-language-nodejs"));
-  await linkOrCopy(kubernetesPlugin, join(bin, "pulumi-resource-kubernetes"));
   const partial = `${shim}.${process.pid}`;
   await writeFile(partial, DYNAMIC_PROVIDER_SCRIPT);
   await chmod(partial, 0o755);
@@ -78,6 +76,11 @@ export async function ensurePulumiBundle(env: NodeJS.ProcessEnv = process.env): 
  * The environment for running the Pulumi CLI offline against a local file backend: no update check,
  * no plugin downloads, state and secrets encrypted with a passphrase, the CLI bundle first on PATH.
  * `stateDir` holds the backend; `home` (PULUMI_HOME) defaults to a directory beside it.
+ *
+ * The home's plugin cache holds the Kubernetes resource plugin the toolchain built, where `pulumi
+ * plugin install` would put the downloaded one (PULUMI_HOME/plugins/resource-kubernetes-vVERSION):
+ * programs that pass a `@pulumi/kubernetes` Provider need it. Found on PATH instead, the engine would
+ * warn in every program whose node_modules holds @pulumi/kubernetes.
  */
 export async function pulumiEnvironment(options: {
   readonly stateDir: string;
@@ -90,7 +93,11 @@ export async function pulumiEnvironment(options: {
   const toolchain = await toolchainPaths(base);
   const home = options.home ?? join(dirname(options.stateDir), ".pulumi-home");
   await mkdir(options.stateDir, { recursive: true });
-  await mkdir(home, { recursive: true });
+  const kubernetesPlugin = binaryPath(PULUMI_KUBERNETES, "pulumi-resource-kubernetes", base);
+  requireBuilt(kubernetesPlugin);
+  const plugins = join(home, "plugins", `resource-kubernetes-v${PULUMI_KUBERNETES.version}`);
+  await mkdir(plugins, { recursive: true });
+  await linkOrCopy(kubernetesPlugin, join(plugins, "pulumi-resource-kubernetes"));
   return {
     cliRoot,
     env: {

@@ -25,7 +25,7 @@ export const PULUMI_LANGUAGE_NODEJS_VERSION = "v3.68.0";
  * product's components. pulumi-kubernetes tags its SDK but not its provider module, so the module proxy
  * serves the provider only as a pseudo-version: this one is the commit of the v4.25.0 release (the
  * provider's go.mod at it requires sdk/v4 v4.24.0 and replaces it with ../sdk; sdk/v4 v4.25.0 is the
- * same commit's SDK, published). The engine takes the plugin it finds on PATH; the repository's
+ * same commit's SDK, published). The tests' Pulumi home holds it in its plugin cache; the repository's
  * devDependency @pulumi/kubernetes is pinned at the same version, so that the SDK asks for this one
  * (docs/adr/0021-kubernetes-plugin-in-the-toolchain.md).
  */

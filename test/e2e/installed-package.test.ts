@@ -219,7 +219,9 @@ exports.lateHost = lateDb.host;
     expect(preview).toContain(
       "PostgresCluster late-db: decisions shown by `pulumi up`: its args use outputs of resources not created yet",
     );
+    // The plugin is the one in Pulumi's plugin cache, at the version the SDK asks for: no warning of either.
     expect(preview).not.toContain("warning: resource plugin kubernetes is expected to have version");
+    expect(preview).not.toContain("warning: using pulumi-resource-kubernetes");
     await pulumi(["up", "--yes", "--skip-preview"]);
     expect((await readPostgresCluster(client, namespace, "provider-db"))?.status?.host).toBe(
       "provider.example.internal",
