@@ -43,6 +43,11 @@ function wrapperModule(recipe: GoToolRecipe): string {
   return `navique.local/toolchain/${recipe.name}`;
 }
 
+/** Where a module the wrapper module requires lies in the module cache (downloaded first when missing). */
+async function moduleDirectory(module: string, work: string, goEnv: NodeJS.ProcessEnv): Promise<string> {
+  return (await run("go", ["list", "-m", "-f", "{{.Dir}}", module], { cwd: work, env: goEnv })).stdout.trim();
+}
+
 /**
  * Writes a recipe's copied main into the wrapper module (before `go mod tidy`, which must see its
  * imports): its sources as they are, its generated files from the module's JSON files.
@@ -50,13 +55,10 @@ function wrapperModule(recipe: GoToolRecipe): string {
 async function writeCopiedMain(recipe: GoToolRecipe, work: string, goEnv: NodeJS.ProcessEnv): Promise<void> {
   const main = recipe.copiedMain;
   if (!main) return;
-  const version = recipe.require.find(([module]) => module === main.module)?.[1];
-  if (!version) throw new Error(`recipe ${recipe.name}: its copied main's module ${main.module} is not required`);
-  const downloaded = await run("go", ["mod", "download", "-json", `${main.module}@${version}`], {
-    cwd: work,
-    env: goEnv,
-  });
-  const source = join((JSON.parse(downloaded.stdout) as { Dir: string }).Dir, main.from);
+  if (!recipe.require.some(([module]) => module === main.module)) {
+    throw new Error(`recipe ${recipe.name}: its copied main's module ${main.module} is not required`);
+  }
+  const source = join(await moduleDirectory(main.module, work, goEnv), main.from);
   const target = join(work, main.dir);
   await mkdir(target, { recursive: true });
   // Copied as text: the module cache's files are read-only, and a copy would keep that mode.
@@ -192,9 +194,7 @@ async function build(
   }
 
   if (recipe.assets) {
-    const moduleDir = (
-      await run("go", ["list", "-m", "-f", "{{.Dir}}", recipe.assets.module], { cwd: work, env: goEnv })
-    ).stdout.trim();
+    const moduleDir = await moduleDirectory(recipe.assets.module, work, goEnv);
     await mkdir(join(work, "assets"), { recursive: true });
     for (const file of recipe.assets.files) await copyFile(join(moduleDir, file), join(work, "assets", basename(file)));
   }
