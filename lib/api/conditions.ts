@@ -21,6 +21,21 @@ export const OPERATORS_READY = "OperatorsReady";
 export const DATASTORE_READY = "DatastoreReady";
 
 /**
+ * Present, and True, only while the resource cannot become Ready without a change made by someone — its
+ * spec, an object it names, the licence, a grant —, never while it is merely waiting for something to
+ * happen. The condition kstatus (sigs.k8s.io/cli-utils pkg/kstatus/status/generic.go) reads: Stalled=True
+ * makes the resource Failed there, so Flux health checks and `kubectl wait --for=condition=Stalled` stop
+ * at once instead of running into their timeout; `pulumi up` fails at once on it too. Its reason and
+ * message are Ready's.
+ */
+export const STALLED = "Stalled";
+
+/** The Stalled condition when it is True: the cause waiting cannot clear. */
+export function stalledOf(conditions: readonly Condition[] | undefined): Condition | undefined {
+  return conditions?.find((c) => c.type === STALLED && c.status === "True");
+}
+
+/**
  * Whether a resource already reports this problem (a condition of `type`, False, for `reason`). Its
  * Event is recorded only when it is not, so that a resource waiting for room, a licence or a namespace
  * does not repeat it at every pass.
@@ -37,12 +52,15 @@ export function reportedBefore(
 export interface ReportedFailure {
   readonly reason: string;
   readonly message: string;
+  /** Retrying cannot clear it: only a change by someone can (a refusal by the apiserver, a missing permission). */
+  readonly stalled?: boolean;
 }
 
 /**
  * The conditions of a pass whose step failed: the phase condition the step belongs to (`phase`) and
  * Ready turn False with the failure's reason and message; the others stay as planned. A phase of Ready
- * alone (a step of no phase) changes Ready only.
+ * alone (a step of no phase) changes Ready only. Stalled follows Ready: there when the failure is one
+ * that retrying cannot clear, gone otherwise.
  */
 export function failedConditions(
   planned: readonly Condition[],
@@ -58,8 +76,9 @@ export function failedConditions(
     observedGeneration,
   });
   const types = new Set([READY, phase]);
-  const conditions = planned.map((c) => (types.has(c.type) ? failed(c.type) : c));
+  const conditions = planned.filter((c) => c.type !== STALLED).map((c) => (types.has(c.type) ? failed(c.type) : c));
   for (const type of types) if (!conditions.some((c) => c.type === type)) conditions.push(failed(type));
+  if (failure.stalled) conditions.push({ ...failed(STALLED), status: "True" });
   return conditions;
 }
 

@@ -224,7 +224,7 @@ export class CapabilityInstaller {
     if (verdict.conflicts.length > 0) {
       const message = ownershipConflictMessage(entry, verdict);
       this.report(`[${entry.name}] refused: ${message}`);
-      throw new StepFailure("OwnershipConflict", message);
+      throw new StepFailure("OwnershipConflict", message, undefined, { stalled: true });
     }
     const renderedKinds = new Set(
       rendered.served

@@ -11,8 +11,12 @@ export class StepFailure extends Error {
     readonly reason: string,
     message: string,
     readonly fingerprint: string = `${reason}:${message}`,
-    options?: { readonly cause?: unknown },
+    options?: { readonly cause?: unknown; readonly stalled?: boolean },
   ) {
     super(message, options);
+    this.stalled = options?.stalled ?? false;
   }
+
+  /** Retrying cannot clear it: only a change by someone can (see STALLED in lib/api/conditions.ts). */
+  readonly stalled: boolean;
 }

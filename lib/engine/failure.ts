@@ -117,6 +117,7 @@ function apiFailure(step: FailedStep, error: ApiException<unknown>, subject: str
       "ApplyRejected",
       `the apiserver refused the ${verb} ${subject} (${code}): ${said}. Correct what it names (this resource's spec or name, or the object in the way) and the next retry applies it`,
       `ApplyRejected:${step.kind}:${subject}:${said}`,
+      { stalled: true },
     );
   }
   if (code === 401 || code === 403) {
@@ -124,6 +125,7 @@ function apiFailure(step: FailedStep, error: ApiException<unknown>, subject: str
       "Forbidden",
       `the apiserver forbade the ${verb} ${subject} (${code}): ${said}. Grant the operator's service account this permission (see its ClusterRole)`,
       `Forbidden:${step.kind}:${subject}`,
+      { stalled: true },
     );
   }
   if (code === 404) {
@@ -182,7 +184,10 @@ export function stepFailureOf(step: FailedStep, error: unknown): StepFailure {
     );
   })();
   const message = redact(summarise(failure.message, SUMMARY_LIMIT * 2), step);
-  return new StepFailure(failure.reason, message, redact(failure.fingerprint, step), { cause: error });
+  return new StepFailure(failure.reason, message, redact(failure.fingerprint, step), {
+    cause: error,
+    stalled: failure.stalled,
+  });
 }
 
 /**
@@ -201,7 +206,7 @@ export class ReconcileFailure extends StepFailure {
       failure.reason,
       `${subject}: ${condition} False (${failure.reason}): ${failure.message}`,
       failure.fingerprint,
-      { cause: failure },
+      { cause: failure, stalled: failure.stalled },
     );
   }
 }

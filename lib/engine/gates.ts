@@ -2,7 +2,7 @@ import { type Condition, READY, reportedBefore } from "../api/conditions.js";
 import { API_GROUP } from "../api/group.js";
 import { LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import { licenceRefusal } from "./admission.js";
-import { condition } from "./conditions.js";
+import { condition, stalledCondition } from "./conditions.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import { labelOf, objectKey } from "./objects.js";
 import { ownedBy } from "./ownership.js";
@@ -68,6 +68,7 @@ function refusedPlan(module: KindModule, resource: EngineResource, view: EngineV
   const conditions = [
     condition(resource, READY, false, refusal.reason, `${refusal.message}${kept}`),
     condition(resource, LICENSED, false, refusal.reason, refusal.message),
+    stalledCondition(resource, refusal.reason, `${refusal.message}${kept}`),
   ];
   return {
     refusal,
@@ -100,6 +101,7 @@ function outOfScopePlan(
   const conditions = [
     condition(resource, READY, false, reason, message),
     condition(resource, module.phase, false, reason, message),
+    stalledCondition(resource, reason, message),
   ];
   return {
     steps: [],
@@ -127,6 +129,7 @@ function notPermittedPlan(
   const conditions = [
     condition(resource, READY, false, REFERENCE_NOT_PERMITTED, message),
     condition(resource, module.phase, false, REFERENCE_NOT_PERMITTED, message),
+    stalledCondition(resource, REFERENCE_NOT_PERMITTED, message),
   ];
   const events = onceEvent(resource, READY, REFERENCE_NOT_PERMITTED, message);
   const copies = new Set(module.copiedThroughReferences?.(resource) ?? []);
@@ -162,7 +165,8 @@ function notPermittedPlan(
 }
 
 /**
- * What stops a resource before anything is done for it, in order: the licence (a new instance beyond the
+ * What stops a resource before anything is done for it — each Stalled: only a licence, the operator's
+ * flags or a grant can let it through —, in order: the licence (a new instance beyond the
  * cap, or a kind whose feature is not licensed, gets nothing, not even its operators), the operator's
  * namespace scope, then the grants of the namespaces its references point into. Never a deletion.
  */

@@ -80,6 +80,12 @@ export interface Verdict {
   readonly ok: boolean;
   readonly reason: string;
   readonly message: string;
+  /**
+   * Waiting cannot clear the cause: only a change by someone can (the spec, an object it names). Reported
+   * as the Stalled condition; `pulumi up` fails at once on it. Never for what is merely not there yet — a
+   * Secret another tool may still create, a datastore still starting.
+   */
+  readonly stalled?: boolean;
 }
 
 /** What a kind wants in the cluster now: PURE, from the resource and what the engine observed. */

@@ -11,7 +11,7 @@ import {
   operatorsCondition,
   releases,
 } from "./capabilities.js";
-import { condition } from "./conditions.js";
+import { condition, stalledCondition } from "./conditions.js";
 import { withFailure } from "./failed-plan.js";
 import { collect, ownOrphans } from "./garbage.js";
 import { type GateContext, heldBack } from "./gates.js";
@@ -51,6 +51,8 @@ function nameTakenVerdict(resource: EngineResource, taken: readonly KubeObject[]
   return {
     ok: false,
     reason: NAME_TAKEN,
+    // Only its owner can free the name: this resource never takes it over.
+    stalled: true,
     message: `${names.join(", ")} already ${taken.length > 1 ? "exist and are" : "exists and is"} not this ${resource.kind}'s: ${taken.length > 1 ? "they are" : "it is"} left alone. Rename the ${resource.kind}, or delete or rename that resource`,
   };
 }
@@ -206,7 +208,10 @@ function desiredPass<Status>(
   };
 }
 
-/** Ready, OperatorsReady, the kind's phase condition and Licensed, in that order, for a pass past the gates. */
+/**
+ * Ready, OperatorsReady, the kind's phase condition and Licensed, in that order, for a pass past the gates;
+ * then Stalled when the verdict's cause is one that waiting cannot clear.
+ */
 function passConditions(
   module: KindModule,
   resource: EngineResource,
@@ -225,7 +230,14 @@ function passConditions(
   const { entitlements } = view.licence;
   const edition = entitlements.edition === "Licensed" ? `licence ${entitlements.licenseId}` : "the Community edition";
   const licensed = condition(resource, LICENSED, true, "Admitted", `admitted under ${edition}`);
-  return [ready, operators, phase, licensed];
+  const stalled = operators.status === "True" && verdict.stalled;
+  return [
+    ready,
+    operators,
+    phase,
+    licensed,
+    ...(stalled ? [stalledCondition(resource, verdict.reason, verdict.message)] : []),
+  ];
 }
 
 /**

@@ -1,13 +1,14 @@
-import { READY } from "../api/conditions.js";
+import { type Condition, READY, stalledOf } from "../api/conditions.js";
 import type { LicenceRefusal } from "../licence/enforce.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
+import { stalledLine } from "./conditions.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
 import type { EngineResource } from "./kind-module.js";
 import { membersIn } from "./members.js";
 import { observeResource } from "./observe.js";
 import { planResource } from "./plan.js";
 import { readResource } from "./reconcile.js";
-import { type ObservedGrant, REFERENCE_NOT_PERMITTED } from "./reference-grants.js";
+import type { ObservedGrant } from "./reference-grants.js";
 import type { Plan, PlannedEvent, PlanStep } from "./steps.js";
 
 /** Every decision a reconcile would make, stated before anything changes. */
@@ -22,10 +23,13 @@ export interface PreviewDecisions {
   readonly events: readonly PlannedEvent[];
   /** The lines a front end prints: one per decision, capabilities first, then each member's. */
   readonly lines: readonly string[];
-  /** Set when the licence refuses or skips the resource (or a member): then nothing else would happen for it. */
+  /** Set when the licence refuses or skips the resource: then nothing else would happen for it. */
   readonly refusal?: LicenceRefusal;
-  /** Set, to the grant to create, when a reference into another namespace is not granted there. */
-  readonly notPermitted?: string;
+  /**
+   * The Stalled condition the resource (or a member) would get: a cause waiting cannot clear — the
+   * licence, a missing grant, a name taken, a spec error —, on which `pulumi up` would stop.
+   */
+  readonly stalled?: Condition;
 }
 
 /** Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator alike. */
@@ -47,19 +51,27 @@ export async function previewDecisions(
   const steps = plan.steps.filter((s) => s.kind !== "ensure-capability");
   const prefix = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
   const ready = plan.conditions.find((c) => c.type === READY);
+  const stalled = stalledOf(plan.conditions);
   if (plan.refusal) {
-    const verb = plan.refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
-    const lines = [`${prefix}: ${verb} by the licence: ${ready?.message ?? plan.refusal.message}`];
-    return { capabilities: [], steps: [], events: plan.events, lines, refusal: plan.refusal, plan };
+    const lines = [stalled ? stalledLine(prefix, stalled) : `${prefix}: ${plan.refusal.message}`];
+    return {
+      capabilities: [],
+      steps: [],
+      events: plan.events,
+      lines,
+      refusal: plan.refusal,
+      ...(stalled ? { stalled } : {}),
+      plan,
+    };
   }
   const lines = [
     ...view.capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
     ...steps.map((s) => `${prefix}: ${s.description}`),
   ];
-  if (ready?.reason === REFERENCE_NOT_PERMITTED) {
-    // Said before anything is created: the missing grant, exactly as the condition will say it.
-    lines.push(`${prefix}: reference not permitted: ${ready.message}`);
-    return { capabilities: view.capabilities, steps, events: plan.events, lines, notPermitted: ready.message, plan };
+  if (stalled) {
+    // Said before anything is created, exactly as the condition will say it: `up` would stop there.
+    lines.push(stalledLine(prefix, stalled));
+    return { capabilities: view.capabilities, steps, events: plan.events, lines, stalled, plan };
   }
   if (steps.length === 0) {
     // Nothing to do: either all is in place, or something outside the product is missing — say which.
@@ -95,13 +107,13 @@ export async function previewDesired(
   const decisions = await previewDecisions(context, asPlanned(desired, live), pendingGrants);
   if (decisions.refusal) return decisions;
   const lines = [...decisions.lines];
-  let notPermitted = decisions.notPermitted;
+  let stalled = decisions.stalled;
   for (const member of membersIn(context, decisions.plan)) {
     const memberModule = moduleOf(context, member.kind);
     const parsed = memberModule.schema.parse(member);
     const memberDecisions = await previewDesired(context, parsed, pendingGrants);
     lines.push(...memberDecisions.lines);
-    notPermitted ??= memberDecisions.notPermitted;
+    stalled ??= memberDecisions.stalled;
   }
-  return { ...decisions, lines, ...(notPermitted ? { notPermitted } : {}) };
+  return { ...decisions, lines, ...(stalled ? { stalled } : {}) };
 }

@@ -47,6 +47,7 @@ export function externalConnection(
       verdict: {
         ok: false,
         reason: "CrossNamespaceSecret",
+        stalled: true,
         message: `spec.external.connectionSecretRef must name a Secret in ${namespace}, got ${where}: copy the Secret here`,
       },
     };
@@ -58,6 +59,9 @@ export function externalConnection(
       verdict: {
         ok: false,
         reason: "ConnectionSecretInvalid",
+        // A Secret that is not there yet may still come (External Secrets, Sealed Secrets, the same
+        // Pulumi program): waited for. One that is there without a key needs someone to add it.
+        ...(credentials ? { stalled: true } : {}),
         message: credentials
           ? `Secret ${where} lacks keys ${lacking.join(", ")}: add them (${all})`
           : `Secret ${where} (spec.external.connectionSecretRef) does not exist: create it with keys ${keys}`,

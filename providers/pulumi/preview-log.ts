@@ -7,7 +7,8 @@ import { createReconcileContext, type ReconcileContext } from "../../lib/reconci
 
 /**
  * During `pulumi preview`: observes the cluster and plans exactly as `up` and the operator would,
- * changing nothing, and prints each decision on the component — a licence refusal as a warning. A
+ * changing nothing, and prints each decision on the component — as warnings when `up` would stop on a
+ * cause waiting cannot clear (a licence refusal, a missing grant, a name taken …). A
  * cluster that cannot be reached is said so; the preview itself goes on.
  */
 export async function logPreview(
@@ -17,9 +18,7 @@ export async function logPreview(
     readonly helm?: string | undefined;
     readonly chartSource?: string | undefined;
   },
-  decide: (
-    context: ReconcileContext,
-  ) => Promise<{ readonly lines: readonly string[]; readonly refusal?: unknown; readonly notPermitted?: unknown }>,
+  decide: (context: ReconcileContext) => Promise<{ readonly lines: readonly string[]; readonly stalled?: unknown }>,
 ): Promise<void> {
   try {
     const { client, kubeconfigFile } = clusterAccess(cluster.kubeconfig);
@@ -29,7 +28,7 @@ export async function logPreview(
       source: parseChartSource(cluster.chartSource),
     });
     const decisions = await decide(context);
-    const log = decisions.refusal || decisions.notPermitted ? pulumi.log.warn : pulumi.log.info;
+    const log = decisions.stalled ? pulumi.log.warn : pulumi.log.info;
     for (const line of decisions.lines) await log(line, component);
   } catch (error) {
     await pulumi.log.warn(

@@ -4,6 +4,7 @@
  * never pays for loading the Kubernetes client and the engine.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { stalledOf } from "../../lib/api/conditions.js";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
@@ -11,15 +12,15 @@ import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
+import { stalledLine } from "../../lib/engine/conditions.js";
 import { apiserverRefusal } from "../../lib/engine/failure.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { reconcileWithMembers } from "../../lib/engine/members.js";
 import { decodeCredentials } from "../../lib/engine/objects.js";
-import { NAME_TAKEN } from "../../lib/engine/plan.js";
 import { type ReconcileOutcome, readResource } from "../../lib/engine/reconcile.js";
-import { REFERENCE_NOT_PERMITTED } from "../../lib/engine/reference-grants.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { reportProgress } from "./provider-progress.js";
 import type { ClusterInputs, RuntimeInputs } from "./runtime.js";
 
 const PASS_INTERVAL_MS = 1_000;
@@ -47,22 +48,14 @@ export async function prepareCluster(client: KubeClient, namespace: string): Pro
 }
 
 /**
- * What Pulumi cannot wait out, as an error: the licence skipping or refusing the resource (naming the
- * feature or cap and how to get it), a reference into another namespace that it does not grant, or a name
- * held by an object the resource did not create. Waiting would not change any of them.
+ * What Pulumi cannot wait out, as an error: a pass that leaves the resource Stalled (the licence skipping
+ * or refusing it, a reference into another namespace not granted, a name held by an object it did not
+ * create, a spec or a Secret only someone can correct) stops `up` at once with Ready's message, in the
+ * words of the preview, instead of waiting into timeoutSeconds.
  */
-export function failIfBlocked(
-  outcome: { readonly plan: Pick<Plan<unknown>, "refusal" | "conditions"> },
-  where: string,
-): void {
-  const { refusal, conditions } = outcome.plan;
-  if (refusal) {
-    const verb = refusal.reason === "FeatureNotLicensed" ? "skipped" : "refused";
-    throw new Error(`${where} ${verb} by the licence: ${refusal.message}`);
-  }
-  const ready = conditions.find((c) => c.type === "Ready");
-  if (ready?.reason === REFERENCE_NOT_PERMITTED) throw new Error(`${where}: reference not permitted: ${ready.message}`);
-  if (ready?.reason === NAME_TAKEN) throw new Error(`${where}: ${ready.message}`);
+export function failIfBlocked(outcome: { readonly plan: Pick<Plan<unknown>, "conditions"> }, where: string): void {
+  const stalled = stalledOf(outcome.plan.conditions);
+  if (stalled) throw new Error(stalledLine(where, stalled));
 }
 
 /** The outputs of a Ready resource: its kind's projection of its status, the credentials it names read for the secret ones. */
@@ -113,6 +106,7 @@ async function upWith(
     );
   }
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
+  let said: string | undefined;
   for (;;) {
     const resource = await readResource(context, module, inputs.namespace, inputs.name);
     if (!resource) throw new Error(`${where} vanished while being reconciled`);
@@ -120,6 +114,10 @@ async function upWith(
     failIfBlocked(outcome, where);
     for (const member of members) failIfBlocked(member, `${where}: member`);
     const ready = outcome.plan.conditions.find((c) => c.type === "Ready");
+    if (ready?.status !== "True" && ready?.message !== said) {
+      said = ready?.message;
+      reportProgress(`${where}: ${said ?? "not Ready yet"}`);
+    }
     if (!outcome.requeue && !members.some((m) => m.requeue)) {
       return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
     }
@@ -153,7 +151,9 @@ async function destroyWith(context: ReconcileContext, module: KindModule, inputs
       async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
     );
     if (!result) return;
-    waitingFor = result.outcome.plan.conditions[0]?.message ?? waitingFor;
+    const now = result.outcome.plan.conditions[0]?.message ?? waitingFor;
+    if (now !== waitingFor) reportProgress(`${where}: ${now}`);
+    waitingFor = now;
     if (Date.now() > deadline) {
       throw new Error(`${where} was not finalized after ${inputs.timeoutSeconds}s: ${waitingFor}`);
     }

@@ -102,6 +102,8 @@ describe("a failing step is reported on the PostgresCluster", () => {
       message,
     });
     expect(condition(resource, "Ready")).toMatchObject({ status: "False", reason: "ChartUnavailable", message });
+    // A chart source may come back: retried, not Stalled.
+    expect(condition(resource, "Stalled")).toBeUndefined();
     expect(await eventsAbout(client, ns, "pg")).toEqual([
       { type: "Warning", reason: "ChartUnavailable", note: message },
     ]);
@@ -122,6 +124,8 @@ describe("a failing step is reported on the PostgresCluster", () => {
     const resource = await readPostgresCluster(client, ns, "chat");
     expect(condition(resource, "DatastoreReady")).toMatchObject({ status: "False", reason: "ApplyRejected", message });
     expect(condition(resource, "Ready")).toMatchObject({ status: "False", reason: "ApplyRejected", message });
+    // A retry cannot pass an apiserver's refusal: Stalled (kstatus Failed) until someone changes the cause.
+    expect(condition(resource, "Stalled")).toMatchObject({ status: "True", reason: "ApplyRejected", message });
     expect(await eventsAbout(client, ns, "chat")).toEqual([
       { type: "Warning", reason: "ApplyRejected", note: message },
     ]);

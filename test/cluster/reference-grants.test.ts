@@ -193,7 +193,8 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     const line = `PostgresCluster ${apps}/chat-db: reference not permitted: ${notPermitted(apps, data)}`;
     const preview = await previewDesired(context, desired);
     expect(preview.lines).toEqual([line]);
-    expect(preview.notPermitted).toBe(notPermitted(apps, data));
+    expect(preview.stalled).toMatchObject({ type: "Stalled", status: "True", reason: "ReferenceNotPermitted" });
+    expect(preview.stalled?.message).toBe(notPermitted(apps, data));
 
     // navique plan -f on a file holding the PostgresCluster: the same line, from the CLI.
     const work = await mkdtemp(join(tmpdir(), "navique-grant-plan-"));

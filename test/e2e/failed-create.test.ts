@@ -57,7 +57,7 @@ describe("a Pulumi create that fails", () => {
 
     // The third is refused by the Community cap: the create fails, and leaves nothing behind.
     const refused = create(inputs(ns, "third"));
-    await expect(refused).rejects.toThrow(`PostgresCluster ${ns}/third refused by the licence`);
+    await expect(refused).rejects.toThrow(`PostgresCluster ${ns}/third: refused by the licence`);
     await expect(refused).rejects.toThrow(
       `(the PostgresCluster ${ns}/third this create recorded was removed: nothing is left in the cluster)`,
     );
@@ -73,6 +73,40 @@ describe("a Pulumi create that fails", () => {
       `(PostgresCluster ${ns}/fourth existed before this create: left as it is)`,
     );
     expect(await readPostgresCluster(client, ns, "fourth")).toBeDefined();
+  });
+
+  it("stops at once on what waiting cannot change (a connection Secret lacking a key), but waits for a Secret not there yet", async () => {
+    const ns = await namespaces.create("stalled-create");
+    // Ten minutes to wait: had it waited, the test's own timeout would fail it first.
+    const patient = { ...inputs(ns, "lacking"), timeoutSeconds: 600 };
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "pg" }, stringData: { host: "pg.internal", password: "p" } },
+    });
+    const stalled = create(patient);
+    const said = `PostgresCluster ${ns}/lacking: Secret ${ns}/pg lacks keys username: add them (host, port, username, password)`;
+    await expect(stalled).rejects.toThrow(said);
+    await expect(stalled).rejects.toThrow("this create recorded was removed: nothing is left in the cluster");
+    await expect(stalled).rejects.not.toThrow("was not Ready after");
+    expect(await readPostgresCluster(client, ns, "lacking")).toBeUndefined();
+
+    // The Secret missing is not stalled: another tool (External Secrets, the same Pulumi program) may
+    // still make it. The create waits, and completes once it is there.
+    const waiting = create({
+      ...patient,
+      name: "later",
+      spec: { mode: "external", external: { connectionSecretRef: { name: "later" } } },
+    });
+    await eventually("the PostgresCluster recorded, waiting for its Secret", async () => {
+      const resource = await readPostgresCluster(client, ns, "later");
+      const ready = resource?.status?.conditions.find((c) => c.type === "Ready");
+      return ready?.reason === "ConnectionSecretInvalid" ? resource : undefined;
+    });
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "later" }, stringData: { host: "pg.internal", username: "u", password: "p" } },
+    });
+    await expect(waiting).resolves.toMatchObject({ id: `${ns}/later`, outs: { host: "pg.internal" } });
   });
 
   it("refused by the apiserver (a cluster's admission policy), fails with what the apiserver said and what to do", async () => {

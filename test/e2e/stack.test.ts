@@ -286,7 +286,7 @@ describe("the Pulumi front end of a Stack", () => {
       env,
     });
     expect(up.code).not.toBe(0);
-    expect(up.stdout).toContain(`Stack ${ns}/bundle skipped by the licence: ${skip}`);
+    expect(up.stdout).toContain(`Stack ${ns}/bundle: skipped by the licence: ${skip}`);
     // Pulumi records nothing of a failed create: the Stack it wrote is gone again (test/e2e/failed-create),
     // the refusal it was given stays told, as its Event.
     expect(up.stdout).toContain(

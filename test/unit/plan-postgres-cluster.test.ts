@@ -1,3 +1,4 @@
+import { stalledOf } from "../../lib/api/conditions.js";
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
@@ -103,6 +104,7 @@ describe("planPostgresCluster", () => {
     expect(plan.conditions.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
       ["Ready", "False", "NamespaceNotWatched", message],
       ["DatastoreReady", "False", "NamespaceNotWatched", message],
+      ["Stalled", "True", "NamespaceNotWatched", message],
     ]);
     expect(plan.events).toEqual([{ type: "Warning", reason: "NamespaceNotWatched", message }]);
     // Reported once; and served as soon as the namespace is.
@@ -194,6 +196,8 @@ describe("planPostgresCluster", () => {
       ["Ready", "NameTaken", message],
       ["DatastoreReady", "NameTaken", message],
     ]);
+    // Stalled (kstatus: Failed): only the other object's owner can free the name.
+    expect(stalledOf(plan.conditions)).toMatchObject({ reason: "NameTaken", message });
     // Not retried in a loop: the other object does not go away by itself (the resync looks again).
     expect(plan.requeue).toBe(false);
     expect(plan.status.emitted).toEqual([]);
@@ -273,6 +277,52 @@ describe("planPostgresCluster", () => {
     ]);
   });
 
+  // Stalled (kstatus Failed; `pulumi up` stops on it) only where waiting cannot help: a Secret that is not
+  // there yet may still be made by another tool, and is waited for.
+  it.each([
+    ["the Secret missing", undefined, { name: "pg" }, undefined],
+    [
+      "the Secret lacking a key",
+      { host: "h", username: "u" },
+      { name: "pg" },
+      "Secret team-a/pg lacks keys password: add them (host, port, username, password)",
+    ],
+    [
+      "the Secret in another namespace",
+      undefined,
+      { name: "pg", namespace: "other" },
+      "spec.external.connectionSecretRef must name a Secret in team-a, got other/pg: copy the Secret here",
+    ],
+  ])(
+    "external mode with %s: Stalled only where waiting cannot help",
+    (_case, externalCredentials, connectionSecretRef, stalledMessage) => {
+      const plan = planPostgresCluster(
+        resource({ mode: "external", external: { connectionSecretRef } }),
+        { ...nothing, ...(externalCredentials ? { externalCredentials } : {}) },
+        context,
+      );
+      const ready = plan.conditions.find((c) => c.type === "Ready");
+      expect(ready?.status).toBe("False");
+      if (stalledMessage === undefined) {
+        expect(ready?.message).toBe(
+          "Secret team-a/pg (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password",
+        );
+        expect(stalledOf(plan.conditions)).toBeUndefined();
+      } else {
+        expect(ready?.message).toBe(stalledMessage);
+        expect(stalledOf(plan.conditions)).toMatchObject({ reason: ready?.reason, message: stalledMessage });
+      }
+    },
+  );
+
+  it("a type not implemented yet is Stalled: only a change of spec.type helps", () => {
+    const plan = planPostgresCluster(resource({ type: "zalando" }), nothing, context);
+    expect(stalledOf(plan.conditions)).toMatchObject({
+      reason: "NotImplemented",
+      message: "spec.type zalando is not implemented yet; use type: cnpg (CloudNativePG)",
+    });
+  });
+
   it("on deletion releases everything and then removes the finalizer, last", () => {
     const plan = planPostgresCluster(
       resource({}, { ...previous, mode: "managed" }, true),
@@ -309,6 +359,7 @@ describe("planPostgresCluster", () => {
     expect(plan.conditions.map((c) => [c.type, c.status, c.reason])).toEqual([
       ["Ready", "False", "InstanceCapExceeded"],
       ["Licensed", "False", "InstanceCapExceeded"],
+      ["Stalled", "True", "InstanceCapExceeded"],
     ]);
     expect(plan.events).toEqual([
       {

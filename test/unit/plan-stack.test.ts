@@ -1,3 +1,4 @@
+import { stalledOf } from "../../lib/api/conditions.js";
 import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { MAX_STACK_NAME, Stack } from "../../lib/api/stack.js";
 import { ownedByValue, ownerOf } from "../../lib/engine/ownership.js";
@@ -72,6 +73,7 @@ describe("planStack", () => {
     expect(plan.conditions).toEqual([
       { type: "Ready", status: "False", reason: "FeatureNotLicensed", message, observedGeneration: 1 },
       { type: "Licensed", status: "False", reason: "FeatureNotLicensed", message, observedGeneration: 1 },
+      { type: "Stalled", status: "True", reason: "FeatureNotLicensed", message, observedGeneration: 1 },
     ]);
     expect(plan.events).toEqual([{ type: "Warning", reason: "FeatureNotLicensed", message }]);
     expect(plan.requeue).toBe(false);
@@ -135,6 +137,7 @@ describe("planStack", () => {
       observation(licensed({ Stack: 1 }), undefined, [ownMember(member("team-postgres", false))]),
     );
     expect(waiting.conditions[0]?.message).toBe("waiting for PostgresCluster ai/team-postgres (waiting for CNPG)");
+    expect(stalledOf(waiting.conditions)).toBeUndefined();
     const ready = planStack(
       stack("team"),
       observation(licensed({ Stack: 1 }), undefined, [ownMember(member("team-postgres", true))]),
@@ -144,6 +147,24 @@ describe("planStack", () => {
       { kind: "PostgresCluster", name: "team-postgres", namespace: "ai", ready: true },
     ]);
     expect(ready.requeue).toBe(false);
+  });
+
+  it("is Stalled while a member is: a member that cannot go on without a change holds the Stack too", () => {
+    const held = member("team-postgres", false);
+    const stalledMember = PostgresCluster.parse({
+      ...held,
+      status: {
+        conditions: [
+          ...(held.status?.conditions ?? []),
+          { type: "Stalled", status: "True", reason: "NameTaken", message: "taken" },
+        ],
+      },
+    });
+    const plan = planStack(stack("team"), observation(licensed({ Stack: 1 }), undefined, [ownMember(stalledMember)]));
+    expect(stalledOf(plan.conditions)).toMatchObject({
+      reason: "WaitingForMembers",
+      message: "waiting for PostgresCluster ai/team-postgres (waiting for CNPG)",
+    });
   });
 
   it("refuses only the NEW Stack beyond the cap, in creation order, never an admitted one", () => {

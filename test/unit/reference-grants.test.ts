@@ -188,6 +188,7 @@ describe("planPostgresCluster: references into another namespace", () => {
     expect(plan.conditions.map((c) => [c.type, c.status, c.reason, c.message])).toEqual([
       ["Ready", "False", "ReferenceNotPermitted", message],
       ["DatastoreReady", "False", "ReferenceNotPermitted", message],
+      ["Stalled", "True", "ReferenceNotPermitted", message],
     ]);
     expect(plan.events).toEqual([{ type: "Warning", reason: "ReferenceNotPermitted", message }]);
     expect(plan.status.credentialsSecret).toBeUndefined();

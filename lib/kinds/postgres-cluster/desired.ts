@@ -256,11 +256,15 @@ function desiredExternal(resource: PostgresCluster, view: EngineView): PostgresD
 /** What a PostgresCluster wants in the cluster now, by mode. Pure. */
 export function desiredPostgresCluster(resource: PostgresCluster, view: EngineView): PostgresDesired {
   if (resource.spec.type !== "cnpg") {
-    return notReady(
-      undefined,
-      "NotImplemented",
-      `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
-    );
+    return {
+      steps: [],
+      verdict: {
+        ok: false,
+        reason: "NotImplemented",
+        message: `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
+        stalled: true,
+      },
+    };
   }
   if (resource.spec.mode === "managed") return desiredManaged(resource, view);
   if (resource.spec.mode === "adopt") return desiredAdopted(resource, view);

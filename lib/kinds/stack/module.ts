@@ -1,4 +1,4 @@
-import { type Condition, READY } from "../../api/conditions.js";
+import { type Condition, READY, stalledOf } from "../../api/conditions.js";
 import { API_GROUP_VERSION } from "../../api/group.js";
 import { POSTGRES_CLUSTER_DEFINITION, POSTGRES_CLUSTER_KIND } from "../../api/postgres-cluster.js";
 import type { Connection } from "../../api/resource-status.js";
@@ -72,6 +72,8 @@ function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
     ready: live(member)?.conditions?.some((c) => c.type === READY && c.status === "True") ?? false,
   }));
   const waiting = members.filter((_, i) => !statuses[i]?.ready);
+  // A member that cannot go on without a change holds the Stack as well.
+  const stalled = waiting.some((m) => stalledOf(live(m)?.conditions) !== undefined);
   const postgres = live(members[0] as KubeObject);
   const connection: Connection | undefined =
     postgres?.host && postgres.port
@@ -102,6 +104,7 @@ function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
         : {
             ok: false,
             reason: "WaitingForMembers",
+            ...(stalled ? { stalled } : {}),
             message: `waiting for ${waiting
               .map((m) => {
                 const why = live(m)?.conditions?.find((c) => c.type === READY)?.message ?? "not created yet";
