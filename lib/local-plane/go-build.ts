@@ -43,9 +43,23 @@ function wrapperModule(recipe: GoToolRecipe): string {
   return `navique.local/toolchain/${recipe.name}`;
 }
 
-/** Where a module the wrapper module requires lies in the module cache (downloaded first when missing). */
-async function moduleDirectory(module: string, work: string, goEnv: NodeJS.ProcessEnv): Promise<string> {
-  return (await run("go", ["list", "-m", "-f", "{{.Dir}}", module], { cwd: work, env: goEnv })).stdout.trim();
+/**
+ * Where a module the recipe requires lies in the module cache, downloaded first when missing: `go mod
+ * download`, not `go list -m`, which answers an empty directory for a module not downloaded yet (a cold
+ * module cache, before `go mod tidy` has run).
+ */
+async function moduleDirectory(
+  recipe: GoToolRecipe,
+  module: string,
+  work: string,
+  goEnv: NodeJS.ProcessEnv,
+): Promise<string> {
+  const version = recipe.require.find(([required]) => required === module)?.[1];
+  if (!version) throw new Error(`recipe ${recipe.name}: module ${module} is not required`);
+  const downloaded = await run("go", ["mod", "download", "-json", `${module}@${version}`], { cwd: work, env: goEnv });
+  const { Dir: dir } = JSON.parse(downloaded.stdout) as { Dir?: string };
+  if (!dir) throw new Error(`recipe ${recipe.name}: go mod download named no directory for ${module}@${version}`);
+  return dir;
 }
 
 /**
@@ -55,10 +69,7 @@ async function moduleDirectory(module: string, work: string, goEnv: NodeJS.Proce
 async function writeCopiedMain(recipe: GoToolRecipe, work: string, goEnv: NodeJS.ProcessEnv): Promise<void> {
   const main = recipe.copiedMain;
   if (!main) return;
-  if (!recipe.require.some(([module]) => module === main.module)) {
-    throw new Error(`recipe ${recipe.name}: its copied main's module ${main.module} is not required`);
-  }
-  const source = join(await moduleDirectory(main.module, work, goEnv), main.from);
+  const source = join(await moduleDirectory(recipe, main.module, work, goEnv), main.from);
   const target = join(work, main.dir);
   await mkdir(target, { recursive: true });
   // Copied as text: the module cache's files are read-only, and a copy would keep that mode.
@@ -194,7 +205,7 @@ async function build(
   }
 
   if (recipe.assets) {
-    const moduleDir = await moduleDirectory(recipe.assets.module, work, goEnv);
+    const moduleDir = await moduleDirectory(recipe, recipe.assets.module, work, goEnv);
     await mkdir(join(work, "assets"), { recursive: true });
     for (const file of recipe.assets.files) await copyFile(join(moduleDir, file), join(work, "assets", basename(file)));
   }
