@@ -73,6 +73,9 @@ describe("a Pulumi create that fails", () => {
       `(PostgresCluster ${ns}/fourth existed before this create: left as it is)`,
     );
     expect(await readPostgresCluster(client, ns, "fourth")).toBeDefined();
+
+    // The seats given back for the next tests.
+    for (const name of ["first", "third", "fourth"]) await destroy(inputs(ns, name));
   });
 
   it("stops at once on what waiting cannot change (a connection Secret lacking a key), but waits for a Secret not there yet", async () => {

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { cacheRoot } from "../../lib/local-plane/paths.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
@@ -15,6 +15,7 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
+import { eventually } from "../support/cluster.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { readPostgresCluster } from "../support/postgres.js";
 import { REPOSITORY } from "../support/repository.js";
@@ -241,6 +242,70 @@ exports.lateHost = lateDb.host;
     await pulumi(["destroy", "--yes", "--skip-preview"]);
     expect(await readPostgresCluster(client, namespace, "provider-db")).toBeUndefined();
     expect(await readPostgresCluster(client, namespace, "late-db")).toBeUndefined();
+  });
+
+  it("pulumi up stops at once on what waiting cannot change, as its preview warned; on anything else it waits, saying for what", async () => {
+    const environment = await pulumiEnvironment({ stateDir: join(work, "stalled-state"), passphrase: "user-project" });
+    const env = { ...environment.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
+    const program = await writeJavaScriptProgram(join(work, "stalled-program"), {
+      name: "stalled-program",
+      nodeModules: join(project, "node_modules"),
+      source: `const pulumi = require("@pulumi/pulumi");
+const { PostgresCluster } = require("@navique/ai-core/pulumi");
+
+const config = new pulumi.Config();
+new PostgresCluster("db", {
+  namespace: config.require("namespace"),
+  spec: { mode: "external", external: { connectionSecretRef: { name: config.require("secret") } } },
+});
+`,
+    });
+    const pulumi = (args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: program, env });
+    const failing = async (args: string[]) => {
+      const result = await runUnchecked("pulumi", [...args, "--non-interactive"], { cwd: program, env });
+      expect(result.code).not.toBe(0);
+      return `${result.stdout}\n${result.stderr}`;
+    };
+    await pulumi(["stack", "init", "dev"]);
+    await pulumi(["config", "set", "namespace", namespace]);
+
+    // A connection Secret without `username`: only someone adding it helps. The preview warns with the
+    // line `up` fails with, at once — not after the component's 600 s.
+    await pulumi(["config", "set", "secret", "lacking-connection"]);
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: "lacking-connection" }, stringData: { host: "db.example.internal", password: "pw" } },
+    });
+    const stalled = `PostgresCluster ${namespace}/db: Secret ${namespace}/lacking-connection lacks keys username: add them (host, port, username, password)`;
+    expect((await pulumi(["preview"])).stdout).toContain(`warning: ${stalled}`);
+    const failed = await failing(["up", "--yes", "--skip-preview"]);
+    expect(failed).toContain(stalled);
+    expect(failed).not.toContain("was not Ready after");
+    expect(await readPostgresCluster(client, namespace, "db")).toBeUndefined();
+
+    // A Secret not there yet may still be written by another tool: waited for, and said while waiting.
+    await pulumi(["config", "set", "secret", "later-connection"]);
+    const up = pulumi(["up", "--yes", "--skip-preview"]);
+    await eventually("the PostgresCluster recorded, waiting for its Secret", async () => {
+      const ready = (await readPostgresCluster(client, namespace, "db"))?.status?.conditions.find(
+        (c) => c.type === "Ready",
+      );
+      return ready?.reason === "ConnectionSecretInvalid" ? ready : undefined;
+    });
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: "later-connection" },
+        stringData: { host: "later.example.internal", username: "app", password: "pw" },
+      },
+    });
+    const { stdout } = await up;
+    expect(stdout).toContain(
+      `PostgresCluster ${namespace}/db: Secret ${namespace}/later-connection (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
+    );
+    expect((await readPostgresCluster(client, namespace, "db"))?.status?.host).toBe("later.example.internal");
+    await pulumi(["destroy", "--yes", "--skip-preview"]);
+    expect(await readPostgresCluster(client, namespace, "db")).toBeUndefined();
   });
 
   it("pulumi preview, up and destroy: no path of the machine in the state, the same cluster under another kubeconfig path, the project moved, no helm needed", async () => {
