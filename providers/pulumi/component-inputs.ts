@@ -3,7 +3,7 @@ import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
-import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import type { KindModule } from "../../lib/engine/kind-module.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
@@ -150,13 +150,8 @@ export function dynamicInputs(
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
         // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
-        const [{ logPreview }, { previewDesired }] = await Promise.all([
-          import("./preview-log.js"),
-          import("../../lib/engine/preview.js"),
-        ]);
-        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, (context) =>
-          previewDesired(context, module.schema.parse(resource) as EngineResource),
-        );
+        const { logPreview } = await import("./preview-log.js");
+        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource);
       });
       // Bad args are reported on the component by the resource that uses them: nothing more to say here.
     })().catch(() => undefined);

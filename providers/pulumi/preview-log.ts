@@ -3,13 +3,18 @@ import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
-import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { moduleOf } from "../../lib/engine/context.js";
+import type { EngineResource } from "../../lib/engine/kind-module.js";
+import { previewDesired } from "../../lib/engine/preview.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
 
 /**
- * During `pulumi preview`: observes the cluster and plans exactly as `up` and the operator would,
- * changing nothing, and prints each decision on the component — as warnings when `up` would stop on a
- * cause waiting cannot clear (a licence refusal, a missing grant, a name taken …). A
- * cluster that cannot be reached is said so; the preview itself goes on.
+ * During `pulumi preview` (and the preview phase of `up`): observes the cluster and plans `resource`
+ * exactly as `up` and the operator would, changing nothing, and prints each decision on the component —
+ * as warnings when `up` would stop on a cause waiting cannot clear (a licence refusal, a missing grant, a
+ * name taken …). A cluster that cannot be reached is said so; the preview itself goes on. Loaded in a
+ * preview only; the package ships this file bundled with what it imports (package.json `build`, ADR
+ * 0018): a preview then loads one file, not the Kubernetes client's modules one by one.
  */
 export async function logPreview(
   component: pulumi.Resource,
@@ -18,7 +23,7 @@ export async function logPreview(
     readonly helm?: string | undefined;
     readonly chartSource?: string | undefined;
   },
-  decide: (context: ReconcileContext) => Promise<{ readonly lines: readonly string[]; readonly stalled?: unknown }>,
+  resource: { readonly kind: string } & Record<string, unknown>,
 ): Promise<void> {
   try {
     const { client, kubeconfigFile } = clusterAccess(cluster.kubeconfig);
@@ -27,7 +32,8 @@ export async function logPreview(
       helm: new HelmCli({ binary: () => resolveHelm(cluster.helm), kubeconfig: kubeconfigFile }),
       source: parseChartSource(cluster.chartSource),
     });
-    const decisions = await decide(context);
+    const module = moduleOf(context, resource.kind);
+    const decisions = await previewDesired(context, module.schema.parse(resource) as EngineResource);
     const log = decisions.stalled ? pulumi.log.warn : pulumi.log.info;
     for (const line of decisions.lines) await log(line, component);
   } catch (error) {
