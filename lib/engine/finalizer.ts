@@ -44,22 +44,52 @@ async function patchFinalizers(
     );
 }
 
+/** Attempts at creating the finalizer list before a conflict is left to the caller's retry. */
+const LIST_CREATION_ATTEMPTS = 3;
+
 /**
  * Ensures the product's finalizer, so that deletion always passes through the resource's own rules first.
- * Resolves to false when the resource is gone (see patchFinalizers), true otherwise.
+ * Resolves to false when the resource is gone (see patchFinalizers), true otherwise. Appended to a list
+ * there is; a list that is not there yet is created whole, conditional on the resourceVersion read: a
+ * finalizer another controller added since would otherwise be replaced. On that conflict (409) the
+ * resource is read again and the finalizer appended to what is there now.
  */
-export async function ensureFinalizer(client: KubeClient, plural: string, resource: Finalizable): Promise<boolean> {
+export async function ensureFinalizer(
+  client: KubeClient,
+  plural: string,
+  resource: Finalizable & { readonly metadata: { readonly resourceVersion?: string | undefined } },
+  attempt = 1,
+): Promise<boolean> {
   const finalizers = resource.metadata.finalizers ?? [];
   if (resource.metadata.deletionTimestamp || finalizers.includes(FINALIZER)) return true;
-  // Appended, never the whole list rewritten: a finalizer another controller added meanwhile stays.
-  return patchFinalizers(
-    client,
-    plural,
-    resource,
-    finalizers.length === 0
-      ? [{ op: "add", path: "/metadata/finalizers", value: [FINALIZER] }]
-      : [{ op: "add", path: "/metadata/finalizers/-", value: FINALIZER }],
-  );
+  if (finalizers.length > 0) {
+    return patchFinalizers(client, plural, resource, [{ op: "add", path: "/metadata/finalizers/-", value: FINALIZER }]);
+  }
+  const { resourceVersion } = resource.metadata;
+  try {
+    return await patchFinalizers(client, plural, resource, [
+      ...(resourceVersion ? [{ op: "replace", path: "/metadata/resourceVersion", value: resourceVersion }] : []),
+      { op: "add", path: "/metadata/finalizers", value: [FINALIZER] },
+    ]);
+  } catch (error) {
+    if (statusOf(error) !== 409 || attempt >= LIST_CREATION_ATTEMPTS) throw error;
+    const current = await client.custom
+      .getNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural,
+        namespace: resource.metadata.namespace,
+        name: resource.metadata.name,
+      })
+      .then(
+        (read) => read as Finalizable & { readonly metadata: { readonly resourceVersion?: string } },
+        (failure: unknown) => {
+          if (statusOf(failure) === 404) return undefined;
+          throw failure;
+        },
+      );
+    return current ? ensureFinalizer(client, plural, current, attempt + 1) : false;
+  }
 }
 
 /**

@@ -74,6 +74,34 @@ describe("a resource that vanished meanwhile", () => {
     await expect(ensureFinalizer(client, STACK_PLURAL, stale)).resolves.toBe(false);
   });
 
+  // GIVEN a Stack read by a pass before it had any finalizer, then given one by another controller
+  // WHEN the pass ensures the product's finalizer from that copy
+  // THEN both are there: the list is not written whole over the other controller's finalizer.
+  it("ensureFinalizer from a copy read before another controller's finalizer keeps that one", async () => {
+    const name = "two-finalizers";
+    const patch = (body: object[]) =>
+      client.custom.patchNamespacedCustomObject(
+        { group: API_GROUP, version: API_VERSION, plural: STACK_PLURAL, namespace: ns(), name, body },
+        undefined,
+      );
+    await createStack(client, ns(), name);
+    const stale = await readStack(client, ns(), name);
+    if (!stale) throw new Error("the Stack was not created");
+    expect(stale.metadata.finalizers ?? []).toEqual([]);
+    await patch([{ op: "add", path: "/metadata/finalizers", value: ["example.com/other-controller"] }]);
+    try {
+      await expect(ensureFinalizer(client, STACK_PLURAL, stale)).resolves.toBe(true);
+      expect((await readStack(client, ns(), name))?.metadata.finalizers).toEqual([
+        "example.com/other-controller",
+        FINALIZER,
+      ]);
+    } finally {
+      // Neither controller runs here: the finalizers go by hand, or the namespace could never be deleted.
+      await patch([{ op: "replace", path: "/metadata/finalizers", value: [] }]);
+      await deleteStack(client, ns(), name);
+    }
+  });
+
   // GIVEN a Stack read by a pass, then deleted by someone else before the pass ends
   // WHEN the pass writes the Stack's status from that copy
   // THEN the write resolves as "gone": nothing is left to report on, and that is not a failure.
