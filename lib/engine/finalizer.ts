@@ -1,5 +1,5 @@
 import { API_GROUP, API_VERSION, FINALIZER } from "../api/group.js";
-import { type KubeClient, statusOf } from "../cluster/kube-client.js";
+import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 
 /** A namespaced navique resource, as much of it as its finalizer needs. */
 interface Finalizable {
@@ -73,21 +73,15 @@ export async function ensureFinalizer(
     ]);
   } catch (error) {
     if (statusOf(error) !== 409 || attempt >= LIST_CREATION_ATTEMPTS) throw error;
-    const current = await client.custom
-      .getNamespacedCustomObject({
+    const current = (await orUndefined(
+      client.custom.getNamespacedCustomObject({
         group: API_GROUP,
         version: API_VERSION,
         plural,
         namespace: resource.metadata.namespace,
         name: resource.metadata.name,
-      })
-      .then(
-        (read) => read as Finalizable & { readonly metadata: { readonly resourceVersion?: string } },
-        (failure: unknown) => {
-          if (statusOf(failure) === 404) return undefined;
-          throw failure;
-        },
-      );
+      }),
+    )) as (Finalizable & { readonly metadata: { readonly resourceVersion?: string } }) | undefined;
     return current ? ensureFinalizer(client, plural, current, attempt + 1) : false;
   }
 }
