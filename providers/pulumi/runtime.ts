@@ -5,6 +5,8 @@
  * no-op `pulumi up` asks — need the kinds' schemas only; create, update and delete load the core
  * (runtime-actions.ts) when they run.
  */
+// First: an older Node.js is refused with one message before any dependency can fail on it.
+import "../../lib/package/require-node.js";
 import * as pulumi from "@pulumi/pulumi";
 import { fieldPath } from "../../lib/api/validation.js";
 import { clusterServer } from "../../lib/cluster/kubeconfig-location.js";
