@@ -8,11 +8,12 @@ import {
   HELM_MANAGED_BY_LABEL,
   HELM_RELEASE_NAME_ANNOTATION,
   HELM_RELEASE_NAMESPACE_ANNOTATION,
-  type ReleaseRecord,
 } from "../cluster/helm-release-record.js";
 import { type KubeClient, type ObjectHeader, orUndefined, statusOf } from "../cluster/kube-client.js";
+import type { ReleaseRecord } from "../cluster/release-record.js";
 import { type Reporter, silentReporter } from "../engine/reporter.js";
-import { type CapabilityObservation, observeCapability } from "../observe/capability.js";
+import { observeCapability } from "../observe/capability.js";
+import type { CapabilityObservation } from "../observe/capability-observation.js";
 import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
 import { decideReleaseOwnership, describeObject, ownershipConflictMessage } from "../plan/release-ownership.js";

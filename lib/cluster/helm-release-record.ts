@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import type { V1Secret } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
+import type { ReleaseRecord, ReleaseWorkload } from "./release-record.js";
 
 /** Labels helm itself puts on every release Secret. */
 export const HELM_OWNER_LABEL = "owner";
@@ -18,25 +19,6 @@ export const HELM_MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 export const HELM_MANAGED_BY = "Helm";
 export const HELM_RELEASE_NAME_ANNOTATION = "meta.helm.sh/release-name";
 export const HELM_RELEASE_NAMESPACE_ANNOTATION = "meta.helm.sh/release-namespace";
-
-/** A workload the release's manifest declares, whose readiness the release's readiness depends on. */
-export interface ReleaseWorkload {
-  readonly kind: "Deployment" | "StatefulSet";
-  readonly name: string;
-  readonly namespace: string;
-}
-
-/** What the product reads from one revision of a Helm release record. */
-export interface ReleaseRecord {
-  readonly name: string;
-  readonly namespace: string;
-  readonly revision: number;
-  readonly status: string;
-  /** Labels of the release Secret: helm's own plus any given with `--labels` (ownership marks). */
-  readonly labels: Readonly<Record<string, string>>;
-  readonly chart?: { readonly name?: string; readonly version?: string; readonly appVersion?: string };
-  readonly workloads: readonly ReleaseWorkload[];
-}
 
 interface EncodedRelease {
   name?: string;

@@ -1,4 +1,3 @@
-import type { V1Secret } from "@kubernetes/client-node";
 import type { EmittedObject } from "../api/resource-status.js";
 
 /** A Kubernetes object as the product emits or reads it. */
@@ -58,7 +57,9 @@ export function labelOf(object: { readonly kind: string; readonly name: string; 
 }
 
 /** Every key of a credentials Secret, decoded; undefined when there is no Secret. */
-export function decodeCredentials(secret: V1Secret | undefined): Credentials | undefined {
+export function decodeCredentials(
+  secret: { readonly data?: Readonly<Record<string, string>> } | undefined,
+): Credentials | undefined {
   if (!secret) return undefined;
   return Object.fromEntries(
     Object.entries(secret.data ?? {}).map(([key, value]) => [key, Buffer.from(value, "base64").toString("utf8")]),

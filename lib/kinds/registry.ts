@@ -16,7 +16,10 @@ import { STACK_MODULE } from "./stack/module.js";
 export interface Registry {
   /** The kinds the engine reconciles. */
   readonly kinds: readonly KindModule[];
-  /** The licence singleton: reconciled by its own module; its entitlements gate every kind. */
+  /**
+   * The licence singleton: reconciled by its own module; its entitlements gate every kind.
+   * @internal the engine's: left out of the package's declarations, which then need no Kubernetes client types.
+   */
   readonly singleton: SingletonModule;
   /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
   readonly grants: KindDefinition;
