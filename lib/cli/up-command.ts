@@ -1,11 +1,13 @@
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { stderrReporter } from "../engine/reporter.js";
+import { preparedHelm } from "./helm-binary.js";
 import { runPlan } from "./plan-command.js";
 import { resolveClusterTarget } from "./target.js";
 
 /**
  * `navique up`: prepares the target cluster (the built-in local control plane when none is configured),
- * reports it and, with a file, prints the decisions its resources would get there, changing nothing.
+ * reports it and, with a file, prints the decisions its resources would get there, changing nothing. It
+ * builds what it runs: the plane's binaries when it starts the plane, helm when none is installed.
  */
 export async function runUp(kubeconfigFlag: string | undefined, file: string | undefined): Promise<number> {
   const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
@@ -24,6 +26,8 @@ export async function runUp(kubeconfigFlag: string | undefined, file: string | u
   );
   if (ready.length === 0) return 1;
   if (!file) return 0;
+  // The plan reads releases through helm: on a machine without one, the toolchain's is built first.
+  await preparedHelm(undefined);
   process.stdout.write(`\ndecisions for ${file} against this cluster:\n`);
   return runPlan({ file, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
 }
