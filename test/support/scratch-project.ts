@@ -48,15 +48,47 @@ function locate(lock: Lockfile, from: string, name: string): string | undefined 
  * entry's integrity, so the URL is only its name.
  */
 function registryTarball(path: string, entry: LockEntry): string {
-  const name = path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
+  // An alias's entry names the package it stands for.
+  const name =
+    typeof entry.name === "string"
+      ? entry.name
+      : path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length);
   const base = name.slice(name.lastIndexOf("/") + 1);
   return `https://registry.npmjs.org/${name}/-/${base}-${entry.version}.tgz`;
 }
 
 /** Every lock entry `roots` need, their dependencies' entries included, at the places the lock puts them. */
 function closure(lock: Lockfile, roots: readonly string[]): Map<string, LockEntry> {
+  return closureOf(
+    lock,
+    roots.map((name) => ({ from: "", name, optional: false })),
+  );
+}
+
+/** The entry at `path` of the lock and every entry it needs. */
+function closureFrom(lock: Lockfile, path: string): Map<string, LockEntry> {
+  const entry = lock.packages[path];
+  if (!entry) throw new Error(`the repository's package-lock.json has no ${path}`);
+  const dependencies = closureOf(lock, dependencyQueue(path, entry));
+  return new Map([[path, entry], ...dependencies]);
+}
+
+/** What an entry of the lock depends on, to look up from its place. */
+function dependencyQueue(path: string, entry: LockEntry): { from: string; name: string; optional: boolean }[] {
+  const optionalPeers = entry.peerDependenciesMeta ?? {};
+  return [
+    ...Object.keys(entry.dependencies ?? {}).map((name) => ({ from: path, name, optional: false })),
+    ...Object.keys(entry.optionalDependencies ?? {}).map((name) => ({ from: path, name, optional: true })),
+    ...Object.keys(entry.peerDependencies ?? {}).map((name) => ({
+      from: path,
+      name,
+      optional: optionalPeers[name]?.optional === true,
+    })),
+  ];
+}
+
+function closureOf(lock: Lockfile, queue: { from: string; name: string; optional: boolean }[]): Map<string, LockEntry> {
   const needed = new Map<string, LockEntry>();
-  const queue = roots.map((name) => ({ from: "", name, optional: false }));
   for (let next = queue.shift(); next; next = queue.shift()) {
     const path = locate(lock, next.from, next.name);
     if (!path) {
@@ -66,12 +98,7 @@ function closure(lock: Lockfile, roots: readonly string[]): Map<string, LockEntr
     if (needed.has(path)) continue;
     const entry = lock.packages[path] as LockEntry;
     needed.set(path, entry);
-    const optionalPeers = entry.peerDependenciesMeta ?? {};
-    for (const name of Object.keys(entry.dependencies ?? {})) queue.push({ from: path, name, optional: false });
-    for (const name of Object.keys(entry.optionalDependencies ?? {})) queue.push({ from: path, name, optional: true });
-    for (const name of Object.keys(entry.peerDependencies ?? {})) {
-      queue.push({ from: path, name, optional: optionalPeers[name]?.optional === true });
-    }
+    queue.push(...dependencyQueue(path, entry));
   }
   return needed;
 }
@@ -86,6 +113,16 @@ export async function installScratchProject(
   directory: string,
   tarball: string,
   dependencies: readonly string[],
+  options: {
+    /**
+     * A dependency installed from another entry of the repository's lock than its own name's: e.g.
+     * `{ typescript: "node_modules/typescript-7" }`, the TypeScript a user gets today, which the
+     * repository holds under an alias (test/fixtures/user-typescript) beside the one it compiles with.
+     */
+    readonly from?: Readonly<Record<string, string>>;
+    /** Fields of the project's package.json kept as they are (`npm init` wrote them). @default none */
+    readonly manifest?: Readonly<Record<string, unknown>>;
+  } = {},
 ): Promise<void> {
   const lock = JSON.parse(await readFile(join(REPOSITORY, "package-lock.json"), "utf8")) as Lockfile;
   const manifest = JSON.parse(await readFile(join(REPOSITORY, "package.json"), "utf8")) as {
@@ -97,8 +134,9 @@ export async function installScratchProject(
     engines: Record<string, string>;
     bin: Record<string, string>;
   };
+  const from = options.from ?? {};
   const versionOf = (name: string) => {
-    const version = lock.packages[`node_modules/${name}`]?.version;
+    const version = lock.packages[from[name] ?? `node_modules/${name}`]?.version;
     if (!version) throw new Error(`the repository's package-lock.json has no ${name}`);
     return version;
   };
@@ -123,16 +161,26 @@ export async function installScratchProject(
       engines: manifest.engines,
     },
   };
-  for (const [path, entry] of closure(lock, [...Object.keys(manifest.dependencies), ...dependencies])) {
-    const { dev: _dev, devOptional: _devOptional, peer: _peer, ...kept } = entry;
+  const own = dependencies.filter((name) => from[name] === undefined);
+  const relocated = Object.entries(from).filter(([name]) => dependencies.includes(name));
+  const needed = [
+    ...closure(lock, [...Object.keys(manifest.dependencies), ...own]),
+    ...relocated.flatMap(([name, path]) =>
+      [...closureFrom(lock, path)].map(([p, e]) => [p === path ? `node_modules/${name}` : p, e, path] as const),
+    ),
+  ];
+  for (const [path, entry, lockPath = path] of needed) {
+    // A relocated package stands where its name puts it, whatever else needed that name.
+    if (packages[path] && !relocated.some(([name]) => path === `node_modules/${name}`)) continue;
+    const { dev: _dev, devOptional: _devOptional, peer: _peer, name: _alias, ...kept } = entry;
     packages[path] = {
       ...kept,
-      ...(entry.resolved || entry.inBundle ? {} : { resolved: registryTarball(path, entry) }),
+      ...(entry.resolved || entry.inBundle ? {} : { resolved: registryTarball(lockPath, entry) }),
     };
   }
   await writeFile(
     join(directory, "package.json"),
-    `${JSON.stringify({ name: "user-project", private: true, type: "module", dependencies: direct }, null, 2)}\n`,
+    `${JSON.stringify({ name: "user-project", private: true, type: "module", ...options.manifest, dependencies: direct }, null, 2)}\n`,
   );
   await writeFile(
     join(directory, "package-lock.json"),

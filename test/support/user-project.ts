@@ -2,8 +2,9 @@
 export const USER_DEPENDENCIES = ["@pulumi/pulumi", "cdk8s", "constructs", "cdk8s-cli", "typescript", "@types/node"];
 
 /**
- * The user's project, file by file: a TypeScript Pulumi program and a cdk8s app, compiled by tsc — what
- * the README's "Use it in your project" shows.
+ * A user's project, file by file: a TypeScript Pulumi program and a cdk8s app in one project, compiled by
+ * tsc, for installed-package.test.ts. The README's own projects are run as written by
+ * readme-projects.test.ts.
  */
 export const USER_PROJECT_FILES: Readonly<Record<string, string>> = {
   "tsconfig.json": `${JSON.stringify(

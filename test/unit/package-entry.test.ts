@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { ProviderResource } from "@pulumi/pulumi";
@@ -15,8 +15,7 @@ import { silentReporter } from "../../lib/engine/reporter.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
 import { kubernetesProviderKubeconfig } from "../../providers/pulumi/kubernetes-provider.js";
-import { REPOSITORY } from "../support/repository.js";
-import { USER_PROJECT_FILES } from "../support/user-project.js";
+import { npmInstallPackages, readmeProjects } from "../support/readme-projects.js";
 
 const KUBECONFIG = (server: string, token: string) => `apiVersion: v1
 kind: Config
@@ -169,10 +168,16 @@ describe("the ambient kubeconfig", () => {
 });
 
 describe("the README's Use it in your project", () => {
-  it("shows exactly the Pulumi program and the cdk8s app the installed-package test runs", async () => {
-    const readme = await readFile(join(REPOSITORY, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Use it in your project"), readme.indexOf("## What works today"));
-    const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]);
-    expect(blocks).toEqual([USER_PROJECT_FILES["index.ts"], USER_PROJECT_FILES["main.ts"]]);
+  it("shows a Pulumi project and a cdk8s project, each set up by npm init and npm install, with no skipLibCheck", async () => {
+    const projects = await readmeProjects();
+    expect(projects.map((p) => p.heading)).toEqual(["With Pulumi", "With cdk8s"]);
+    for (const project of projects) {
+      expect(project.commands[0]).toBe("npm init -y && npm pkg set type=module");
+      expect(npmInstallPackages(project.commands[1] ?? "")?.[0]).toBe("@navique/ai-core");
+      expect(project.files["tsconfig.json"]).toContain('"module": "NodeNext"');
+      expect(project.files["tsconfig.json"]).not.toContain("skipLibCheck");
+    }
+    expect(Object.keys(projects[0]?.files ?? {}).sort()).toEqual(["Pulumi.yaml", "index.ts", "tsconfig.json"]);
+    expect(Object.keys(projects[1]?.files ?? {}).sort()).toEqual(["cdk8s.yaml", "main.ts", "tsconfig.json"]);
   });
 });
