@@ -1,6 +1,7 @@
 import { DATASTORE_READY } from "../../api/conditions.js";
 import {
   POSTGRES_CLUSTER_DEFINITION,
+  POSTGRES_TYPES,
   PostgresCluster,
   type PostgresClusterStatus,
   postgresClusterName,
@@ -81,6 +82,7 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
   schema: PostgresCluster,
   name: postgresClusterName,
   licence: {},
+  types: POSTGRES_TYPES,
   phase: DATASTORE_READY,
   needs: (resource) => rootNeeds(resource.spec.mode, resource.spec.type),
   recordedNeeds: (resource) =>

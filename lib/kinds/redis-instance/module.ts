@@ -14,7 +14,13 @@ import {
   REDIS_STANDALONE,
   redisStatefulSetName,
 } from "./redis-operator-api.js";
-import { REDIS_INSTANCE_DEFINITION, RedisInstance, type RedisInstanceStatus, redisInstanceName } from "./schema.js";
+import {
+  REDIS_INSTANCE_DEFINITION,
+  REDIS_TYPES,
+  RedisInstance,
+  type RedisInstanceStatus,
+  redisInstanceName,
+} from "./schema.js";
 
 /** The capability a managed RedisInstance needs (lib/catalog/redis-operator.ts). */
 export const REDIS_OPERATOR_CAPABILITY = "redis-operator";
@@ -93,6 +99,7 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
   schema: RedisInstance,
   name: redisInstanceName,
   licence: {},
+  types: REDIS_TYPES,
   phase: DATASTORE_READY,
   needs: (resource) => (resource.spec.mode === "managed" ? [REDIS_OPERATOR_CAPABILITY] : []),
   emits: [
