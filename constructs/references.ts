@@ -48,24 +48,43 @@ export type Referenceable<T extends ReferenceTarget = ReferenceTarget> =
 
 type KindField<T> = T extends { readonly kindField: infer F extends string } ? F : never;
 
+/** What no construct is: every construct has a `node`. */
+interface NoConstruct {
+  readonly node?: never;
+}
+
+/**
+ * `S` with every object in it refusing a construct: a construct has a `name` (and a `namespace`), so tsc
+ * would otherwise take any for `{ name }`, whatever its kind.
+ */
+type Plain<S> = S extends readonly (infer E)[]
+  ? readonly Plain<E>[]
+  : S extends object
+    ? { readonly [K in keyof S]: Plain<S[K]> } & NoConstruct
+    : S;
+
 /** A reference input `R` where a construct of its target `T` may stand, alone or as `{ ref, ...other fields }`. */
 type ReferenceInput<R, T extends ReferenceTarget> = R extends object
-  ? R | Referenceable<T> | (Omit<R, "name" | "namespace" | KindField<T>> & { readonly ref: Referenceable<T> })
+  ?
+      | Plain<R>
+      | Referenceable<T>
+      | (Plain<Omit<R, "name" | "namespace" | KindField<T>>> & { readonly ref: Referenceable<T> })
   : R;
 
 /**
  * A spec input `S` in which each reference field — those of `Tree`, the schema's reference tree
  * (`ReferenceTree<typeof Schema>`, lib/api/reference-fields.ts) — may be a construct of the kind it
- * references instead of `{ name, namespace? }`. Every other field is `S`'s own.
+ * references instead of `{ name, namespace? }`; a construct anywhere else, or of another kind, is a type
+ * error. Every field keeps `S`'s own type and documentation.
  */
 export type WithReferences<S, Tree> = [Tree] extends [never]
-  ? S
+  ? Plain<S>
   : Tree extends ReferenceTarget
     ? ReferenceInput<S, Tree>
     : S extends readonly (infer E)[]
       ? readonly WithReferences<E, Tree>[]
       : S extends object
-        ? { readonly [K in keyof S]: K extends keyof Tree ? WithReferences<S[K], Tree[K]> : S[K] }
+        ? { readonly [K in keyof S]: WithReferences<S[K], K extends keyof Tree ? Tree[K] : never> } & NoConstruct
         : S;
 
 /** What a construct standing for a reference stands for. */

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { ApiObject, Chart, Testing } from "cdk8s";
 import * as kplus from "cdk8s-plus-28";
 import { parseAllDocuments } from "yaml";
-import { fromName, NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
+import {
+  fromName,
+  NaviqueLicense,
+  NaviqueOperator,
+  PostgresCluster,
+  RedisInstance,
+  Stack,
+} from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
 import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
 import { run } from "../../lib/cluster/process.js";
@@ -427,5 +434,43 @@ describe("cluster-scoped objects in a chart with a namespace", () => {
       "Deployment/navique-ai-core-operator": "navique-system",
       "PostgresCluster/db": "apps",
     });
+  });
+});
+
+describe("validation at synth, in the manner of cdk8s's App", () => {
+  it("GIVEN three bad constructs in two charts WHEN the app is synthesized THEN one error names each path and its fields", () => {
+    const app = Testing.app();
+    const platform = new Chart(app, "platform", { namespace: "apps" });
+    const ops = new Chart(app, "ops");
+    // Each is constructed without a throw: its problems wait for synth, with every other construct's.
+    new PostgresCluster(platform, "orders", { spec: { databases: [{ name: "Orders" }], managed: { instances: 0 } } });
+    new PostgresCluster(platform, "fine", { spec: {} });
+    new RedisInstance(platform, "cache", { spec: { managed: { sentinel: true } } });
+    new NaviqueOperator(ops, "operator", { image: "Registry/Operator:latest", watchNamespaces: ["Team_A"] });
+    let message: string | undefined;
+    try {
+      app.synth();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(
+      [
+        "Validation failed with the following errors:",
+        `  [platform/orders] PostgresCluster spec.databases[0].name: must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters (received "Orders")`,
+        "  [platform/orders] PostgresCluster spec.managed.instances: must be >= 1 (received 0)",
+        "  [platform/cache] RedisInstance spec.managed.sentinel: spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
+        '  [ops/operator] NaviqueOperator image: must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits> (received "Registry/Operator:latest")',
+        `  [ops/operator] NaviqueOperator watchNamespaces[0]: must be a lowercase RFC 1123 label: letters, digits and '-', starting and ending with a letter or digit (received "Team_A")`,
+      ].join("\n"),
+    );
+  });
+
+  it("GIVEN a second NaviqueOperator in the app WHEN synthesized THEN it is refused, naming both paths", () => {
+    const app = Testing.app();
+    new NaviqueOperator(new Chart(app, "system"), "operator");
+    new NaviqueOperator(new Chart(app, "apps"), "operator-again");
+    expect(synthProblems(app.charts[0] as Chart)).toEqual([
+      "[apps/operator-again] NaviqueOperator: the operator is already installed by the NaviqueOperator at system/operator, and there is one operator per cluster (both would write the same CRDs, namespace, RBAC and Deployment): remove the NaviqueOperator at apps/operator-again",
+    ]);
   });
 });
