@@ -1,6 +1,7 @@
 import { ApiObject, Chart, Testing } from "cdk8s";
 import * as kplus from "cdk8s-plus-28";
-import { fromName, PostgresCluster, RedisInstance } from "../../constructs/index.js";
+import { fromName, PostgresCluster, RedisInstance, type Referenceable } from "../../constructs/index.js";
+import type { API_GROUP } from "../../lib/api/group.js";
 import type { PostgresClusterSpec } from "../../lib/api/postgres-cluster.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { StackSpec } from "../../lib/api/stack.js";
@@ -131,6 +132,18 @@ describe("a reference field takes a construct of the kind its schema names", () 
     expect(synthProblems(chart)).toEqual([
       `[platform/db] PostgresCluster spec.databases[0]: is no reference: a construct stands only where the spec names another object; write the value itself (received the Secret at platform/secret)`,
     ]);
+  });
+
+  it("a field referencing a kind of the product takes that kind's construct, and no other kind's", () => {
+    const { chart } = platform();
+    type ToPostgresCluster = Referenceable<{
+      readonly group: typeof API_GROUP;
+      readonly kinds: readonly ["PostgresCluster"];
+    }>;
+    const db: ToPostgresCluster = new PostgresCluster(chart, "db", { spec: {} });
+    // @ts-expect-error a RedisInstance is no PostgresCluster
+    const cache: ToPostgresCluster = new RedisInstance(chart, "cache");
+    expect([db.node.path, cache.node.path]).toEqual(["platform/db", "platform/cache"]);
   });
 
   it("the reference fields are computed from the schema: a spec without references has none", () => {
