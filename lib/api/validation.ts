@@ -38,7 +38,13 @@ export function fieldPath(segments: readonly PropertyKey[], prefix = ""): string
 
 function render(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const text = JSON.stringify(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // A value that is no data (a cycle: a construct where a string belongs) is named, not dumped.
+    text = String(value);
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

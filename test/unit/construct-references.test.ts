@@ -152,3 +152,17 @@ describe("a reference field takes a construct of the kind its schema names", () 
     expect([none, secret]).toEqual([true, ["Secret"]]);
   });
 });
+
+describe("a construct where the reference's own fields belong", () => {
+  it("is refused by the schema, naming the construct rather than dumping it", () => {
+    const { chart } = platform();
+    const secret = new ApiObject(chart, "secret", { apiVersion: "v1", kind: "Secret" });
+    new PostgresCluster(chart, "db", {
+      // Typed away: tsc would refuse it (a name is a string).
+      spec: { mode: "external", external: { connectionSecretRef: { name: secret as never } } },
+    });
+    expect(synthProblems(chart)).toEqual([
+      "[platform/db] PostgresCluster spec.external.connectionSecretRef.name: expected string (received platform/secret)",
+    ]);
+  });
+});
