@@ -1,5 +1,5 @@
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { refNamespace } from "../../api/refs.js";
+import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../adopted-datastore.js";
@@ -39,8 +39,8 @@ function references(resource: RedisInstance): Reference[] {
     },
     {
       field: "spec.adopt.credentialsSecretRef",
-      group: "",
-      kind: "Secret",
+      group: SECRET_TARGET.group,
+      kind: SECRET_TARGET.kinds[0],
       name: adopt.credentialsSecretRef.name,
       namespace: refNamespace(adopt.credentialsSecretRef, namespace),
     },
