@@ -101,15 +101,18 @@ export class NaviqueResource<K extends string = string>
       spec,
     });
     for (const dependency of references.dependencies) this.apiObject.addDependency(dependency);
+    // The resource as the operator will read it (in its chart's namespace, which may be the one at fault).
     this.resource =
       problems.problems.length > 0
         ? undefined
-        : module.schema.parse({
-            apiVersion: API_GROUP_VERSION,
-            kind,
-            metadata: { name: this.name, namespace: this.namespace ?? "default" },
-            spec,
-          });
+        : problems.take(
+            checkInput(module.schema, {
+              apiVersion: API_GROUP_VERSION,
+              kind,
+              metadata: { name: this.name, namespace: this.namespace ?? "default" },
+              spec,
+            }),
+          );
     appChanged(this);
     this.node.addValidation({
       validate: () => {

@@ -474,3 +474,15 @@ describe("validation at synth, in the manner of cdk8s's App", () => {
     ]);
   });
 });
+
+describe("a PostgresCluster in a chart whose namespace is no namespace name", () => {
+  it("is refused at synth, naming the namespace it would land in", () => {
+    const app = Testing.app();
+    new PostgresCluster(new Chart(app, "platform", { namespace: "Team_A" }), "db", { spec: {} });
+    expect(synthProblems(app.charts[0] as Chart)).toEqual([
+      expect.stringMatching(
+        /^\[platform\/db\] PostgresCluster metadata\.namespace: must be a lowercase RFC 1123 label.*\(received "Team_A"\)$/,
+      ),
+    ]);
+  });
+});
