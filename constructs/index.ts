@@ -6,5 +6,12 @@ export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } fr
 export { PostgresCluster, type PostgresClusterProps } from "./postgres-cluster.js";
 export { RedisInstance, type RedisInstanceProps } from "./redis-instance.js";
 export { ReferenceGrant, type ReferenceGrantProps } from "./reference-grant.js";
-export { type ExternalResource, fromName, type Referenceable, type WithReferences } from "./references.js";
+export {
+  type ExternalResource,
+  fromName,
+  type KindConstruct,
+  type Referenceable,
+  type SecretConstruct,
+  type WithReferences,
+} from "./references.js";
 export { Stack, type StackProps } from "./stack.js";

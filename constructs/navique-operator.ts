@@ -10,11 +10,15 @@ import {
 } from "../lib/api/operator-process.js";
 import { namespaceName } from "../lib/api/refs.js";
 import { type ResourceRequirements, resourceRequirements } from "../lib/api/resource-requirements.js";
-import { parseInput, ValidationError } from "../lib/api/validation.js";
+import { checkInput } from "../lib/api/validation.js";
 import { type ChartSource, parseChartSource } from "../lib/catalog/chart-source.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { clusterScoped } from "./cluster-scoped.js";
+import { PropsProblems } from "./props-problems.js";
+
+/** What the messages call this construct. */
+const OPERATOR_CONSTRUCT = "NaviqueOperator";
 
 /** @default image of the operator: the release's, pinned by tag and digest. */
 export const DEFAULT_OPERATOR_IMAGE = pinnedReference(OPERATOR_IMAGE);
@@ -81,15 +85,21 @@ export class NaviqueOperator extends Construct {
         subjects: [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }],
       }),
     );
-    const where = `NaviqueOperator at ${this.node.path}`;
-    const image = parseInput(imageReference, props.image ?? DEFAULT_OPERATOR_IMAGE, where, "image");
-    const mirror = chartMirror(props, where);
-    const resources = parseInput(resourceRequirements, props.resources ?? OPERATOR_RESOURCES, where, "resources");
+    // Every problem is reported at synth, with every other construct's, under this construct's path.
+    const problems = new PropsProblems();
+    this.node.addValidation({ validate: () => [...problems.lines(OPERATOR_CONSTRUCT), ...this.otherOperators()] });
+    const image = props.image ?? DEFAULT_OPERATOR_IMAGE;
+    problems.take(checkInput(imageReference, image, "image"));
+    const mirror = chartMirror(props, problems);
+    const resources = props.resources ?? OPERATOR_RESOURCES;
+    problems.take(checkInput(resourceRequirements, resources, "resources"));
     const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
     if (props.chartSource) args.push("--chart-source", props.chartSource);
     if (props.watchNamespaces && props.watchNamespaces.length > 0) {
-      const names = props.watchNamespaces.map((n, i) => parseInput(namespaceName, n, where, `watchNamespaces[${i}]`));
-      args.push("--watch-namespaces", names.join(","));
+      for (const [i, name] of props.watchNamespaces.entries()) {
+        problems.take(checkInput(namespaceName, name, `watchNamespaces[${i}]`));
+      }
+      args.push("--watch-namespaces", props.watchNamespaces.join(","));
     }
     new ApiObject(this, "Deployment", {
       apiVersion: "apps/v1",
@@ -139,6 +149,20 @@ export class NaviqueOperator extends Construct {
       },
     });
   }
+
+  /**
+   * The operator is installed once per cluster: its CRDs, namespace, RBAC and Deployment are cluster-wide
+   * or fixed names, so a second construct in the app would write them all again. Each one after the
+   * first is refused, naming the first.
+   */
+  private otherOperators(): string[] {
+    const operators = this.node.root.node.findAll().filter((c) => c instanceof NaviqueOperator);
+    const first = operators[0];
+    if (!first || first === this) return [];
+    return [
+      `${OPERATOR_CONSTRUCT}: the operator is already installed by the ${OPERATOR_CONSTRUCT} at ${first.node.path}, and there is one operator per cluster (both would write the same CRDs, namespace, RBAC and Deployment): remove the ${OPERATOR_CONSTRUCT} at ${this.node.path}`,
+    ];
+  }
 }
 
 /** The volume of the mirrored charts. */
@@ -147,32 +171,30 @@ export const CHART_MIRROR = "chart-mirror";
 /** The mirror's volume and where it is mounted, for a `dir:` chart source; none for another. */
 function chartMirror(
   props: NaviqueOperatorProps,
-  where: string,
+  problems: PropsProblems,
 ): { readonly path: string; readonly volume: Readonly<Record<string, unknown>> } | undefined {
   let source: ChartSource;
   try {
     source = parseChartSource(props.chartSource);
   } catch (error) {
-    throw new ValidationError(where, [{ path: "chartSource", message: (error as Error).message }]);
+    problems.add({ path: "chartSource", message: (error as Error).message });
+    return undefined;
   }
   if (source.kind !== "directory") {
     if (props.chartMirrorVolume) {
-      throw new ValidationError(where, [
-        {
-          path: "chartMirrorVolume",
-          message: `only a dir: chart source is read from a volume; this one is ${props.chartSource ?? "official"}: drop chartMirrorVolume, or set chartSource to dir:PATH`,
-        },
-      ]);
+      problems.add({
+        path: "chartMirrorVolume",
+        message: `only a dir: chart source is read from a volume; this one is ${props.chartSource ?? "official"}: drop chartMirrorVolume, or set chartSource to dir:PATH`,
+      });
     }
     return undefined;
   }
   if (!props.chartMirrorVolume || Object.keys(props.chartMirrorVolume).length === 0) {
-    throw new ValidationError(where, [
-      {
-        path: "chartMirrorVolume",
-        message: `chartSource ${props.chartSource} is read inside the operator's pod: give the volume holding the packaged charts, e.g. { persistentVolumeClaim: { claimName: "chart-mirror" } }`,
-      },
-    ]);
+    problems.add({
+      path: "chartMirrorVolume",
+      message: `chartSource ${props.chartSource} is read inside the operator's pod: give the volume holding the packaged charts, e.g. { persistentVolumeClaim: { claimName: "chart-mirror" } }`,
+    });
+    return undefined;
   }
   return { path: source.path, volume: props.chartMirrorVolume };
 }

@@ -1,19 +1,22 @@
 import { ApiObject, Chart } from "cdk8s";
 import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
+import { referenceFields } from "../lib/api/reference-fields.js";
 import { namespaceName } from "../lib/api/refs.js";
-import { parseInput } from "../lib/api/validation.js";
+import { checkInput } from "../lib/api/validation.js";
 import { licenceRefusal } from "../lib/engine/admission.js";
 import { referrerOf } from "../lib/engine/gates.js";
 import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
 import { membersIn } from "../lib/engine/members.js";
+import { notImplemented } from "../lib/engine/not-implemented.js";
 import { grantsToCreate, REFERENCE_NOT_PERMITTED, ungrantedReferences } from "../lib/engine/reference-grants.js";
 import { REGISTRY } from "../lib/kinds/registry.js";
 import { enforceFeature } from "../lib/licence/enforce.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
 import { appChanged, appDeclarations, type DeclaredResource, type DeclaresResources } from "./app-declarations.js";
-import { resolveReferences } from "./references.js";
+import { PropsProblems } from "./props-problems.js";
+import { type KindConstruct, resolveReferences } from "./references.js";
 
 /** What every construct of a registered kind takes, beside its spec. */
 export interface NaviqueResourceProps {
@@ -34,19 +37,29 @@ export interface NaviqueResourceProps {
 /** The Community entitlements, judged now: what an app without a NaviqueLicense gets. */
 const community = () => resolveEntitlements(undefined, { now: new Date() });
 
+/** Whether `path` is `field` or a field inside it. */
+const within = (path: string, field: string) =>
+  path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
+
 /**
- * The construct of any registered kind, for GitOps: name, namespace and spec parsed by the kind's schemas
- * at construction (every problem named with the construct path and the field), the custom resource
- * synthesized with the schema's defaults written out, and at synth the checks the operator would make
- * that need no cluster — the licence (feature and caps, over the app's instances of every kind, its
- * members included) and the grants its references into other namespaces need.
+ * The construct of any registered kind, for GitOps: the custom resource synthesized with the schema's
+ * defaults written out. Everything is judged at synth, where cdk8s reports every construct's problems in
+ * one error, each with its construct path: name, namespace and spec as the kind's schemas parse them (and
+ * each reference as the kind its field names), then the checks the operator would make that need no
+ * cluster — a backend type declared but not implemented, the licence (feature and caps, over the app's
+ * instances of every kind, its members included) and the grants its references into other namespaces need.
  */
-export class NaviqueResource extends Construct implements DeclaresResources {
+export class NaviqueResource<K extends string = string>
+  extends Construct
+  implements DeclaresResources, KindConstruct<K>
+{
+  /** The kind of the resource: what a reference to it checks. */
+  readonly kind: K;
   readonly apiObject: ApiObject;
   readonly name: string;
   readonly namespace: string | undefined;
-  /** The resource as stored: what the engine's decisions are made on. */
-  private readonly resource: EngineResource;
+  /** The resource as stored, when its props are valid: what the engine's decisions are made on. */
+  private readonly resource: EngineResource | undefined;
 
   constructor(
     scope: Construct,
@@ -56,41 +69,67 @@ export class NaviqueResource extends Construct implements DeclaresResources {
   ) {
     super(scope, id);
     const { kind } = module.definition;
-    const where = `${kind} at ${this.node.path}`;
-    this.name = parseInput(module.name, props.name ?? id, where, "name");
+    this.kind = kind as K;
+    const problems = new PropsProblems();
+    this.name = problems.take(checkInput(module.name, props.name ?? id, "name")) ?? props.name ?? id;
     const namespace =
-      props.namespace === undefined ? undefined : parseInput(namespaceName, props.namespace, where, "namespace");
+      props.namespace === undefined
+        ? undefined
+        : problems.take(checkInput(namespaceName, props.namespace, "namespace"));
     // Without one of its own, the resource lands in its chart's namespace (cdk8s writes it at synth): the
     // synth-time checks judge it there.
     this.namespace = namespace ?? Chart.of(this).namespace;
     // Constructs standing for references become the references they mean; the referrer depends on them.
-    const references = resolveReferences(props.spec, this.namespace);
-    const spec = parseInput(module.definition.spec, references.spec, where, "spec");
+    const references = resolveReferences(props.spec, this.namespace, referenceFields(module.definition.spec));
+    problems.add(...references.problems);
+    const parsed = checkInput(module.definition.spec, references.spec, "spec");
+    // A construct refused for a field leaves the field empty: that is its problem, not the schema's.
+    if (!parsed.ok) {
+      const refused = references.problems.map((p) => p.path);
+      problems.add(...parsed.problems.filter((p) => !refused.some((field) => within(p.path, field))));
+    }
+    // The parsed spec: the schema's defaults are written out, so the YAML says exactly what runs.
+    const spec = parsed.ok ? parsed.data : references.spec;
     this.apiObject = new ApiObject(this, "Resource", {
       apiVersion: API_GROUP_VERSION,
       kind,
       metadata: {
         name: this.name,
-        ...(namespace ? { namespace } : {}),
+        ...(props.namespace ? { namespace: props.namespace } : {}),
         ...(props.labels ? { labels: { ...props.labels } } : {}),
       },
-      // The parsed spec: the schema's defaults are written out, so the YAML says exactly what runs.
       spec,
     });
     for (const dependency of references.dependencies) this.apiObject.addDependency(dependency);
-    this.resource = module.schema.parse({
-      apiVersion: API_GROUP_VERSION,
-      kind,
-      metadata: { name: this.name, namespace: this.namespace ?? "default" },
-      spec,
-    });
+    // The resource as the operator will read it (in its chart's namespace, which may be the one at fault).
+    this.resource =
+      problems.problems.length > 0
+        ? undefined
+        : problems.take(
+            checkInput(module.schema, {
+              apiVersion: API_GROUP_VERSION,
+              kind,
+              metadata: { name: this.name, namespace: this.namespace ?? "default" },
+              spec,
+            }),
+          );
     appChanged(this);
-    this.node.addValidation({ validate: () => this.licenceProblems() });
-    if (!props.grantedInCluster) this.node.addValidation({ validate: () => this.grantProblems() });
+    this.node.addValidation({
+      validate: () => {
+        if (!this.resource) return problems.lines(kind);
+        return [
+          ...this.typeProblems(this.resource),
+          ...this.licenceProblems(this.resource),
+          ...(props.grantedInCluster ? [] : this.grantProblems(this.resource)),
+        ];
+      },
+    });
   }
 
   /** Itself, and — when the licence lets it create them — its members, each as the resource of its own kind. */
   declaredResources(entitlements: Entitlements): DeclaredResource[] {
+    // Props that are invalid declare nothing: their problems are reported instead.
+    if (!this.resource) return [];
     const self = { module: this.module, resource: this.resource };
     const { feature } = this.module.licence;
     if (feature && !enforceFeature(entitlements, feature, "").allowed) return [self];
@@ -112,37 +151,42 @@ export class NaviqueResource extends Construct implements DeclaresResources {
    * feature, then the cap over the app's instances of the kind, in declaration order. The operator still
    * decides in the cluster, where older instances may exist.
    */
-  private licenceProblems(): string[] {
+  private licenceProblems(resource: EngineResource): string[] {
     const app = appDeclarations(this, community);
     const entitlements = app.entitlements ?? community();
     const declared = app.byConstruct.get(this) ?? [];
     const problems: string[] = [];
-    for (const [index, { module, resource }] of declared.entries()) {
+    for (const [index, declaration] of declared.entries()) {
       const refusal = licenceRefusal(
-        module,
-        resource,
-        { licence: { entitlements, instances: app.instances.get(resource.kind) ?? [] } },
-        app.caps.get(resource.kind),
+        declaration.module,
+        declaration.resource,
+        { licence: { entitlements, instances: app.instances.get(declaration.resource.kind) ?? [] } },
+        app.caps.get(declaration.resource.kind),
       );
       if (!refusal) continue;
-      const at = `${this.module.definition.kind} at ${this.node.path}`;
-      problems.push(
-        index === 0 ? `${at}: ${refusal.message}` : `${at}: its member would be refused: ${refusal.message}`,
-      );
+      // The engine's message names the resource (`Kind namespace/name is refused: …`); a member's, the member.
+      const self = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+      problems.push(index === 0 ? refusal.message : `${self}: its member would be refused: ${refusal.message}`);
       if (index === 0) break;
     }
     return problems;
+  }
+
+  /** A backend type its kind declares but does not implement: refused as the operator would (NotImplemented). */
+  private typeProblems(resource: EngineResource): string[] {
+    const refused = notImplemented(this.module.types, resource.spec);
+    return refused ? [`${resource.kind} ${refused.message}`] : [];
   }
 
   /**
    * Synth-time grant check: cdk8s cannot see the cluster, so the references into other namespaces must be
    * granted by the app's own grant constructs, by the same decision the operator makes.
    */
-  private grantProblems(): string[] {
-    const referrer = referrerOf(this.resource);
+  private grantProblems(resource: EngineResource): string[] {
+    const referrer = referrerOf(resource);
     const ungranted = ungrantedReferences(
       referrer,
-      this.module.references(this.resource),
+      this.module.references(resource),
       appDeclarations(this, community).grants,
     );
     if (ungranted.length === 0) return [];
@@ -150,7 +194,7 @@ export class NaviqueResource extends Construct implements DeclaresResources {
     const kind = this.module.definition.kind;
     const grant = REGISTRY.grants.kind;
     return [
-      `${kind} at ${this.node.path}: ${fields} ${ungranted.length > 1 ? "point" : "points"} into another namespace, and no ${grant} of this app grants it: the operator would refuse it (${REFERENCE_NOT_PERMITTED}). Declare ${grantsToCreate(referrer, ungranted).join("; and ")}, with the ${grant} construct; or, when that grant already exists in the cluster, set grantedInCluster: true on this ${kind}`,
+      `${kind} ${fields} ${ungranted.length > 1 ? "point" : "points"} into another namespace, and no ${grant} of this app grants it: the operator would refuse it (${REFERENCE_NOT_PERMITTED}). Declare ${grantsToCreate(referrer, ungranted).join("; and ")}, with the ${grant} construct; or, when that grant already exists in the cluster, set grantedInCluster: true on this ${kind}`,
     ];
   }
 }

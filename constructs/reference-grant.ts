@@ -3,9 +3,10 @@ import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
 import { REFERENCE_GRANT_KIND, ReferenceGrantSpec, type ReferenceGrantSpecInput } from "../lib/api/reference-grant.js";
 import { namespaceName, objectName } from "../lib/api/refs.js";
-import { parseInput } from "../lib/api/validation.js";
+import { checkInput } from "../lib/api/validation.js";
 import type { ObservedGrant } from "../lib/engine/reference-grants.js";
 import { appChanged } from "./app-declarations.js";
+import { PropsProblems } from "./props-problems.js";
 
 export interface ReferenceGrantProps {
   /**
@@ -29,15 +30,19 @@ export class ReferenceGrant extends Construct {
   readonly apiObject: ApiObject;
   readonly name: string;
   readonly namespace: string;
-  readonly spec: ReferenceGrantSpec;
+  /** The grant, parsed; undefined when its props are invalid (reported at synth). */
+  readonly spec: ReferenceGrantSpec | undefined;
 
   constructor(scope: Construct, id: string, props: ReferenceGrantProps) {
     super(scope, id);
     appChanged(this);
-    const where = `ReferenceGrant at ${this.node.path}`;
-    this.name = parseInput(objectName, props.name ?? id, where, "name");
-    this.namespace = parseInput(namespaceName, props.namespace, where, "namespace");
-    this.spec = parseInput(ReferenceGrantSpec, props.spec, where, "spec");
+    const problems = new PropsProblems();
+    this.name = problems.take(checkInput(objectName, props.name ?? id, "name")) ?? props.name ?? id;
+    this.namespace = problems.take(checkInput(namespaceName, props.namespace, "namespace")) ?? props.namespace;
+    const spec = problems.take(checkInput(ReferenceGrantSpec, props.spec, "spec"));
+    this.spec = problems.problems.length === 0 ? spec : undefined;
+    // Reported at synth with every other construct's problems.
+    this.node.addValidation({ validate: () => problems.lines(REFERENCE_GRANT_KIND) });
     this.apiObject = new ApiObject(this, "Resource", {
       apiVersion: API_GROUP_VERSION,
       kind: REFERENCE_GRANT_KIND,
@@ -46,12 +51,12 @@ export class ReferenceGrant extends Construct {
         namespace: this.namespace,
         ...(props.labels ? { labels: { ...props.labels } } : {}),
       },
-      spec: this.spec,
+      spec: spec ?? props.spec,
     });
   }
 
   /** What the app's synth-time checks read of it (constructs/app-declarations.ts). */
-  declaredGrant(): ObservedGrant {
-    return { namespace: this.namespace, spec: this.spec };
+  declaredGrant(): ObservedGrant | undefined {
+    return this.spec && { namespace: this.namespace, spec: this.spec };
   }
 }

@@ -1,5 +1,6 @@
 import type { Construct } from "constructs";
-import type { StackSpecInput } from "../lib/api/stack.js";
+import type { ReferenceTree } from "../lib/api/reference-fields.js";
+import type { STACK_KIND, StackSpec, StackSpecInput } from "../lib/api/stack.js";
 import type { KindModule } from "../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../lib/kinds/stack/module.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
@@ -7,7 +8,7 @@ import type { WithReferences } from "./references.js";
 
 export interface StackProps extends NaviqueResourceProps {
   /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
-  readonly spec?: WithReferences<StackSpecInput>;
+  readonly spec?: WithReferences<StackSpecInput, ReferenceTree<typeof StackSpec>>;
 }
 
 /**
@@ -16,7 +17,7 @@ export interface StackProps extends NaviqueResourceProps {
  * cluster. Synth checks the licence the app declares (a NaviqueLicense, else the Community defaults): a
  * Stack it would skip or refuse, or whose member it would refuse, fails synth with the operator's message.
  */
-export class Stack extends NaviqueResource {
+export class Stack extends NaviqueResource<typeof STACK_KIND> {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, STACK_MODULE as unknown as KindModule, { ...props, spec: props.spec ?? {} });
   }

@@ -1,7 +1,9 @@
 import { z } from "zod";
+import { CNPG_CLUSTER_TARGET } from "../kinds/postgres-cluster/cnpg.js";
+import type { BackendTypes } from "./backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import { datastoreModeRules } from "./datastore-mode-rules.js";
-import { ObjectRef, objectName, SecretKeyRef } from "./refs.js";
+import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "./refs.js";
 import { ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
 
@@ -96,6 +98,13 @@ export const PostgresType = z
   );
 export type PostgresType = z.infer<typeof PostgresType>;
 
+/** The PostgresCluster's backends: only cnpg is implemented; the others are refused with NotImplemented. */
+export const POSTGRES_TYPES: BackendTypes = {
+  declared: PostgresType.options,
+  implemented: ["cnpg"] satisfies PostgresType[],
+  instead: "type: cnpg (CloudNativePG)",
+};
+
 export const DatastoreMode = z
   .enum(["managed", "adopt", "external"])
   .describe(
@@ -154,7 +163,7 @@ export type PostgresManaged = z.infer<typeof PostgresManaged>;
 
 export const PostgresAdopt = z
   .object({
-    clusterRef: ObjectRef.describe(
+    clusterRef: referenceTo(CNPG_CLUSTER_TARGET, ObjectRef).describe(
       "The existing CNPG Cluster to adopt; may be in another namespace. Never modified or deleted.",
     ),
     credentialsSecretRef: SecretKeyRef.describe(

@@ -38,7 +38,13 @@ export function fieldPath(segments: readonly PropertyKey[], prefix = ""): string
 
 function render(value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  const text = JSON.stringify(value);
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    // A value that is no data (a cycle: a construct where a string belongs) is named, not dumped.
+    text = String(value);
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
@@ -145,15 +151,28 @@ function problemsOf(schema: z.ZodType, issue: z.core.$ZodIssue, prefix: string):
   }
 }
 
+/** A parse's outcome: the parsed value, or every problem with its field path. */
+export type Checked<T> =
+  | { readonly ok: true; readonly data: T }
+  | { readonly ok: false; readonly problems: readonly FieldProblem[] };
+
+/**
+ * Parses `input` with `schema`, throwing nothing: the value, or every field at fault with what was
+ * expected and received and what to write instead. `prefix` roots the paths (`spec`). For front ends
+ * that report problems later, together (cdk8s synth).
+ */
+export function checkInput<S extends z.ZodType>(schema: S, input: unknown, prefix = ""): Checked<z.output<S>> {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return { ok: true, data: result.data };
+  return { ok: false, problems: result.error.issues.flatMap((issue) => problemsOf(schema, issue, prefix)) };
+}
+
 /**
  * Parses `input` with `schema`; on failure throws a ValidationError naming every field at fault, what
  * was expected and received, and what to write instead. `prefix` roots the paths (`spec`).
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where: string, prefix = ""): z.output<S> {
-  const result = schema.safeParse(input, { reportInput: true });
-  if (result.success) return result.data;
-  throw new ValidationError(
-    where,
-    result.error.issues.flatMap((issue) => problemsOf(schema, issue, prefix)),
-  );
+  const checked = checkInput(schema, input, prefix);
+  if (checked.ok) return checked.data;
+  throw new ValidationError(where, checked.problems);
 }

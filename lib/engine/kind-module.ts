@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { BackendTypes } from "../api/backend-types.js";
 import type { Condition } from "../api/conditions.js";
 import type { KindDefinition } from "../api/crd.js";
 import type { EngineStatus } from "../api/resource-status.js";
@@ -113,6 +114,11 @@ export interface KindModule<R extends EngineResource = EngineResource, Status = 
   readonly name: z.ZodType<string>;
   /** The licence: capped (every kind is), and the paid feature it needs, if any. */
   readonly licence: { readonly feature?: Feature };
+  /**
+   * The backends its `spec.type` names, when it has one: a type declared but not implemented is refused
+   * with NotImplemented (lib/engine/not-implemented.ts), by its desired state and at cdk8s synth.
+   */
+  readonly types?: BackendTypes;
   /** The phase condition its desired state reports on: DatastoreReady, MembersReady … */
   readonly phase: string;
   /** Root capabilities the spec needs now (the engine adds prerequisites). */

@@ -18,9 +18,7 @@ describe("the app's declarations, gathered once per synth", () => {
     for (const name of ["a", "b", "c"]) new PostgresCluster(chart, name, { spec: {} });
     // Community: 2 PostgresClusters; the third declared is refused, 2 come before it.
     expect(refusals(app)).toEqual([
-      expect.stringContaining(
-        "PostgresCluster at app/c: PostgresCluster team/c is refused: the Community edition allows 2",
-      ),
+      expect.stringContaining("[app/c] PostgresCluster team/c is refused: the Community edition allows 2"),
     ]);
     expect(refusals(app)[0]).toContain("and 2 come before it");
     new PostgresCluster(chart, "d", { spec: {} });

@@ -4,9 +4,15 @@ import { join } from "node:path";
 import { ApiObject, Chart, Testing } from "cdk8s";
 import * as kplus from "cdk8s-plus-28";
 import { parseAllDocuments } from "yaml";
-import { fromName, NaviqueLicense, NaviqueOperator, PostgresCluster, Stack } from "../../constructs/index.js";
+import {
+  fromName,
+  NaviqueLicense,
+  NaviqueOperator,
+  PostgresCluster,
+  RedisInstance,
+  Stack,
+} from "../../constructs/index.js";
 import { buildApp } from "../../examples/cdk8s/app.js";
-import { ValidationError } from "../../lib/api/validation.js";
 import { parseWatchNamespaces } from "../../lib/cli/operator-command.js";
 import { run } from "../../lib/cluster/process.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
@@ -15,6 +21,7 @@ import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { deploymentAmong } from "../support/rendered-deployment.js";
 import { REPOSITORY } from "../support/repository.js";
+import { synthProblems } from "../support/synth-problems.js";
 
 describe("the PostgresCluster construct", () => {
   it("synthesizes the custom resource with the schema's defaults written out", () => {
@@ -32,27 +39,33 @@ describe("the PostgresCluster construct", () => {
 
   it("refuses bad props at synth time, naming the construct path, the field and what to write", () => {
     const chart = Testing.chart();
-    let caught: unknown;
-    try {
-      new PostgresCluster(chart, "main", { spec: { mode: "adopt", databases: [{ name: "Bad" }] } });
-    } catch (error) {
-      caught = error;
-    }
-    expect(caught).toBeInstanceOf(ValidationError);
-    const message = (caught as Error).message;
-    expect(message).toContain("PostgresCluster at test/main is invalid:");
-    expect(message).toContain(
-      "spec.adopt: spec.adopt is required when spec.mode is adopt: set spec.adopt.clusterRef and spec.adopt.credentialsSecretRef",
-    );
-    expect(message).toContain("spec.databases[0].name: must be a PostgreSQL identifier");
+    // Construction records the problems; synth reports them.
+    new PostgresCluster(chart, "main", { spec: { mode: "adopt", databases: [{ name: "Bad" }] } });
+    expect(synthProblems(chart)).toEqual([
+      "[test/main] PostgresCluster spec.databases[0].name: must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters (received \"Bad\")",
+      "[test/main] PostgresCluster spec.adopt: spec.adopt is required when spec.mode is adopt: set spec.adopt.clusterRef and spec.adopt.credentialsSecretRef",
+    ]);
   });
 
   it("refuses an id that is not a Kubernetes name unless a name is given", () => {
     const chart = Testing.chart();
-    expect(() => new PostgresCluster(chart, "Main_DB", { spec: {} })).toThrow(
-      /name: must be a lowercase RFC 1123 name.*\(received "Main_DB"\)/s,
-    );
-    expect(() => new PostgresCluster(chart, "Main_DB2", { name: "main-db", spec: {} })).not.toThrow();
+    new PostgresCluster(chart, "Main_DB", { spec: {} });
+    new PostgresCluster(chart, "Main_DB2", { name: "main-db", spec: {} });
+    expect(synthProblems(chart)).toEqual([
+      expect.stringMatching(
+        /^\[test\/Main_DB\] PostgresCluster name: must be a lowercase RFC 1123 name.*\(received "Main_DB"\)$/,
+      ),
+    ]);
+  });
+
+  it("refuses, at synth, a backend type the kind declares but does not implement, with the operator's message", () => {
+    const chart = Testing.chart();
+    new PostgresCluster(chart, "zalando", { namespace: "team", spec: { type: "zalando" } });
+    new PostgresCluster(chart, "cockroach", { namespace: "team", spec: { type: "cockroachdb" } });
+    expect(synthProblems(chart)).toEqual([
+      "[test/zalando] PostgresCluster spec.type zalando is not implemented yet; use type: cnpg (CloudNativePG)",
+      "[test/cockroach] PostgresCluster spec.type cockroachdb is not implemented yet; use type: cnpg (CloudNativePG)",
+    ]);
   });
 });
 
@@ -147,12 +160,12 @@ describe("references between constructs", () => {
         spec: expect.objectContaining({ external: { connectionSecretRef: { name: "made-by-hand" } } }),
       }),
     );
-    expect(
-      () =>
-        new PostgresCluster(platform, "bad", {
-          spec: { mode: "external", external: { connectionSecretRef: { ref: "pg-conn" } as never } },
-        }),
-    ).toThrow(/PostgresCluster at platform\/bad is invalid:\n {2}- spec\.external\.connectionSecretRef/);
+    new PostgresCluster(platform, "bad", {
+      spec: { mode: "external", external: { connectionSecretRef: { ref: "pg-conn" } as never } },
+    });
+    expect(synthProblems(app)).toEqual([
+      '[platform/bad] PostgresCluster spec.external.connectionSecretRef: ref takes a construct of the kind the field references (a Secret); to name one outside the app, write fromName(name, namespace?) or { name } instead of { ref } (received ref: "pg-conn")',
+    ]);
   });
 });
 
@@ -174,7 +187,7 @@ describe("the NaviqueOperator construct's image and chart mirror", () => {
       deploymentOf({ image: `registry.local:5000/mirror/operator:1.2@sha256:${"a".repeat(64)}` })?.containers[0]?.image,
     ).toBe(`registry.local:5000/mirror/operator:1.2@sha256:${"a".repeat(64)}`);
     expect(() => deploymentOf({ image: "Registry/Operator:latest" })).toThrow(
-      "NaviqueOperator at test/operator is invalid:\n  - image: must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits>",
+      "[test/operator] NaviqueOperator image: must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits>",
     );
   });
 
@@ -186,7 +199,7 @@ describe("the NaviqueOperator construct's image and chart mirror", () => {
     const given = { requests: { cpu: "1", memory: "1Gi" } };
     expect(deploymentOf({ resources: given }).containers[0]?.resources).toEqual(given);
     expect(() => deploymentOf({ resources: { limits: { memory: "lots" } } })).toThrow(
-      'NaviqueOperator at test/operator is invalid:\n  - resources.limits.memory: must be a Kubernetes quantity such as "100m" (CPU) or "256Mi" (memory) (received "lots")',
+      '[test/operator] NaviqueOperator resources.limits.memory: must be a Kubernetes quantity such as "100m" (CPU) or "256Mi" (memory) (received "lots")',
     );
   });
 
@@ -223,9 +236,13 @@ describe("the NaviqueOperator construct's namespace scope", () => {
       "--watch-namespaces",
       "team-a,team-b",
     ]);
-    expect(() => new NaviqueOperator(Testing.chart(), "operator", { watchNamespaces: ["Team_A"] })).toThrow(
-      /NaviqueOperator at test\/operator is invalid:\n {2}- watchNamespaces\[0\]: must be a lowercase RFC 1123 label/,
-    );
+    const bad = Testing.chart();
+    new NaviqueOperator(bad, "operator", { watchNamespaces: ["Team_A"] });
+    expect(synthProblems(bad)).toEqual([
+      expect.stringMatching(
+        /^\[test\/operator\] NaviqueOperator watchNamespaces\[0\]: must be a lowercase RFC 1123 label.*\(received "Team_A"\)$/,
+      ),
+    ]);
   });
 });
 
@@ -289,7 +306,7 @@ describe("synth-time licence checks", () => {
     const chart = new Chart(app, "platform");
     for (const name of ["a", "b", "c"]) new PostgresCluster(chart, name, { namespace: "team", spec: {} });
     expect(() => app.synth()).toThrow(
-      "PostgresCluster at platform/c: PostgresCluster team/c is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 come before it (admitted earlier or created first); nothing was created for it.",
+      "[platform/c] PostgresCluster team/c is refused: the Community edition allows 2 PostgresCluster instance(s) and 2 come before it (admitted earlier or created first); nothing was created for it.",
     );
   });
 
@@ -314,7 +331,7 @@ describe("synth-time licence checks", () => {
     const chart = new Chart(app, "platform");
     new Stack(chart, "team", { namespace: "ai" });
     expect(() => app.synth()).toThrow(
-      'Stack at platform/team: Stack ai/team uses feature "stack", which the Community edition does not include; it is skipped. To use it, ask your navique account contact for a licence that includes it, then apply it as the License named `navique`',
+      '[platform/team] Stack ai/team uses feature "stack", which the Community edition does not include; it is skipped. To use it, ask your navique account contact for a licence that includes it, then apply it as the License named `navique`',
     );
   });
 });
@@ -337,7 +354,7 @@ describe("synth-time licence checks of a Stack under a licence that has `stack`"
     // A third PostgresCluster: the Stack's member came first, so this one is beyond the cap of 2.
     new PostgresCluster(chart, "extra", { namespace: "ai", spec: {} });
     expect(() => app.synth()).toThrow(
-      "PostgresCluster at platform/extra: PostgresCluster ai/extra is refused: licence lic-test allows 2 PostgresCluster instance(s) and 2 come before it",
+      "[platform/extra] PostgresCluster ai/extra is refused: licence lic-test allows 2 PostgresCluster instance(s) and 2 come before it",
     );
   });
 
@@ -355,10 +372,10 @@ describe("synth-time licence checks of a Stack under a licence that has `stack`"
       message = (error as Error).message;
     }
     expect(message).toContain(
-      "Stack at platform/first: its member would be refused: PostgresCluster ai/first-postgres is refused: licence lic-test allows 1 PostgresCluster instance(s) and 1 come before it",
+      "[platform/first] Stack ai/first: its member would be refused: PostgresCluster ai/first-postgres is refused: licence lic-test allows 1 PostgresCluster instance(s) and 1 come before it",
     );
     expect(message).toContain(
-      "Stack at platform/second: Stack ai/second is refused: licence lic-test allows 1 Stack instance(s) and 1 come before it",
+      "[platform/second] Stack ai/second is refused: licence lic-test allows 1 Stack instance(s) and 1 come before it",
     );
   });
 });
@@ -386,12 +403,14 @@ describe("the Stack construct", () => {
 
   it("refuses bad props with the construct path and the field", () => {
     const chart = Testing.chart();
-    expect(() => new Stack(chart, "team", { spec: { postgres: { managed: { instances: 12 } } } })).toThrow(
-      /Stack at test\/team is invalid:\n {2}- spec\.postgres\.managed\.instances: must be <= 9 \(received 12\)/,
-    );
-    expect(() => new Stack(chart, "a-very-long-stack-name-that-leaves-no-room")).toThrow(
-      /Stack at test\/a-very-long-stack-name-that-leaves-no-room is invalid:\n {2}- name: a Stack name has at most 41 characters, received 42: /,
-    );
+    new Stack(chart, "team", { spec: { postgres: { managed: { instances: 12 } } } });
+    new Stack(chart, "a-very-long-stack-name-that-leaves-no-room");
+    expect(synthProblems(chart)).toEqual([
+      "[test/team] Stack spec.postgres.managed.instances: must be <= 9 (received 12)",
+      expect.stringMatching(
+        /^\[test\/a-very-long-stack-name-that-leaves-no-room\] Stack name: a Stack name has at most 41 characters, received 42: /,
+      ),
+    ]);
   });
 });
 
@@ -415,5 +434,55 @@ describe("cluster-scoped objects in a chart with a namespace", () => {
       "Deployment/navique-ai-core-operator": "navique-system",
       "PostgresCluster/db": "apps",
     });
+  });
+});
+
+describe("validation at synth, in the manner of cdk8s's App", () => {
+  it("GIVEN three bad constructs in two charts WHEN the app is synthesized THEN one error names each path and its fields", () => {
+    const app = Testing.app();
+    const platform = new Chart(app, "platform", { namespace: "apps" });
+    const ops = new Chart(app, "ops");
+    // Each is constructed without a throw: its problems wait for synth, with every other construct's.
+    new PostgresCluster(platform, "orders", { spec: { databases: [{ name: "Orders" }], managed: { instances: 0 } } });
+    new PostgresCluster(platform, "fine", { spec: {} });
+    new RedisInstance(platform, "cache", { spec: { managed: { sentinel: true } } });
+    new NaviqueOperator(ops, "operator", { image: "Registry/Operator:latest", watchNamespaces: ["Team_A"] });
+    let message: string | undefined;
+    try {
+      app.synth();
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe(
+      [
+        "Validation failed with the following errors:",
+        `  [platform/orders] PostgresCluster spec.databases[0].name: must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters (received "Orders")`,
+        "  [platform/orders] PostgresCluster spec.managed.instances: must be >= 1 (received 0)",
+        "  [platform/cache] RedisInstance spec.managed.sentinel: spec.managed.sentinel needs spec.managed.topology: replication (Sentinels watch a master and its replicas)",
+        '  [ops/operator] NaviqueOperator image: must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits> (received "Registry/Operator:latest")',
+        `  [ops/operator] NaviqueOperator watchNamespaces[0]: must be a lowercase RFC 1123 label: letters, digits and '-', starting and ending with a letter or digit (received "Team_A")`,
+      ].join("\n"),
+    );
+  });
+
+  it("GIVEN a second NaviqueOperator in the app WHEN synthesized THEN it is refused, naming both paths", () => {
+    const app = Testing.app();
+    new NaviqueOperator(new Chart(app, "system"), "operator");
+    new NaviqueOperator(new Chart(app, "apps"), "operator-again");
+    expect(synthProblems(app.charts[0] as Chart)).toEqual([
+      "[apps/operator-again] NaviqueOperator: the operator is already installed by the NaviqueOperator at system/operator, and there is one operator per cluster (both would write the same CRDs, namespace, RBAC and Deployment): remove the NaviqueOperator at apps/operator-again",
+    ]);
+  });
+});
+
+describe("a PostgresCluster in a chart whose namespace is no namespace name", () => {
+  it("is refused at synth, naming the namespace it would land in", () => {
+    const app = Testing.app();
+    new PostgresCluster(new Chart(app, "platform", { namespace: "Team_A" }), "db", { spec: {} });
+    expect(synthProblems(app.charts[0] as Chart)).toEqual([
+      expect.stringMatching(
+        /^\[platform\/db\] PostgresCluster metadata\.namespace: must be a lowercase RFC 1123 label.*\(received "Team_A"\)$/,
+      ),
+    ]);
   });
 });

@@ -13,6 +13,7 @@ import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import { PostgresCluster as PulumiPostgresCluster } from "../../providers/pulumi/postgres-cluster.js";
 import { Stack as PulumiStack } from "../../providers/pulumi/stack.js";
 import { type PlanContext, planPostgresCluster } from "../support/plans.js";
+import { synthProblems } from "../support/synth-problems.js";
 
 /** A Kubernetes object name (RFC 1123 subdomain) and a DNS-1035 label, as the apiserver checks them. */
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -111,15 +112,18 @@ describe("the name limits", () => {
 
   it("the constructs refuse a name over the limit at synth time, with the construct path", () => {
     const chart = Testing.chart();
-    expect(() => new PostgresClusterConstruct(chart, tooLong, { spec: {} })).toThrow(
-      `PostgresCluster at test/${tooLong} is invalid:\n  - name: a PostgresCluster name has at most 50 characters, received 51: its CNPG Cluster, and the Services CloudNativePG derives from it (<name>-rw), are named after it. Choose a shorter name`,
-    );
-    expect(() => new PostgresClusterConstruct(chart, "main", { name: "main.db", spec: {} })).toThrow(
-      /- name: a PostgresCluster name must be a DNS-1035 label .* \(received "main\.db"\)/,
-    );
-    expect(() => new StackConstruct(chart, "s".repeat(42))).toThrow(
-      /- name: a Stack name has at most 41 characters, received 42: its member PostgresCluster <stack>-postgres is named after it/,
-    );
+    new PostgresClusterConstruct(chart, tooLong, { spec: {} });
+    new PostgresClusterConstruct(chart, "main", { name: "main.db", spec: {} });
+    new StackConstruct(chart, "s".repeat(42));
+    expect(synthProblems(chart)).toEqual([
+      `[test/${tooLong}] PostgresCluster name: a PostgresCluster name has at most 50 characters, received 51: its CNPG Cluster, and the Services CloudNativePG derives from it (<name>-rw), are named after it. Choose a shorter name`,
+      expect.stringMatching(
+        /^\[test\/main\] PostgresCluster name: a PostgresCluster name must be a DNS-1035 label .* \(received "main\.db"\)$/,
+      ),
+      expect.stringMatching(
+        /^\[test\/s{42}\] Stack name: a Stack name has at most 41 characters, received 42: its member PostgresCluster <stack>-postgres is named after it/,
+      ),
+    ]);
   });
 });
 

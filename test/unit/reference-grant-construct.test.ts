@@ -2,6 +2,7 @@ import { Chart, Testing } from "cdk8s";
 import { parseAllDocuments } from "yaml";
 import { PostgresCluster, ReferenceGrant } from "../../constructs/index.js";
 import { operatorChartFiles } from "../../constructs/operator-chart.js";
+import { synthProblems } from "../support/synth-problems.js";
 
 const adoptFromData = {
   mode: "adopt" as const,
@@ -24,7 +25,7 @@ describe("synth-time ReferenceGrant checks", () => {
     const chart = new Chart(app, "platform");
     new PostgresCluster(chart, "chat-db", { namespace: "apps", spec: adoptFromData });
     expect(() => app.synth()).toThrow(
-      'PostgresCluster at platform/chat-db: spec.adopt.clusterRef (namespace data) and spec.adopt.credentialsSecretRef (namespace data) point into another namespace, and no ReferenceGrant of this app grants it: the operator would refuse it (ReferenceNotPermitted). Declare a ReferenceGrant in namespace data from group core.navique.com kind PostgresCluster namespace apps to group postgresql.cnpg.io kind Cluster name shared, and to group "" kind Secret name shared-app, with the ReferenceGrant construct; or, when that grant already exists in the cluster, set grantedInCluster: true on this PostgresCluster',
+      '[platform/chat-db] PostgresCluster spec.adopt.clusterRef (namespace data) and spec.adopt.credentialsSecretRef (namespace data) point into another namespace, and no ReferenceGrant of this app grants it: the operator would refuse it (ReferenceNotPermitted). Declare a ReferenceGrant in namespace data from group core.navique.com kind PostgresCluster namespace apps to group postgresql.cnpg.io kind Cluster name shared, and to group "" kind Secret name shared-app, with the ReferenceGrant construct; or, when that grant already exists in the cluster, set grantedInCluster: true on this PostgresCluster',
     );
   });
 
@@ -37,7 +38,7 @@ describe("synth-time ReferenceGrant checks", () => {
     });
     new PostgresCluster(chart, "chat-db", { namespace: "apps", spec: adoptFromData });
     expect(() => app.synth()).toThrow(
-      /^Validation failed with the following errors:\n {2}\[platform\/chat-db\] PostgresCluster at platform\/chat-db: spec\.adopt\.clusterRef \(namespace data\) points into another namespace/,
+      /^Validation failed with the following errors:\n {2}\[platform\/chat-db\] PostgresCluster spec\.adopt\.clusterRef \(namespace data\) points into another namespace/,
     );
   });
 
@@ -67,15 +68,21 @@ describe("synth-time ReferenceGrant checks", () => {
     expect(() => app.synth()).not.toThrow();
   });
 
-  it("refuses a grant without a namespace or with a bad entry, naming the field", () => {
-    const chart = Testing.chart();
-    expect(
-      () =>
-        new ReferenceGrant(chart, "bad", {
-          namespace: "data",
-          spec: { from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "Apps" }], to: [] },
-        }),
-    ).toThrow(/spec\.from\[0\]\.namespace: must be a lowercase RFC 1123 label.*spec\.to: /s);
+  it("refuses, at synth, a grant with a bad entry, naming each field; a grant with problems grants nothing", () => {
+    const app = Testing.app();
+    const chart = new Chart(app, "data");
+    new ReferenceGrant(chart, "bad", {
+      namespace: "data",
+      spec: { from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "Apps" }], to: [] },
+    });
+    new PostgresCluster(new Chart(app, "platform"), "chat-db", { namespace: "apps", spec: adoptFromData });
+    expect(synthProblems(app)).toEqual([
+      expect.stringMatching(
+        /^\[data\/bad\] ReferenceGrant spec\.from\[0\]\.namespace: must be a lowercase RFC 1123 label.*\(received "Apps"\)$/,
+      ),
+      "[data/bad] ReferenceGrant spec.to: number of items must be >= 1 (received [])",
+      expect.stringMatching(/^\[platform\/chat-db\] PostgresCluster spec\.adopt\.clusterRef \(namespace data\) and /),
+    ]);
   });
 });
 

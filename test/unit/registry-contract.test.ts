@@ -2,6 +2,7 @@ import { customResourceDefinition } from "../../lib/api/crd.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { cappedKind } from "../../lib/engine/admission.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import { NOT_IMPLEMENTED } from "../../lib/engine/not-implemented.js";
 import { emittedOf, type KubeObject, keyOf } from "../../lib/engine/objects.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
 import type { EngineView } from "../../lib/engine/view.js";
@@ -149,6 +150,32 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
     );
     expect(plan.refusal?.reason).toBe("InstanceCapExceeded");
     expect(plan.steps).toEqual([]);
+  });
+
+  it("declares the backend types its schema accepts; each one not implemented is refused with NotImplemented", () => {
+    const { types } = module;
+    if (!types) {
+      expect(module.definition.spec.safeParse({ type: "any" }).success).toBe(false);
+      return;
+    }
+    for (const type of types.declared) expect(module.definition.spec.safeParse({ type }).success).toBe(true);
+    expect(module.definition.spec.safeParse({ type: "undeclared" }).success).toBe(false);
+    expect(types.implemented.filter((type) => !types.declared.includes(type))).toEqual([]);
+    for (const type of types.declared) {
+      const resource = module.schema.parse({ ...sample(module), spec: module.definition.spec.parse({ type }) });
+      const { verdict, steps } = module.desired(resource, readyView(module, resource));
+      if (types.implemented.includes(type)) {
+        expect(verdict.reason).not.toBe(NOT_IMPLEMENTED);
+        continue;
+      }
+      expect(steps).toEqual([]);
+      expect(verdict).toEqual({
+        ok: false,
+        reason: NOT_IMPLEMENTED,
+        message: `spec.type ${type} is not implemented yet; use ${types.instead}`,
+        stalled: true,
+      });
+    }
   });
 
   it("on deletion never touches an object that does not carry its mark, and removes its finalizer last", () => {

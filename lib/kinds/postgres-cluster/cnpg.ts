@@ -3,6 +3,8 @@ export const CNPG_GROUP = "postgresql.cnpg.io";
 export const CNPG_VERSION = "v1";
 export const CNPG_API_VERSION = `${CNPG_GROUP}/${CNPG_VERSION}`;
 export const CNPG_CLUSTERS = "clusters";
+/** What `spec.adopt.clusterRef` names: a CNPG Cluster. */
+export const CNPG_CLUSTER_TARGET = { group: CNPG_GROUP, kinds: ["Cluster"] } as const;
 export const CNPG_DATABASES = "databases";
 
 /** The role and database `initdb` creates in a managed cluster, owner of databases by default. */

@@ -1,7 +1,13 @@
-import type { DeletionPolicy, PostgresCluster, PostgresClusterStatus } from "../../api/postgres-cluster.js";
+import {
+  type DeletionPolicy,
+  POSTGRES_TYPES,
+  type PostgresCluster,
+  type PostgresClusterStatus,
+} from "../../api/postgres-cluster.js";
 import { refNamespace } from "../../api/refs.js";
 import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
 import type { Desired } from "../../engine/kind-module.js";
+import { notImplemented } from "../../engine/not-implemented.js";
 import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep, PlannedEvent } from "../../engine/steps.js";
@@ -255,17 +261,8 @@ function desiredExternal(resource: PostgresCluster, view: EngineView): PostgresD
 
 /** What a PostgresCluster wants in the cluster now, by mode. Pure. */
 export function desiredPostgresCluster(resource: PostgresCluster, view: EngineView): PostgresDesired {
-  if (resource.spec.type !== "cnpg") {
-    return {
-      steps: [],
-      verdict: {
-        ok: false,
-        reason: "NotImplemented",
-        message: `spec.type ${resource.spec.type} is not implemented yet; use type: cnpg (CloudNativePG)`,
-        stalled: true,
-      },
-    };
-  }
+  const refused = notImplemented(POSTGRES_TYPES, resource.spec);
+  if (refused) return { steps: [], verdict: refused };
   if (resource.spec.mode === "managed") return desiredManaged(resource, view);
   if (resource.spec.mode === "adopt") return desiredAdopted(resource, view);
   return desiredExternal(resource, view);

@@ -1,20 +1,21 @@
 import { DATASTORE_READY } from "../../api/conditions.js";
 import {
   POSTGRES_CLUSTER_DEFINITION,
+  POSTGRES_TYPES,
   PostgresCluster,
   type PostgresClusterStatus,
   postgresClusterName,
 } from "../../api/postgres-cluster.js";
-import { refNamespace } from "../../api/refs.js";
+import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../adopted-datastore.js";
 import { connectionSecretRead } from "../external-connection.js";
 import {
   CNPG_API_VERSION,
+  CNPG_CLUSTER_TARGET,
   CNPG_CLUSTERS,
   CNPG_DATABASES,
-  CNPG_GROUP,
   clusterPasswordSecrets,
   databaseCluster,
   POSTGRES_PORT,
@@ -41,15 +42,15 @@ function references(resource: PostgresCluster): Reference[] {
   return [
     {
       field: "spec.adopt.clusterRef",
-      group: CNPG_GROUP,
-      kind: "Cluster",
+      group: CNPG_CLUSTER_TARGET.group,
+      kind: CNPG_CLUSTER_TARGET.kinds[0],
       name: adopt.clusterRef.name,
       namespace: refNamespace(adopt.clusterRef, namespace),
     },
     {
       field: "spec.adopt.credentialsSecretRef",
-      group: "",
-      kind: "Secret",
+      group: SECRET_TARGET.group,
+      kind: SECRET_TARGET.kinds[0],
       name: adopt.credentialsSecretRef.name,
       namespace: refNamespace(adopt.credentialsSecretRef, namespace),
     },
@@ -81,6 +82,7 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
   schema: PostgresCluster,
   name: postgresClusterName,
   licence: {},
+  types: POSTGRES_TYPES,
   phase: DATASTORE_READY,
   needs: (resource) => rootNeeds(resource.spec.mode, resource.spec.type),
   recordedNeeds: (resource) =>

@@ -1,5 +1,5 @@
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { refNamespace } from "../../api/refs.js";
+import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../adopted-datastore.js";
@@ -14,7 +14,13 @@ import {
   REDIS_STANDALONE,
   redisStatefulSetName,
 } from "./redis-operator-api.js";
-import { REDIS_INSTANCE_DEFINITION, RedisInstance, type RedisInstanceStatus, redisInstanceName } from "./schema.js";
+import {
+  REDIS_INSTANCE_DEFINITION,
+  REDIS_TYPES,
+  RedisInstance,
+  type RedisInstanceStatus,
+  redisInstanceName,
+} from "./schema.js";
 
 /** The capability a managed RedisInstance needs (lib/catalog/redis-operator.ts). */
 export const REDIS_OPERATOR_CAPABILITY = "redis-operator";
@@ -33,8 +39,8 @@ function references(resource: RedisInstance): Reference[] {
     },
     {
       field: "spec.adopt.credentialsSecretRef",
-      group: "",
-      kind: "Secret",
+      group: SECRET_TARGET.group,
+      kind: SECRET_TARGET.kinds[0],
       name: adopt.credentialsSecretRef.name,
       namespace: refNamespace(adopt.credentialsSecretRef, namespace),
     },
@@ -93,6 +99,7 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
   schema: RedisInstance,
   name: redisInstanceName,
   licence: {},
+  types: REDIS_TYPES,
   phase: DATASTORE_READY,
   needs: (resource) => (resource.spec.mode === "managed" ? [REDIS_OPERATOR_CAPABILITY] : []),
   emits: [

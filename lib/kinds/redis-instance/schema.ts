@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { BackendTypes } from "../../api/backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { datastoreModeRules } from "../../api/datastore-mode-rules.js";
 import {
@@ -8,10 +9,16 @@ import {
   datastoreName,
   datastoreNameRules,
 } from "../../api/postgres-cluster.js";
-import { namespaceName, objectName, SecretKeyRef } from "../../api/refs.js";
+import { namespaceName, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
-import { DEFAULT_REDIS_IMAGE, DEFAULT_SENTINEL_IMAGE } from "./redis-operator-api.js";
+import {
+  DEFAULT_REDIS_IMAGE,
+  DEFAULT_SENTINEL_IMAGE,
+  REDIS_OPERATOR_GROUP,
+  REDIS_REPLICATION,
+  REDIS_STANDALONE,
+} from "./redis-operator-api.js";
 
 export const REDIS_INSTANCE_KIND = "RedisInstance";
 export const REDIS_INSTANCE_PLURAL = "redisinstances";
@@ -40,6 +47,13 @@ const quantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|
 export const RedisType = z
   .enum(["redis"])
   .describe("Backend implementation: redis, on the OT-CONTAINER-KIT redis-operator.");
+
+/** The RedisInstance's backends: the one it declares is implemented. */
+export const REDIS_TYPES: BackendTypes = {
+  declared: RedisType.options,
+  implemented: ["redis"] satisfies z.infer<typeof RedisType>[],
+  instead: "type: redis",
+};
 
 export const RedisTopology = z
   .enum(["standalone", "replication"])
@@ -96,19 +110,21 @@ export type RedisManaged = z.infer<typeof RedisManaged>;
 
 export const RedisAdopt = z
   .object({
-    redisRef: z
-      .object({
-        kind: z
-          .enum(["Redis", "RedisReplication"])
-          .default("Redis")
-          .describe("Kind of the redis-operator resource: Redis (standalone) or RedisReplication."),
-        name: objectName.describe("Name of the redis-operator resource."),
-        namespace: namespaceName.optional().describe("Its namespace; defaults to this resource's."),
-      })
-      .strict()
-      .describe(
-        "The existing Redis of the redis-operator to adopt; may be in another namespace. Never modified or deleted.",
-      ),
+    redisRef: referenceTo(
+      { group: REDIS_OPERATOR_GROUP, kinds: [REDIS_STANDALONE.kind, REDIS_REPLICATION.kind], kindField: "kind" },
+      z
+        .object({
+          kind: z
+            .enum(["Redis", "RedisReplication"])
+            .default("Redis")
+            .describe("Kind of the redis-operator resource: Redis (standalone) or RedisReplication."),
+          name: objectName.describe("Name of the redis-operator resource."),
+          namespace: namespaceName.optional().describe("Its namespace; defaults to this resource's."),
+        })
+        .strict(),
+    ).describe(
+      "The existing Redis of the redis-operator to adopt; may be in another namespace. Never modified or deleted.",
+    ),
     credentialsSecretRef: SecretKeyRef.describe(
       "The Secret holding its password (key `password` unless `key` says); copied into <name>-adopted-credentials in this namespace.",
     ),
