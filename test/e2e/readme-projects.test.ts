@@ -94,6 +94,17 @@ describe("the README's projects, run as written", () => {
     if (work) await rm(work, { recursive: true, force: true });
   });
 
+  it("ships every document and chart the README names", async () => {
+    const readme = await readFile(join(REPOSITORY, "README.md"), "utf8");
+    const named = [...new Set([...readme.matchAll(/\b((?:docs|charts)\/[\w./-]*\w)/g)].map((m) => m[1] ?? ""))];
+    expect(named.length).toBeGreaterThan(5);
+    const files = (await run("tar", ["-tzf", tarball])).stdout.split("\n").filter(Boolean);
+    const missing = named.filter(
+      (path) => !files.some((file) => file === `package/${path}` || file.startsWith(`package/${path}/`)),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it("TypeScript: @pulumi/pulumi's peer range is what keeps a Pulumi project below TypeScript 7", async () => {
     const lock = JSON.parse(await readFile(join(REPOSITORY, "package-lock.json"), "utf8")) as {
       packages: Record<string, { version?: string; peerDependencies?: Record<string, string> }>;
