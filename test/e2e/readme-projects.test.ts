@@ -1,10 +1,12 @@
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -19,6 +21,15 @@ import { npmInstallPackages, type ReadmeProject, readmeProjects } from "../suppo
 import { REPOSITORY } from "../support/repository.js";
 import { finalizeEveryKind } from "../support/resources.js";
 import { installScratchProject, packPackage } from "../support/scratch-project.js";
+
+/** The machine's own Node.js: the first on PATH outside any node_modules (npm puts the project's first). */
+function machineNode(): string {
+  const directory = (process.env.PATH ?? "")
+    .split(delimiter)
+    .find((entry) => entry && !entry.includes("node_modules") && existsSync(join(entry, "node")));
+  if (!directory) throw new Error("no node on PATH outside node_modules: the machine has no Node.js of its own");
+  return join(directory, "node");
+}
 
 /**
  * The TypeScript `npm install typescript` gives a project today: the newest release (7.x) unless another
@@ -174,4 +185,33 @@ describe("the README's projects, run as written", () => {
     },
     20 * 60_000,
   );
+
+  it("on the machine's own older Node.js, every entry point and the bin refuse with the one message", async () => {
+    const node = machineNode();
+    const version = (await run(node, ["--version"])).stdout.trim();
+    // What this test is about: the system Node.js of these machines is 20 (docs/adr/0001-node-version.md).
+    expect(Number(version.slice(1).split(".")[0])).toBeLessThan(22);
+    const message = `@navique/ai-core needs Node.js ${NODE_REQUIREMENT.slice(2)} or later; this is Node.js ${version.slice(1)} (${node}).`;
+    const entries: [string, string][] = [
+      ["pulumi-project", "@navique/ai-core/pulumi"],
+      ["pulumi-project", "@navique/ai-core/pulumi/runtime"],
+      ["cdk8s-project", "@navique/ai-core/cdk8s"],
+      ["cdk8s-project", "@navique/ai-core"],
+    ];
+    for (const [project, entry] of entries) {
+      const loaded = await runUnchecked(node, ["--input-type=module", "-e", `await import(${JSON.stringify(entry)})`], {
+        cwd: join(work, project),
+      });
+      expect({ entry, code: loaded.code, error: loaded.stderr.match(/^Error: (.*)$/m)?.[1] }).toEqual({
+        entry,
+        code: 1,
+        error: `${message} Install a newer Node.js (or run through npm with the \`node\` package as a dependency) and try again.`,
+      });
+    }
+    const bin = await runUnchecked(node, [join(work, "cdk8s-project", "node_modules", ".bin", "navique"), "--version"]);
+    expect({ code: bin.code, stderr: bin.stderr.split("\n")[0] }).toEqual({
+      code: 1,
+      stderr: `navique: ${message} Install a newer Node.js (or run through npm with the \`node\` package as a dependency) and try again.`,
+    });
+  });
 });
