@@ -163,20 +163,29 @@ export async function installScratchProject(
   };
   const own = dependencies.filter((name) => from[name] === undefined);
   const relocated = Object.entries(from).filter(([name]) => dependencies.includes(name));
-  const needed = [
-    ...closure(lock, [...Object.keys(manifest.dependencies), ...own]),
-    ...relocated.flatMap(([name, path]) =>
-      [...closureFrom(lock, path)].map(([p, e]) => [p === path ? `node_modules/${name}` : p, e, path] as const),
-    ),
-  ];
-  for (const [path, entry, lockPath = path] of needed) {
-    // A relocated package stands where its name puts it, whatever else needed that name.
-    if (packages[path] && !relocated.some(([name]) => path === `node_modules/${name}`)) continue;
+  const entryOf = (lockPath: string, entry: LockEntry) => {
     const { dev: _dev, devOptional: _devOptional, peer: _peer, name: _alias, ...kept } = entry;
-    packages[path] = {
-      ...kept,
-      ...(entry.resolved || entry.inBundle ? {} : { resolved: registryTarball(lockPath, entry) }),
-    };
+    return { ...kept, ...(entry.resolved || entry.inBundle ? {} : { resolved: registryTarball(lockPath, entry) }) };
+  };
+  const needed = closure(lock, [...Object.keys(manifest.dependencies), ...own]);
+  for (const [path, entry] of needed) packages[path] = entryOf(path, entry);
+  for (const [name, aliasPath] of relocated) {
+    const top = `node_modules/${name}`;
+    // The repository's own copy of that name, where other packages needed it, moves under each of them
+    // (as npm nests a version the top level does not satisfy); the relocated one takes the top.
+    const displaced = needed.get(top);
+    if (displaced) {
+      for (const [path, entry] of needed) {
+        const direct = { ...entry.dependencies, ...entry.optionalDependencies };
+        if (direct[name] !== undefined && locate(lock, path, name) === top) {
+          packages[`${path}/node_modules/${name}`] = entryOf(top, displaced);
+        }
+      }
+    }
+    for (const [path, entry] of closureFrom(lock, aliasPath)) {
+      if (path === aliasPath) packages[top] = entryOf(path, entry);
+      else if (!packages[path]) packages[path] = entryOf(path, entry);
+    }
   }
   await writeFile(
     join(directory, "package.json"),
