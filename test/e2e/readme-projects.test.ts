@@ -161,6 +161,43 @@ describe("the README's projects, run as written", () => {
   );
 
   it(
+    "With Pulumi, in a project as `pulumi new typescript` makes it (CommonJS, module nodenext, ts-node): the same program runs as it is",
+    async () => {
+      const project = projects.find((p) => p.heading === "With Pulumi");
+      if (!project) throw new Error("README.md has no ### With Pulumi");
+      const directory = join(work, "commonjs-project");
+      await mkdir(directory);
+      // The settings of pulumi/templates' typescript template that decide how the package is loaded: no
+      // "type": "module" (CommonJS), NodeNext resolution, and Pulumi's default runtime, which runs index.ts
+      // through ts-node with the project's TypeScript (^5 in the template).
+      await writeFile(join(directory, "Pulumi.yaml"), "name: app-db-commonjs\nruntime: nodejs\n");
+      await writeFile(
+        join(directory, "tsconfig.json"),
+        `${JSON.stringify({ compilerOptions: { strict: true, outDir: "bin", target: "es2020", module: "nodenext", moduleResolution: "nodenext" }, files: ["index.ts"] }, null, 2)}\n`,
+      );
+      await writeFile(join(directory, "index.ts"), project.files["index.ts"] ?? "");
+      const packages = npmInstallPackages(project.commands[1] ?? "") ?? [];
+      await installScratchProject(directory, tarball, [...packages.slice(1), "@types/node"], {
+        from: { typescript: "node_modules/typescript" },
+        manifest: { name: "app-db-commonjs", main: "index.ts", type: undefined },
+      });
+      expect(JSON.parse(await readFile(join(directory, "package.json"), "utf8")).type).toBeUndefined();
+      const environment = await pulumiEnvironment({ stateDir: join(work, "commonjs-state"), passphrase: "readme" });
+      const env = { ...environment.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
+      const pulumi = (args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: directory, env });
+      await pulumi(["stack", "init", "dev"]);
+      await pulumi(["config", "set", "namespace", pulumiNamespace]);
+      await pulumi(["config", "set", "dbHost", "commonjs.example.internal"]);
+      await pulumi(["config", "set", "--secret", "dbPassword", "change-me-too"]);
+      await pulumi(["up", "--yes"]);
+      expect(JSON.parse((await pulumi(["stack", "output", "--json"])).stdout).host).toBe("commonjs.example.internal");
+      await pulumi(["destroy", "--yes"]);
+      expect(await readPostgresCluster(client, pulumiNamespace, "app-db")).toBeUndefined();
+    },
+    20 * 60_000,
+  );
+
+  it(
     "With cdk8s: compiles with no skipLibCheck on TypeScript 7 and synthesizes the PostgresCluster",
     async () => {
       const project = projects.find((p) => p.heading === "With cdk8s");
