@@ -128,15 +128,15 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
     {
       apiGroups: ["apiextensions.k8s.io"],
       resources: ["customresourcedefinitions"],
-      verbs: ["get", "list", "watch", "create"],
-      why: "Which CRDs exist (capability detection lists their names), whether they are Established; its own CRDs and the capability charts' are created (helm creates a chart's crds/ by POST, which names no object).",
+      verbs: [...READ],
+      why: "Which CRDs exist (capability detection lists their names) and whether they are Established.",
     },
     {
       apiGroups: ["apiextensions.k8s.io"],
       resources: ["customresourcedefinitions"],
-      verbs: ["update", "patch"],
+      verbs: ["create", "update", "patch"],
       resourceNames: [...definitions.map((d) => `${d.plural}.${API_GROUP}`), ...catalogCrdNames()],
-      why: "Only the CRDs it owns: its own (applied at start) and the catalog's capability CRDs (applied by helm, orphans stamped with helm's marks). It deletes none.",
+      why: "Only the CRDs it owns, each by name: its own (applied at start) and the catalog's capability CRDs (server-side applied by helm, which names the object even when it creates it; orphans stamped with helm's marks). It deletes none.",
     },
     {
       apiGroups: ["rbac.authorization.k8s.io"],

@@ -3,14 +3,23 @@ import { Testing } from "cdk8s";
 import { CHART_MIRROR, NaviqueOperator } from "../../constructs/navique-operator.js";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
-import { testClient, testHelm } from "../support/capabilities.js";
+import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient, testHelm } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { deploymentAmong, deploymentIn } from "../support/rendered-deployment.js";
 
 // The operator's own chart (generated into charts/ by `npm run generate`), installed by the real helm.
 // kwok marks its Pod Ready: nothing runs, but every object is accepted by the apiserver and the
-// Deployment rolls out.
+// Deployment rolls out. Its ClusterRole and CRDs are cluster-wide, like those of the other suites that
+// install the chart: the suite holds the capability lock.
 describe("the operator's Helm chart", () => {
+  let unlock: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+  }, CAPABILITY_SUITE_SETUP_MS);
+  afterAll(async () => {
+    await unlock?.();
+  });
+
   it("installs the Deployment with the given image and settings, and uninstalls cleanly", async () => {
     const client = testClient();
     const helm = await testHelm();
@@ -85,6 +94,14 @@ describe("the operator's Helm chart", () => {
     const defaults = Testing.chart();
     new NaviqueOperator(defaults, "operator", {});
     expect(official).toEqual(deploymentAmong(Testing.synth(defaults)));
+  });
+
+  it("refuses a namespace other than navique-system, where the operator's install locks are, saying which to use", async () => {
+    const helm = await testHelm();
+    const chart = join(process.cwd(), "charts", OPERATOR_NAME);
+    await expect(helm.template("navique", chart, { namespace: "elsewhere" })).rejects.toThrow(
+      "the operator runs in navique-system, where its install locks are: install the chart with -n navique-system --create-namespace",
+    );
   });
 
   it("refuses a dir: chart source without its volume, and a volume without a dir: source, saying what to set", async () => {
