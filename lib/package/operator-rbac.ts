@@ -95,6 +95,12 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
       verbs: ["patch"],
       why: "The status (conditions, capabilities, emitted objects) each pass writes, and the License's.",
     },
+    {
+      apiGroups: [API_GROUP],
+      resources: reconciled.map((p) => `${p}/finalizers`),
+      verbs: ["update"],
+      why: "Emitted objects name their resource as owner with blockOwnerDeletion, which a cluster enforcing the OwnerReferencesPermissionEnforcement admission plugin allows only to whoever may update the owner's finalizers.",
+    },
     ...emitted.map(([group, { plurals, by }]) => ({
       apiGroups: [group],
       resources: [...plurals].sort(),
