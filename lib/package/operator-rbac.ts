@@ -126,6 +126,13 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
       why: "The system namespace (its install locks) and each capability's release namespace, created when missing.",
     },
     {
+      apiGroups: [""],
+      resources: ["namespaces"],
+      verbs: ["patch"],
+      resourceNames: [...new Set([...CATALOG.values()].map((entry) => entry.release.namespace))],
+      why: "Only the capabilities' release namespaces: helm's --create-namespace applies the namespace server-side even when it exists.",
+    },
+    {
       apiGroups: ["events.k8s.io"],
       resources: ["events"],
       verbs: ["create"],

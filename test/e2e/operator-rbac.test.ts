@@ -163,7 +163,7 @@ describe("the operator with its chart's permissions", () => {
         metadata: { name },
       });
     }
-  });
+  }, 360_000);
 
   it("finalizes both, deleting what they own, and uninstalls the capabilities no longer needed", async () => {
     await client.custom.deleteNamespacedCustomObject({
@@ -198,7 +198,7 @@ describe("the operator with its chart's permissions", () => {
         { timeoutMs: 180_000 },
       );
     }
-  });
+  }, 360_000);
 
   it("was refused nothing: no Forbidden in its output or in any Event it recorded", async () => {
     expect(output()).toContain("[operator] started");
