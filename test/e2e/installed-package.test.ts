@@ -9,6 +9,7 @@ import { allCustomResourceDefinitions } from "../../lib/kinds/registry.js";
 import { cacheRoot } from "../../lib/local-plane/paths.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
 import { operatorClusterRules, policyRules } from "../../lib/package/operator-rbac.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import {
@@ -395,11 +396,13 @@ new PostgresCluster("db", {
     const release = ["navique-operator", "-n", SYSTEM_NAMESPACE, "--kubeconfig", kubeconfig];
     try {
       await run(helm, ["install", ...release, chart, "--create-namespace", "--wait", "--timeout", "120s"]);
-      const status = JSON.parse((await run(helm, ["status", ...release, "-o", "json"])).stdout) as {
-        info: { status: string };
-        chart: { metadata: { name: string } };
-      };
-      expect([status.info.status, status.chart.metadata.name]).toEqual(["deployed", OPERATOR_NAME]);
+      const listed = JSON.parse(
+        (await run(helm, ["list", "-n", SYSTEM_NAMESPACE, "--kubeconfig", kubeconfig, "-o", "json"])).stdout,
+      ) as { name: string; status: string; chart: string }[];
+      expect(listed.find((r) => r.name === "navique-operator")).toMatchObject({
+        status: "deployed",
+        chart: `${OPERATOR_NAME}-${PACKAGE_VERSION}`,
+      });
       const deployment = await client.apps.readNamespacedDeployment({
         name: OPERATOR_NAME,
         namespace: SYSTEM_NAMESPACE,
