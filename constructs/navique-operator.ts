@@ -14,6 +14,7 @@ import { checkInput } from "../lib/api/validation.js";
 import { type ChartSource, parseChartSource } from "../lib/catalog/chart-source.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
+import { operatorClusterRules, operatorSystemNamespaceRules, policyRules } from "../lib/package/operator-rbac.js";
 import { clusterScoped } from "./cluster-scoped.js";
 import { PropsProblems } from "./props-problems.js";
 
@@ -52,8 +53,10 @@ export interface NaviqueOperatorProps {
  * The operator's own install, for GitOps: the product's CRDs (generated from the zod schemas), its
  * namespace, identity and permissions, and its Deployment running `navique operator`.
  *
- * Its ClusterRole is broad on purpose: installing a capability operator's chart creates that operator's
- * RBAC, CRDs and webhooks, which Kubernetes only lets a subject do when it already holds those rights.
+ * Its permissions are what the operator does (lib/package/operator-rbac.ts, each rule with its reason),
+ * and a Role for its install locks in its own namespace. One part stays broad: installing a capability
+ * chart creates that controller's RBAC, which Kubernetes allows only a subject that holds every permission
+ * granted or may escalate and bind (docs/adr/0024-operator-rbac.md).
  */
 export class NaviqueOperator extends Construct {
   constructor(scope: Construct, id: string, props: NaviqueOperatorProps = {}) {
@@ -73,18 +76,32 @@ export class NaviqueOperator extends Construct {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "ClusterRole",
         metadata: { name: OPERATOR_NAME, labels },
-        rules: [{ apiGroups: ["*"], resources: ["*"], verbs: ["*"] }],
+        rules: policyRules(operatorClusterRules()),
       }),
     );
+    const subjects = [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }];
     clusterScoped(
       new ApiObject(this, "ClusterRoleBinding", {
         apiVersion: "rbac.authorization.k8s.io/v1",
         kind: "ClusterRoleBinding",
         metadata: { name: OPERATOR_NAME, labels },
         roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: OPERATOR_NAME },
-        subjects: [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }],
+        subjects,
       }),
     );
+    new ApiObject(this, "Role", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "Role",
+      metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels },
+      rules: policyRules(operatorSystemNamespaceRules()),
+    });
+    new ApiObject(this, "RoleBinding", {
+      apiVersion: "rbac.authorization.k8s.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels },
+      roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: OPERATOR_NAME },
+      subjects,
+    });
     // Every problem is reported at synth, with every other construct's, under this construct's path.
     const problems = new PropsProblems();
     this.node.addValidation({ validate: () => [...problems.lines(OPERATOR_CONSTRUCT), ...this.otherOperators()] });

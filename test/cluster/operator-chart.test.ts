@@ -1,16 +1,37 @@
 import { join } from "node:path";
+import { AuthorizationV1Api } from "@kubernetes/client-node";
 import { Testing } from "cdk8s";
+import { parseAllDocuments } from "yaml";
 import { CHART_MIRROR, NaviqueOperator } from "../../constructs/navique-operator.js";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
+import type { CapabilityEntry } from "../../lib/catalog/capability.js";
+import { CATALOG } from "../../lib/catalog/catalog.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
-import { testClient, testHelm } from "../support/capabilities.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_CHARTS,
+  lockCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { deploymentAmong, deploymentIn } from "../support/rendered-deployment.js";
 
 // The operator's own chart (generated into charts/ by `npm run generate`), installed by the real helm.
 // kwok marks its Pod Ready: nothing runs, but every object is accepted by the apiserver and the
-// Deployment rolls out.
+// Deployment rolls out. Its ClusterRole and CRDs are cluster-wide, like those of the other suites that
+// install the chart: the suite holds the capability lock.
 describe("the operator's Helm chart", () => {
+  let unlock: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+  }, CAPABILITY_SUITE_SETUP_MS);
+  afterAll(async () => {
+    await unlock?.();
+  });
+
   it("installs the Deployment with the given image and settings, and uninstalls cleanly", async () => {
     const client = testClient();
     const helm = await testHelm();
@@ -87,6 +108,14 @@ describe("the operator's Helm chart", () => {
     expect(official).toEqual(deploymentAmong(Testing.synth(defaults)));
   });
 
+  it("refuses a namespace other than navique-system, where the operator's install locks are, saying which to use", async () => {
+    const helm = await testHelm();
+    const chart = join(process.cwd(), "charts", OPERATOR_NAME);
+    await expect(helm.template("navique", chart, { namespace: "elsewhere" })).rejects.toThrow(
+      "the operator runs in navique-system, where its install locks are: install the chart with -n navique-system --create-namespace",
+    );
+  });
+
   it("refuses a dir: chart source without its volume, and a volume without a dir: source, saying what to set", async () => {
     const helm = await testHelm();
     const chart = join(process.cwd(), "charts", OPERATOR_NAME);
@@ -135,4 +164,114 @@ describe("the operator's Helm chart", () => {
       await cleanup();
     }
   });
+
+  it("lets its ServiceAccount do to every object the fixture capability charts render what helm and the installer do", async () => {
+    const client = testClient();
+    const helm = await testHelm();
+    const authorization = client.kubeconfig.makeApiClient(AuthorizationV1Api);
+    const release = "navique-chart-rbac";
+    await helm.install(release, join(process.cwd(), "charts", OPERATOR_NAME), {
+      namespace: SYSTEM_NAMESPACE,
+      createNamespace: true,
+      wait: false,
+    });
+    try {
+      const refused: string[] = [];
+      let checked = 0;
+      for (const entry of CATALOG.values()) {
+        for (const object of await fixtureObjects(helm, entry)) {
+          const verbs = helmVerbs(object.kind);
+          checked += verbs.length;
+          refused.push(...(await refusedVerbs(client, authorization, entry, object, verbs)));
+        }
+      }
+      expect(refused).toEqual([]);
+      expect(checked).toBeGreaterThan(50);
+      // The check can fail: what the operator never does is refused.
+      expect(await operatorMay(authorization, { group: "", resource: "pods", verb: "list" })).toBe(false);
+    } finally {
+      expect(await helm.uninstall(release, SYSTEM_NAMESPACE)).toBe(true);
+    }
+  });
 });
+
+interface RenderedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string };
+}
+
+/** What a fixture capability chart renders with the catalog's values, as the installer renders it. */
+async function fixtureObjects(helm: HelmCli, entry: CapabilityEntry): Promise<RenderedObject[]> {
+  const rendered = await helm.template(entry.release.name, join(FIXTURE_CHARTS, entry.chart.name), {
+    namespace: entry.release.namespace,
+    values: entry.values,
+  });
+  return parseAllDocuments(rendered)
+    .map((d) => d.toJS() as RenderedObject | null)
+    .filter((o): o is RenderedObject => Boolean(o?.kind));
+}
+
+/** The verbs among `verbs` the operator's ServiceAccount may not use on `object`, as `verb Kind name`. */
+async function refusedVerbs(
+  client: KubeClient,
+  authorization: AuthorizationV1Api,
+  entry: CapabilityEntry,
+  object: RenderedObject,
+  verbs: readonly string[],
+): Promise<string[]> {
+  const [group = ""] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : [""];
+  const resource = await pluralOf(client, object.apiVersion, object.kind);
+  const clusterScoped = object.kind.startsWith("Cluster") || object.kind === "CustomResourceDefinition";
+  const refused: string[] = [];
+  for (const verb of verbs) {
+    const attributes = {
+      group,
+      resource,
+      verb,
+      name: object.metadata.name,
+      ...(clusterScoped ? {} : { namespace: entry.release.namespace }),
+    };
+    if (!(await operatorMay(authorization, attributes))) refused.push(`${verb} ${object.kind} ${object.metadata.name}`);
+  }
+  return refused;
+}
+
+/** The plural the apiserver serves `kind` of `apiVersion` under, from discovery. */
+async function pluralOf(client: KubeClient, apiVersion: string, kind: string): Promise<string> {
+  const path = apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+  const { resources } = JSON.parse((await client.get(path, "application/json")).body) as {
+    resources: { name: string; kind: string }[];
+  };
+  const found = resources.find((r) => r.kind === kind && !r.name.includes("/"));
+  if (!found) throw new Error(`${apiVersion} serves no ${kind}`);
+  return found.name;
+}
+
+/**
+ * What helm and the installer do to an object of a chart: read it, apply it (PATCH, which creates), wait
+ * on it (list, watch) and delete it at uninstall — CRDs are kept; a role it grants or binds needs escalate
+ * and bind.
+ */
+function helmVerbs(kind: string): string[] {
+  if (kind === "CustomResourceDefinition") return ["get", "create", "patch"];
+  const written = ["get", "list", "watch", "create", "patch", "delete"];
+  return kind === "ClusterRole" || kind === "Role" ? [...written, "escalate", "bind"] : written;
+}
+
+/** Whether the apiserver's authorizer lets the operator's ServiceAccount do this (a SubjectAccessReview). */
+async function operatorMay(
+  authorization: AuthorizationV1Api,
+  resourceAttributes: { group: string; resource: string; verb: string; name?: string; namespace?: string },
+): Promise<boolean> {
+  const review = await authorization.createSubjectAccessReview({
+    body: {
+      spec: {
+        user: `system:serviceaccount:${SYSTEM_NAMESPACE}:${OPERATOR_NAME}`,
+        groups: ["system:serviceaccounts", `system:serviceaccounts:${SYSTEM_NAMESPACE}`, "system:authenticated"],
+        resourceAttributes,
+      },
+    },
+  });
+  return review.status?.allowed === true;
+}

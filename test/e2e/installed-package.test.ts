@@ -2,11 +2,15 @@ import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
+import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { allCustomResourceDefinitions } from "../../lib/kinds/registry.js";
 import { cacheRoot } from "../../lib/local-plane/paths.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
+import { operatorClusterRules, policyRules } from "../../lib/package/operator-rbac.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -366,5 +370,62 @@ new PostgresCluster("db", {
     await pulumi(["destroy", "--yes", "--skip-preview", "--stack", "dev"], moved, { KUBECONFIG: elsewhere });
     expect(await readPostgresCluster(client, namespace, "app-db")).toBeUndefined();
     expect(await readPostgresCluster(client, namespace, "reporting-db")).toBeUndefined();
+  });
+
+  it("ships the operator's chart: Chart.yaml, values, the template and every CRD", async () => {
+    const files = (await run("tar", ["-tzf", tarball])).stdout.split("\n").filter(Boolean);
+    const prefix = `package/charts/${OPERATOR_NAME}/`;
+    expect(files.filter((f) => f.startsWith(prefix)).sort()).toEqual(
+      [
+        "Chart.yaml",
+        "values.yaml",
+        "templates/operator.yaml",
+        ...allCustomResourceDefinitions().map((crd) => `crds/${crd.metadata.name}.yaml`),
+      ]
+        .map((f) => prefix + f)
+        .sort(),
+    );
+  });
+
+  it("helm install of the operator's chart from node_modules, as the README says: deployed, the Deployment Available, the CRDs Established, the reduced ClusterRole", async () => {
+    // The real helm of the toolchain; kwok marks the operator's pod Ready (nothing runs), so the
+    // Deployment rolls out. The chart's ClusterRole is cluster-wide: this suite holds the capability lock.
+    const helm = (await toolchainPaths()).helm;
+    const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
+    const chart = join(project, "node_modules", "@navique", "ai-core", "charts", OPERATOR_NAME);
+    const release = ["navique-operator", "-n", SYSTEM_NAMESPACE, "--kubeconfig", kubeconfig];
+    try {
+      await run(helm, ["install", ...release, chart, "--create-namespace", "--wait", "--timeout", "120s"]);
+      const listed = JSON.parse(
+        (await run(helm, ["list", "-n", SYSTEM_NAMESPACE, "--kubeconfig", kubeconfig, "-o", "json"])).stdout,
+      ) as { name: string; status: string; chart: string }[];
+      expect(listed.find((r) => r.name === "navique-operator")).toMatchObject({
+        status: "deployed",
+        chart: `${OPERATOR_NAME}-${PACKAGE_VERSION}`,
+      });
+      const deployment = await client.apps.readNamespacedDeployment({
+        name: OPERATOR_NAME,
+        namespace: SYSTEM_NAMESPACE,
+      });
+      expect(deployment.status?.conditions?.find((c) => c.type === "Available")?.status).toBe("True");
+      expect(deployment.spec?.template.spec?.serviceAccountName).toBe(OPERATOR_NAME);
+      for (const crd of allCustomResourceDefinitions()) {
+        const live = await client.extensions.readCustomResourceDefinition({ name: crd.metadata.name });
+        const established = live.status?.conditions?.find((c) => c.type === "Established")?.status;
+        expect(`${crd.metadata.name} ${established}`).toBe(`${crd.metadata.name} True`);
+      }
+      const role = (await client.read({
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: OPERATOR_NAME },
+      })) as { rules?: { apiGroups?: string[]; resources?: string[]; verbs: string[] }[] } | undefined;
+      expect(role?.rules).toEqual(policyRules(operatorClusterRules()));
+      const wildcards = (role?.rules ?? []).filter((rule) =>
+        [...rule.verbs, ...(rule.resources ?? []), ...(rule.apiGroups ?? [])].some((value) => value.includes("*")),
+      );
+      expect(wildcards).toEqual([]);
+    } finally {
+      await run(helm, ["uninstall", ...release, "--wait"]);
+    }
   });
 });

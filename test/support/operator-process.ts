@@ -4,9 +4,13 @@ import { FIXTURE_CHARTS } from "./capabilities.js";
 
 /**
  * Starts `navique operator` in its own process, as users run it, against the test plane with the fixture
- * chart mirror and a 2-second resync. Its output accumulates in `output()`.
+ * chart mirror and a 2-second resync. Its output accumulates in `output()`. `kubeconfig` gives it another
+ * identity than the plane's administrator. @default the plane's kubeconfig
  */
-export function startOperatorProcess(): { readonly process: ChildProcess; readonly output: () => string } {
+export function startOperatorProcess(options: { readonly kubeconfig?: string } = {}): {
+  readonly process: ChildProcess;
+  readonly output: () => string;
+} {
   const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
   const cli = join(process.cwd(), "lib", "cli", "main.ts");
   let output = "";
@@ -16,7 +20,7 @@ export function startOperatorProcess(): { readonly process: ChildProcess; readon
       cli,
       "operator",
       "--kubeconfig",
-      process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      options.kubeconfig ?? process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
       "--chart-source",
       `dir:${FIXTURE_CHARTS}`,
       "--resync",

@@ -104,6 +104,37 @@ function closureOf(lock: Lockfile, queue: { from: string; name: string; optional
 }
 
 /**
+ * Puts the lock entry at `aliasPath` (and what it needs) at the top under `name`; the repository's own copy
+ * of that name, where other packages needed it, moves under each of them (as npm nests a version the top
+ * level does not satisfy).
+ */
+function relocate(
+  lock: Lockfile,
+  needed: ReadonlyMap<string, LockEntry>,
+  packages: Record<string, unknown>,
+  name: string,
+  aliasPath: string,
+  entryOf: (lockPath: string, entry: LockEntry) => unknown,
+): void {
+  const top = `node_modules/${name}`;
+  // The repository's own copy of that name, where other packages needed it, moves under each of them
+  // (as npm nests a version the top level does not satisfy); the relocated one takes the top.
+  const displaced = needed.get(top);
+  if (displaced) {
+    for (const [path, entry] of needed) {
+      const direct = { ...entry.dependencies, ...entry.optionalDependencies };
+      if (direct[name] !== undefined && locate(lock, path, name) === top) {
+        packages[`${path}/node_modules/${name}`] = entryOf(top, displaced);
+      }
+    }
+  }
+  for (const [path, entry] of closureFrom(lock, aliasPath)) {
+    if (path === aliasPath) packages[top] = entryOf(path, entry);
+    else if (!packages[path]) packages[path] = entryOf(path, entry);
+  }
+}
+
+/**
  * A user's own project outside the repository, installed with `npm ci --offline`: its package.json names
  * the packed tarball and `dependencies` (each at the version the repository locks), and its lockfile is
  * the repository's, cut down to what those need, with the tarball's entry added. The tests reach no
@@ -169,24 +200,7 @@ export async function installScratchProject(
   };
   const needed = closure(lock, [...Object.keys(manifest.dependencies), ...own]);
   for (const [path, entry] of needed) packages[path] = entryOf(path, entry);
-  for (const [name, aliasPath] of relocated) {
-    const top = `node_modules/${name}`;
-    // The repository's own copy of that name, where other packages needed it, moves under each of them
-    // (as npm nests a version the top level does not satisfy); the relocated one takes the top.
-    const displaced = needed.get(top);
-    if (displaced) {
-      for (const [path, entry] of needed) {
-        const direct = { ...entry.dependencies, ...entry.optionalDependencies };
-        if (direct[name] !== undefined && locate(lock, path, name) === top) {
-          packages[`${path}/node_modules/${name}`] = entryOf(top, displaced);
-        }
-      }
-    }
-    for (const [path, entry] of closureFrom(lock, aliasPath)) {
-      if (path === aliasPath) packages[top] = entryOf(path, entry);
-      else if (!packages[path]) packages[path] = entryOf(path, entry);
-    }
-  }
+  for (const [name, aliasPath] of relocated) relocate(lock, needed, packages, name, aliasPath, entryOf);
   await writeFile(
     join(directory, "package.json"),
     `${JSON.stringify({ name: "user-project", private: true, type: "module", ...options.manifest, dependencies: direct }, null, 2)}\n`,

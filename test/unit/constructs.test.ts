@@ -90,9 +90,11 @@ describe("the NaviqueOperator construct", () => {
       "ServiceAccount/navique-ai-core-operator",
       "ClusterRole/navique-ai-core-operator",
       "ClusterRoleBinding/navique-ai-core-operator",
+      "Role/navique-ai-core-operator",
+      "RoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
     ]);
-    const deployment = objects[crds.length + 4];
+    const deployment = objects[crds.length + 6];
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
       "operator",
       "--resync",
@@ -431,6 +433,8 @@ describe("cluster-scoped objects in a chart with a namespace", () => {
     expect(clusterScoped.filter(([, namespace]) => namespace !== "(none)")).toEqual([]);
     expect(where).toMatchObject({
       "ServiceAccount/navique-ai-core-operator": "navique-system",
+      "Role/navique-ai-core-operator": "navique-system",
+      "RoleBinding/navique-ai-core-operator": "navique-system",
       "Deployment/navique-ai-core-operator": "navique-system",
       "PostgresCluster/db": "apps",
     });
