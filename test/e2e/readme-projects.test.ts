@@ -81,6 +81,11 @@ describe("the README's projects, run as written", () => {
   let unlock: (() => Promise<void>) | undefined;
   // The namespace the README's Pulumi commands name.
   const pulumiNamespace = "app-db";
+  const projectUnder = (heading: string): ReadmeProject => {
+    const project = projects.find((p) => p.heading === heading);
+    if (!project) throw new Error(`README.md has no ### ${heading}`);
+    return project;
+  };
 
   beforeAll(async () => {
     projects = await readmeProjects();
@@ -128,8 +133,7 @@ describe("the README's projects, run as written", () => {
   it(
     "With Pulumi: compiles with no skipLibCheck, creates its Secret and namespace, and pulumi up succeeds",
     async () => {
-      const project = projects.find((p) => p.heading === "With Pulumi");
-      if (!project) throw new Error("README.md has no ### With Pulumi");
+      const project = projectUnder("With Pulumi");
       const directory = join(work, "pulumi-project");
       const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "readme" });
       const env = { ...environment.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
@@ -163,8 +167,7 @@ describe("the README's projects, run as written", () => {
   it(
     "With Pulumi, in a project as `pulumi new typescript` makes it (CommonJS, module nodenext, ts-node): the same program runs as it is",
     async () => {
-      const project = projects.find((p) => p.heading === "With Pulumi");
-      if (!project) throw new Error("README.md has no ### With Pulumi");
+      const project = projectUnder("With Pulumi");
       const directory = join(work, "commonjs-project");
       await mkdir(directory);
       // The settings of pulumi/templates' typescript template that decide how the package is loaded: no
@@ -200,8 +203,7 @@ describe("the README's projects, run as written", () => {
   it(
     "With cdk8s: compiles with no skipLibCheck on TypeScript 7 and synthesizes the PostgresCluster",
     async () => {
-      const project = projects.find((p) => p.heading === "With cdk8s");
-      if (!project) throw new Error("README.md has no ### With cdk8s");
+      const project = projectUnder("With cdk8s");
       const directory = join(work, "cdk8s-project");
       await runReadmeProject(project, directory, tarball, process.env);
 
