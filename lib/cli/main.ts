@@ -64,13 +64,16 @@ async function operator(values: Values): Promise<number> {
   if (resync !== undefined && !(resync > 0)) {
     throw new Error(`--resync ${values.resync}: expected a number of seconds greater than 0, e.g. --resync 30`);
   }
-  return runOperator({
+  const code = await runOperator({
     kubeconfig: values.kubeconfig,
     chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
     resyncSeconds: resync,
     helm: values.helm,
     watchNamespaces: parseWatchNamespaces(values["watch-namespaces"]),
   });
+  // Stopped, the server exits rather than waiting for the event loop to empty: client-node's informer opens
+  // a watch it was told to stop while that watch was still connecting, and such a socket would hold it.
+  process.exit(code);
 }
 
 // The commands that talk to a cluster are loaded when run: the Kubernetes client alone is ~870 modules,

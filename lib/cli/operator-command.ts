@@ -18,7 +18,10 @@ export function parseWatchNamespaces(flag: string | undefined): string[] | undef
   return names.map((name, index) => parseInput(namespaceName, name, "--watch-namespaces", `[${index}]`));
 }
 
-/** `navique operator`: runs until SIGINT/SIGTERM, then stops its watches and exits. */
+/**
+ * `navique operator`: runs until SIGINT/SIGTERM, then stops its watches, lets the reconcile under way
+ * finish and returns. A second signal while it stops exits at once, as a second Ctrl-C is meant to.
+ */
 export async function runOperator(options: {
   readonly kubeconfig: string | undefined;
   readonly chartSource: string | undefined;
@@ -42,6 +45,12 @@ export async function runOperator(options: {
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);
   });
+  const again = () => {
+    stderrReporter("[operator] stopped by a second signal before its reconcile finished");
+    process.exit(1);
+  };
+  process.once("SIGINT", again);
+  process.once("SIGTERM", again);
   await operator.stop();
   stderrReporter("[operator] stopped");
   return 0;

@@ -132,6 +132,8 @@ export class NaviqueOperator {
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
   private stopped = false;
+  /** Watches waiting to be started again after a failure; cleared by `stop`. */
+  private readonly restarts = new Set<NodeJS.Timeout>();
   /** The namespaces served; undefined: every namespace. */
   private readonly namespaces: readonly string[] | undefined;
   /** The entitlements the last singleton pass found, to notice when they change. */
@@ -243,8 +245,10 @@ export class NaviqueOperator {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.resync) clearInterval(this.resync);
-    this.queue.stop();
+    for (const timer of this.restarts) clearTimeout(timer);
+    this.restarts.clear();
     await Promise.all(this.watches.map((w) => w.stop().catch(() => undefined)));
+    await this.queue.stop();
   }
 
   /**
@@ -328,7 +332,12 @@ export class NaviqueOperator {
     }
     const restart = () => {
       if (this.stopped) return;
-      setTimeout(() => void informer.start().then(() => onSynced(true), restart), WATCH_RETRY_MS);
+      // Stopped while waiting: the watch is not started again (a watch opened after stop holds the process).
+      const timer = setTimeout(() => {
+        this.restarts.delete(timer);
+        if (!this.stopped) void informer.start().then(() => onSynced(true), restart);
+      }, WATCH_RETRY_MS);
+      this.restarts.add(timer);
     };
     informer.on("error", () => {
       onSynced(false);

@@ -22,6 +22,8 @@ export class WorkQueue {
   private timerAt = Number.POSITIVE_INFINITY;
   private running = false;
   private stopped = false;
+  /** The drain under way, awaited by `stop` so that no reconcile outlives it. */
+  private draining: Promise<void> | undefined;
 
   constructor(
     private readonly handle: (key: string) => Promise<void>,
@@ -43,11 +45,13 @@ export class WorkQueue {
     return this.due.size;
   }
 
-  stop(): void {
+  /** Takes no more keys and resolves once the key being handled, if any, has been. */
+  async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.due.clear();
     this.heap.length = 0;
+    await this.draining;
   }
 
   /** The earliest schedule still current, stale entries dropped on the way. */
@@ -67,7 +71,12 @@ export class WorkQueue {
     if (this.timer && this.timerAt <= next.at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = next.at;
-    this.timer = setTimeout(() => void this.drain(), Math.max(0, next.at - this.now()));
+    this.timer = setTimeout(
+      () => {
+        this.draining = this.drain();
+      },
+      Math.max(0, next.at - this.now()),
+    );
   }
 
   private async drain(): Promise<void> {

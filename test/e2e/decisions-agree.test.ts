@@ -21,7 +21,7 @@ import {
 } from "../support/capabilities.js";
 import { eventually } from "../support/cluster.js";
 import { playExampleCnpg, prepareExampleCluster, removeExampleNamespaces } from "../support/example-cluster.js";
-import { startOperatorProcess } from "../support/operator-process.js";
+import { startOperatorProcess, stopOperatorProcess } from "../support/operator-process.js";
 import { readPostgresCluster } from "../support/postgres.js";
 import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
@@ -59,15 +59,18 @@ describe("preview, synth-time plan and the operator agree", () => {
   }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
-    operator?.kill("SIGTERM");
-    stopPlaying?.();
-    if (client && helm) {
-      await removeExampleNamespaces(client, helm);
-      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    try {
+      stopPlaying?.();
+      if (operator) await stopOperatorProcess(operator);
+      if (client && helm) {
+        await removeExampleNamespaces(client, helm);
+        await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+      }
+      if (work) await rm(work, { recursive: true, force: true });
+    } finally {
+      await unlock?.();
     }
-    if (work) await rm(work, { recursive: true, force: true });
-    await unlock?.();
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   it("reports the same capability and datastore decisions from all three", async () => {
     const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "agree" });

@@ -21,7 +21,7 @@ import {
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { naviqueCrdsServed } from "../support/failing-step.js";
 import { discardNamespace } from "../support/namespace-content.js";
-import { startOperatorProcess } from "../support/operator-process.js";
+import { startOperatorProcess, stopOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
   playCnpgClusterReady,
@@ -60,6 +60,8 @@ describe("the operator with its chart's permissions", () => {
     unlock = await lockCapabilities();
     await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, CAPABILITIES, { crds: true });
+    // A run killed before its cleanup left its release behind: the next run starts from none.
+    await helm.uninstall(CHART_RELEASE, SYSTEM_NAMESPACE);
     await helm.install(CHART_RELEASE, join(process.cwd(), "charts", OPERATOR_NAME), {
       namespace: SYSTEM_NAMESPACE,
       createNamespace: true,
@@ -97,12 +99,7 @@ describe("the operator with its chart's permissions", () => {
     if (!unlock) return;
     try {
       clearInterval(playing);
-      const running = operator;
-      if (running && running.exitCode === null) {
-        const exited = new Promise((resolve) => running.once("exit", resolve));
-        running.kill("SIGTERM");
-        await exited;
-      }
+      if (operator) await stopOperatorProcess(operator);
       if (ns) await discardNamespace(client, ns);
       if (helm) {
         await resetCapabilities(client, helm, CAPABILITIES, { crds: false });

@@ -18,7 +18,7 @@ import {
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
 import { adoptingPostgresCluster, naviqueCrdsServed } from "../support/failing-step.js";
 import { discardNamespace } from "../support/namespace-content.js";
-import { startOperatorProcess } from "../support/operator-process.js";
+import { startOperatorProcess, stopOperatorProcess } from "../support/operator-process.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -65,14 +65,8 @@ describe("the operator", () => {
     if (!unlock) return;
     try {
       clearInterval(playing);
-      const running = operator;
-      if (running) {
-        const exited =
-          running.exitCode !== null
-            ? Promise.resolve(running.exitCode)
-            : new Promise<number | null>((resolve) => running.once("exit", (code) => resolve(code)));
-        running.kill("SIGTERM");
-        expect(await exited).toBe(0);
+      if (operator) {
+        expect(await stopOperatorProcess(operator)).toBe(0);
         expect(output()).toContain("[operator] stopped");
       }
       if (ns) await discardNamespace(client, ns);

@@ -26,7 +26,8 @@ export function startOperatorProcess(options: { readonly kubeconfig?: string } =
       "--resync",
       "2",
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both.
+    { stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
@@ -34,4 +35,27 @@ export function startOperatorProcess(options: { readonly kubeconfig?: string } =
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   return { process: child, output: () => output };
+}
+
+/** How long `navique operator` may take to stop after SIGTERM: its watches closed, its reconcile finished. */
+const STOP_GRACE_MS = 30_000;
+
+/**
+ * Stops an operator started by `startOperatorProcess`: SIGTERM, then its exit awaited for at most
+ * STOP_GRACE_MS. One that does not stop is killed, so that no suite waits on it, and the failure says so.
+ */
+export async function stopOperatorProcess(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), STOP_GRACE_MS);
+  });
+  const outcome = await Promise.race([exited, late]);
+  clearTimeout(timer);
+  if (outcome !== "late") return outcome;
+  if (child.pid) process.kill(-child.pid, "SIGKILL");
+  await exited;
+  throw new Error(`navique operator did not stop within ${STOP_GRACE_MS / 1000} s of SIGTERM; it was killed`);
 }

@@ -26,7 +26,7 @@ describe("WorkQueue", () => {
     await sleep(150);
     expect(handled.sort()).toEqual(["ns/a", "ns/b"]);
     expect(overlapped).toBe(false);
-    queue.stop();
+    await queue.stop();
   });
 
   it("keeps the earliest schedule of a key and runs delayed keys when due", async () => {
@@ -40,8 +40,34 @@ describe("WorkQueue", () => {
     await sleep(120);
     expect(handled).toEqual(["late"]);
     expect(queue.size).toBe(1);
-    queue.stop();
+    await queue.stop();
     expect(queue.size).toBe(0);
+  });
+});
+
+describe("WorkQueue stop", () => {
+  it("resolves once the key being handled has been, and handles no other key after it", async () => {
+    const handled: string[] = [];
+    let finishFirst: () => void = () => {};
+    const queue = new WorkQueue(async (key) => {
+      if (key === "first") await new Promise<void>((resolve) => (finishFirst = resolve));
+      handled.push(key);
+    });
+    queue.add("first");
+    queue.add("second");
+    await sleep(20);
+    let stopped = false;
+    const stopping = queue.stop().then(() => {
+      stopped = true;
+    });
+    await sleep(20);
+    expect(stopped).toBe(false);
+    finishFirst();
+    await stopping;
+    expect(handled).toEqual(["first"]);
+    queue.add("third");
+    await sleep(20);
+    expect(handled).toEqual(["first"]);
   });
 });
 
@@ -66,6 +92,6 @@ describe("WorkQueue order", () => {
     await sleep(20);
     expect(handled).toEqual(["k3", "k7", "k1", "k6", "k5", "k4", "k2", "k0"]);
     expect(queue.size).toBe(0);
-    queue.stop();
+    await queue.stop();
   });
 });
