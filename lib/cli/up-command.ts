@@ -1,13 +1,16 @@
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { PLAN_EXIT_CODES } from "../engine/plan-run.js";
 import { stderrReporter } from "../engine/reporter.js";
 import { runPlan } from "./plan-command.js";
 import { resolveClusterTarget } from "./target.js";
 
 /**
  * `navique up`: prepares the target cluster (the built-in local control plane when none is configured),
- * reports it and, with a file, prints the decisions its resources would get there, changing nothing.
+ * reports it and, with paths, prints the decisions their resources would get there, changing nothing.
+ * Exits 0 — changes planned or not: preparing and showing is its job, not gating —, or 1 when no node
+ * is Ready, or the plan finds a resource refused or stalled or an input it cannot judge.
  */
-export async function runUp(kubeconfigFlag: string | undefined, file: string | undefined): Promise<number> {
+export async function runUp(kubeconfigFlag: string | undefined, paths: readonly string[]): Promise<number> {
   const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(target.kubeconfig);
@@ -23,7 +26,8 @@ export async function runUp(kubeconfigFlag: string | undefined, file: string | u
     ].join("\n"),
   );
   if (ready.length === 0) return 1;
-  if (!file) return 0;
-  process.stdout.write(`\ndecisions for ${file} against this cluster:\n`);
-  return runPlan({ file, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
+  if (paths.length === 0) return 0;
+  process.stdout.write(`\ndecisions for ${paths.join(", ")} against this cluster:\n`);
+  const code = await runPlan({ paths, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
+  return code === PLAN_EXIT_CODES.failed ? 1 : 0;
 }
