@@ -212,7 +212,8 @@ export function judgeFile(file: string, bytes: Uint8Array, registry: InputRegist
   const skipped = new Map<string, number>();
   documents.forEach((document, position) => {
     const index = position + 1;
-    const { line } = lines.linePos(document.range[0]);
+    // The line of its first content, not of the `---` before it.
+    const { line } = lines.linePos(document.contents?.range[0] ?? document.range[0]);
     if (document.errors.length > 0) {
       judged.problems.push(...yamlProblems(file, text, index, document, lines));
       return;
@@ -314,11 +315,12 @@ export async function readPlanInputs(paths: readonly string[], registry: InputRe
     notes: [],
   });
   for (const path of paths) {
-    const kind = await stat(path).catch((error: NodeJS.ErrnoException) => error);
-    if (kind instanceof Error) {
-      judgements.push(
-        unreadable(`${path}: cannot be read (${kind.code ?? kind.message}). Name an existing YAML file or directory`),
-      );
+    let kind: Awaited<ReturnType<typeof stat>>;
+    try {
+      kind = await stat(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      judgements.push(unreadable(`${path}: cannot be read (${code}). Name an existing YAML file or directory`));
       continue;
     }
     const files = kind.isDirectory() ? await yamlFilesUnder(path) : [path];
