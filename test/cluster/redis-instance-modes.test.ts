@@ -7,7 +7,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/cluster/process.js";
+import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
@@ -295,14 +295,16 @@ describe("RedisInstance modes", () => {
       new RedisInstanceConstruct(chart, "from-git", { spec });
       new RedisInstanceConstruct(chart, "managed-one", {});
       app.synth();
-      const plan = await run(
+      const plan = await runUnchecked(
         TSX,
         [CLI, "plan", "-f", join(out, "redis.k8s.yaml"), "--chart-source", `dir:${FIXTURE_CHARTS}`],
         {
           env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" },
         },
       );
-      expect(plan.stdout).toContain(`RedisInstance ${ns}/from-git: nothing to change`);
+      // Not stored yet: creating it is the one change; it emits nothing (its connection is the user's Secret).
+      expect(plan.stdout).toContain(`RedisInstance ${ns}/from-git: create it; nothing else to change`);
+      expect(plan.code).toBe(2);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: capability redis-operator:`);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: apply Redis ${ns}/managed-one (standalone, 1Gi)`);
       expect(plan.stdout).not.toContain("ext-pw");
