@@ -14,7 +14,7 @@ commands:
   plan      [-f] PATH... (files, or directories read for *.yaml and *.yml at any depth, e.g. cdk8s
             synth output): print every decision a reconcile would make for each resource of the
             product against the cluster — nothing for one already in place —, changing nothing;
-            --trust ID=PUBFILE also trusts that key for a License the paths declare. Exit codes
+            --trust ID=PUBFILE also trusts that key for a licence the paths declare. Exit codes
             (docs/plan.md): 0 nothing to change, 2 changes planned, 1 a resource refused, stalled,
             invalid or not implemented, or an input not judged
   license   keygen --out DIR --key-id ID | sign --key FILE --key-id ID --payload FILE |
