@@ -271,16 +271,15 @@ async function planOne(run: RunObservations, declared: DeclaredResource, inputs:
       );
     return { subject, where, outcome: "waiting", lines: waiting };
   }
-  // The resource itself is the only change: the preview's "nothing to change" is about what it emits.
+  // What the preview calls "nothing to change" is about what the resource emits; when the resource
+  // itself is new or changed and nothing else is said of it, that is said instead.
+  const nothing = `${subject}: nothing to change`;
+  const said = lines.filter((line) => line !== nothing);
   const own = decisions.passes[0]?.live ? "update its spec" : "create it";
-  return {
-    subject,
-    where,
-    outcome: "changes",
-    lines: lines.map((line) =>
-      line === `${subject}: nothing to change` ? `${subject}: ${own}; nothing else to change` : line,
-    ),
-  };
+  const ownChange = !declaredAsStored(resource, decisions.passes[0]?.live);
+  const steps = said.filter((line) => line.startsWith(`${subject}: `) && !line.startsWith(`${subject}: capability `));
+  if (ownChange && steps.length === 0) said.push(`${subject}: ${own}; nothing else to change`);
+  return { subject, where, outcome: "changes", lines: said };
 }
 
 /** The declared licence judged as the operator would judge it once applied: its token verified at the run's time. */
