@@ -56,9 +56,10 @@ const CONCURRENCY = 8;
 /** A value in a form two reads of the same object share: keys sorted, timestamps to the second, managed fields without their time. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, function replacer(this: unknown, key, raw: unknown) {
+    if (key === "time" || key === "resourceVersion") return undefined;
+    // The typed client reads timestamps as Dates (to the millisecond); the apiserver writes them to the second.
     const item = key === "" ? raw : (this as Record<string, unknown>)[key];
     if (item instanceof Date) return item.toISOString().replace(/\.\d{3}Z$/, "Z");
-    if (key === "time" || key === "resourceVersion") return undefined;
     if (item && typeof item === "object" && !Array.isArray(item)) {
       const record = item as Record<string, unknown>;
       return Object.fromEntries(

@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CATALOG, capability } from "../../lib/catalog/catalog.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
@@ -11,7 +13,6 @@ import { runUnchecked } from "../../lib/cluster/process.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import type { DeclaredResource } from "../../lib/engine/plan-inputs.js";
 import { planInputs } from "../../lib/engine/plan-run.js";
-import { previewDesired } from "../../lib/engine/preview.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 import { observeCapability } from "../../lib/observe/capability.js";
@@ -28,7 +29,13 @@ import {
 import { createTestNamespace } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { discardNamespace } from "../support/namespace-content.js";
-import { createPostgresCluster, playCnpgClusterReady, readCnpgCluster, reconcileUntil } from "../support/postgres.js";
+import {
+  createPostgresCluster,
+  finalizePostgresClusters,
+  playCnpgClusterReady,
+  readCnpgCluster,
+  reconcileUntil,
+} from "../support/postgres.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
@@ -77,6 +84,7 @@ describe("navique plan as a CI gate", () => {
     unlock = await lockCapabilities();
     client = testClient();
     helm = await testHelm();
+    await ensureNaviqueCrds(client);
     await removeLicence(client);
     await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     work = await mkdtemp(join(tmpdir(), "navique-plan-gate-"));
@@ -86,7 +94,11 @@ describe("navique plan as a CI gate", () => {
 
   afterAll(async () => {
     if (client) {
-      for (const name of namespaces) await discardNamespace(client, name);
+      const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+      for (const name of namespaces) {
+        await finalizePostgresClusters(context, name);
+        await discardNamespace(client, name);
+      }
       await removeLicence(client);
       if (helm) await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     }
@@ -166,7 +178,10 @@ describe("navique plan as a CI gate", () => {
         `PostgresCluster ${ns}/db: installing cloudnative-pg 0.29.0 as release cnpg-system/cloudnative-pg would take over an object that is not its own: ConfigMap cnpg-system/cnpg-controller-manager-config (exists and was not installed by helm). Nothing was installed. Delete or rename it, or install cloudnative-pg yourself (the product then adopts it and never changes it)`,
       ]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain("0 to change, 0 in place, 0 waiting, 0 refused, 1 stalled");
+      // The licence is a change; the PostgresCluster stalls.
+      expect(result.stderr).toContain(
+        "plan: 2 judged: 1 to change, 0 in place, 0 waiting, 0 refused, 1 stalled; 0 input(s) not judged; exit 1",
+      );
     } finally {
       await client.core.deleteNamespacedConfigMap({ name: "cnpg-controller-manager-config", namespace: "cnpg-system" });
     }
@@ -218,40 +233,34 @@ describe("navique plan as a CI gate", () => {
         where: `test document ${i + 1}`,
         resource: POSTGRES_CLUSTER_MODULE.schema.parse(postgres(ns, `d-${i + 1}`)) as EngineResource,
       }));
-    // One client for every run, warmed by a first one: API discovery, which the client keeps, is not counted.
-    const measuring = testClient();
-    const context = createReconcileContext({
-      client: measuring,
-      helm,
-      source: FIXTURE_SOURCE,
-      trustedKeys: TEST_TRUSTED_KEYS,
-    });
+    // The capabilities are detected through the installer's own client: its requests are the run's
+    // detection, counted apart from everything else the run reads (through a client warmed by a first
+    // run: API discovery, which a client keeps, is not counted).
+    const reading = testClient();
     const cost = async (n: number) => {
-      const before = measuring.requests;
+      const detecting = testClient();
+      const context = {
+        ...createReconcileContext({ client: reading, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS }),
+        installer: new CapabilityInstaller({ client: detecting, helm, source: FIXTURE_SOURCE }),
+      };
+      const before = reading.requests;
       const run = await planInputs(context, REGISTRY, { resources: declared(n), grants: [], problems: [], notes: [] });
       expect(run.resources.map((r) => r.outcome)).toEqual(Array.from({ length: n }, () => "changes"));
-      return measuring.requests - before;
+      return { detection: detecting.requests, reads: reading.requests - before };
     };
     await cost(1);
     const one = await cost(1);
     const two = await cost(2);
     const five = await cost(5);
-    const perResource = two - one;
-    expect(five).toBe(one + 4 * perResource);
 
-    // Each resource's own reads: itself, and each object it would write (none exists yet: no dry run).
-    const preview = await previewDesired(context, declared(1)[0]?.resource as EngineResource);
-    const objects = preview.passes[0]?.plan.steps.filter(
-      (s) => s.kind === "apply" || s.kind === "generate-credentials",
-    );
-    expect(objects?.length).toBeGreaterThan(0);
-    expect(perResource).toBe(1 + (objects?.length ?? 0));
-
-    // The run's own part holds one detection of each capability the resources need, paid once.
-    const detecting = testClient();
-    for (const name of ["cert-manager", "cloudnative-pg"])
-      await observeCapability(detecting, capability(name, CATALOG));
-    expect(one - perResource).toBeGreaterThanOrEqual(detecting.requests);
+    // One detection of each capability the resources need (cert-manager, then cloudnative-pg), as one
+    // resource alone costs it.
+    const alone = testClient();
+    for (const name of ["cert-manager", "cloudnative-pg"]) await observeCapability(alone, capability(name, CATALOG));
+    expect(alone.requests).toBeGreaterThan(0);
+    expect([one.detection, two.detection, five.detection]).toEqual([alone.requests, alone.requests, alone.requests]);
+    // Everything else grows with the resources, by their own reads (themselves and the objects they would write).
+    expect(five.reads).toBe(one.reads + 4 * (two.reads - one.reads));
   });
 });
 
