@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -23,7 +23,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
@@ -286,8 +286,9 @@ describe("RedisInstance modes", () => {
     await destroy(inputs, TEST_TRUSTED_KEYS);
     expect(await readStoredResource(client, "RedisInstance", ns, "via-pulumi")).toBeUndefined();
 
-    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines. The CLI verifies licences
-    // with the product's keys only, so it judges by the Community caps (2 RedisInstances): both fit.
+    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines. The CLI verifies the
+    // suite's licence with the test key given by --trust, as the suite's operator does: both fit its cap
+    // (under Community, the two declared ones would be counted with every RedisInstance stored).
     const out = await mkdtemp(join(tmpdir(), "navique-redis-synth-"));
     try {
       const app = new App({ outdir: out });
@@ -295,9 +296,20 @@ describe("RedisInstance modes", () => {
       new RedisInstanceConstruct(chart, "from-git", { spec });
       new RedisInstanceConstruct(chart, "managed-one", {});
       app.synth();
+      const trustFile = join(out, "test-vendor.pem");
+      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
       const plan = await runUnchecked(
         TSX,
-        [CLI, "plan", "-f", join(out, "redis.k8s.yaml"), "--chart-source", `dir:${FIXTURE_CHARTS}`],
+        [
+          CLI,
+          "plan",
+          "-f",
+          join(out, "redis.k8s.yaml"),
+          "--chart-source",
+          `dir:${FIXTURE_CHARTS}`,
+          "--trust",
+          `${TEST_KEY_ID}=${trustFile}`,
+        ],
         {
           env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" },
         },
