@@ -187,6 +187,23 @@ describe("navique plan as a CI gate", () => {
     }
   });
 
+  it("exits 1 on a type not implemented, with the condition's message the operator writes", async () => {
+    const ns = await namespace("plan-not-implemented");
+    const file = join(work, "not-implemented.yaml");
+    const licence = {
+      apiVersion: GROUP_VERSION,
+      kind: "License",
+      metadata: { name: "navique" },
+      spec: { token: testLicenceToken({ caps: { PostgresCluster: 1000 } }) },
+    };
+    await writeFile(file, yaml(licence, postgres(ns, "z", { type: "zalando" })));
+    const result = await plan(file, "--trust", `${TEST_KEY_ID}=${trustFile}`);
+    expect(result.stdout.trim().split("\n").slice(1)).toEqual([
+      `PostgresCluster ${ns}/z: spec.type zalando is not implemented yet; use type: cnpg (CloudNativePG)`,
+    ]);
+    expect(result.code).toBe(1);
+  });
+
   it("prints nothing for a resource in place and exits 0; a change prints only what would change, and exits 2", async () => {
     const ns = await namespace("plan-in-place");
     await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 1000 } }));
