@@ -16,7 +16,12 @@ import { observeCapability } from "../observe/capability.js";
 import type { CapabilityObservation } from "../observe/capability-observation.js";
 import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
-import { decideReleaseOwnership, describeObject, ownershipConflictMessage } from "../plan/release-ownership.js";
+import {
+  decideReleaseOwnership,
+  describeObject,
+  type OwnershipVerdict,
+  ownershipConflictMessage,
+} from "../plan/release-ownership.js";
 import { type LeaseLockOptions, withLeaseLock } from "./lease-lock.js";
 import { StepFailure } from "./step-failure.js";
 
@@ -54,6 +59,12 @@ function apiRefusal(error: unknown): string {
     }
   }
   return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+}
+
+/** The refusal of an install whose rendered objects include one that is not the release's own (OwnershipConflict). */
+function conflictFailure(entry: CapabilityEntry, verdict: OwnershipVerdict): StepFailure | undefined {
+  if (verdict.conflicts.length === 0) return undefined;
+  return new StepFailure("OwnershipConflict", ownershipConflictMessage(entry, verdict), undefined, { stalled: true });
 }
 
 export interface CapabilityInstallerOptions {
@@ -105,10 +116,61 @@ export class CapabilityInstaller {
    * Decisions for a capability and its prerequisites, prerequisites first, without changing anything:
    * what a preview shows.
    */
-  async preview(name: string): Promise<CapabilityDecision[]> {
+  async preview(
+    name: string,
+    decide: (name: string) => Promise<CapabilityDecision> = async (current) => (await this.observe(current)).decision,
+  ): Promise<CapabilityDecision[]> {
     const decisions: CapabilityDecision[] = [];
-    for (const current of withPrerequisites(name, this.catalog)) decisions.push((await this.observe(current)).decision);
+    for (const current of withPrerequisites(name, this.catalog)) decisions.push(await decide(current));
     return decisions;
+  }
+
+  /**
+   * Whether an install or upgrade of the capability, as decided now, would be refused for a collision
+   * (OwnershipConflict), foreseen without changing anything: the chart rendered as the install renders
+   * it and its objects checked by the preflight's own rule (docs/adr/0011-capability-install-ownership.md).
+   * `unchecked` says why it could not be looked at (the chart cannot be fetched or rendered here).
+   */
+  async foreseeConflict(name: string): Promise<{ readonly conflict?: StepFailure; readonly unchecked?: string }> {
+    const entry = this.entry(name);
+    try {
+      const chart = await resolveChart(entry, this.source);
+      const { verdict } = await this.ownershipVerdict(entry, chart.ref, this.installOptions(entry, chart));
+      const conflict = conflictFailure(entry, verdict);
+      return conflict ? { conflict } : {};
+    } catch (error) {
+      return { unchecked: helmErrorSummary(error instanceof StepFailure && error.cause ? error.cause : error) };
+    }
+  }
+
+  /** How the capability's chart is installed: in its release namespace, with the ownership marks and the pinned values. */
+  private installOptions(entry: CapabilityEntry, chart: { version?: string; repo?: string }): HelmInstallOptions {
+    return {
+      namespace: entry.release.namespace,
+      createNamespace: true,
+      labels: OWNERSHIP_MARKS,
+      values: entry.values,
+      ...(chart.version ? { version: chart.version } : {}),
+      ...(chart.repo ? { repo: chart.repo } : {}),
+      // Readiness gates, not helm's wait, decide when dependants proceed.
+      wait: false,
+      // Only objects proven ours reach helm (see preflight): on those, our pinned definitions win
+      // over whatever field manager last wrote them (e.g. orphaned CRDs applied by kubectl).
+      forceConflicts: true,
+    };
+  }
+
+  /**
+   * The ownership preflight's facts: the chart rendered with these options and every rendered object
+   * that already exists judged (lib/plan/release-ownership.ts). Reads only.
+   */
+  private async ownershipVerdict(entry: CapabilityEntry, chart: string, options: HelmInstallOptions) {
+    const manifest = await this.asInstallFailure(entry, "rendering the chart", () =>
+      this.helm.template(entry.release.name, chart, options),
+    );
+    const rendered = await placeRenderedObjects(this.client, manifest, entry.release.namespace);
+    const verdict = decideReleaseOwnership(entry, await observeExistingObjects(this.client, rendered.served));
+    return { rendered, verdict };
   }
 
   /**
@@ -152,19 +214,7 @@ export class CapabilityInstaller {
         if (decision.action === "none") return decision;
         this.report(`[${name}] ${decision.summary}`);
         const chart = await resolveChart(entry, this.source);
-        const options: HelmInstallOptions = {
-          namespace: entry.release.namespace,
-          createNamespace: true,
-          labels: OWNERSHIP_MARKS,
-          values: entry.values,
-          ...(chart.version ? { version: chart.version } : {}),
-          ...(chart.repo ? { repo: chart.repo } : {}),
-          // Readiness gates, not helm's wait, decide when dependants proceed.
-          wait: false,
-          // Only objects proven ours reach helm (see preflight): on those, our pinned definitions win
-          // over whatever field manager last wrote them (e.g. orphaned CRDs applied by kubectl).
-          forceConflicts: true,
-        };
+        const options = this.installOptions(entry, chart);
         const pending = observation.release?.status.startsWith("pending-") ?? false;
         const orphanedCrds = await this.preflight(entry, chart.ref, options, {
           verb: decision.action === "install" ? "install" : "upgrade",
@@ -217,15 +267,11 @@ export class CapabilityInstaller {
     options: HelmInstallOptions,
     how: { readonly verb: "install" | "upgrade"; readonly helmDryRun: boolean },
   ): Promise<ObjectHeader[]> {
-    const manifest = await this.asInstallFailure(entry, "rendering the chart", () =>
-      this.helm.template(entry.release.name, chart, options),
-    );
-    const rendered = await placeRenderedObjects(this.client, manifest, entry.release.namespace);
-    const verdict = decideReleaseOwnership(entry, await observeExistingObjects(this.client, rendered.served));
-    if (verdict.conflicts.length > 0) {
-      const message = ownershipConflictMessage(entry, verdict);
-      this.report(`[${entry.name}] refused: ${message}`);
-      throw new StepFailure("OwnershipConflict", message, undefined, { stalled: true });
+    const { rendered, verdict } = await this.ownershipVerdict(entry, chart, options);
+    const conflict = conflictFailure(entry, verdict);
+    if (conflict) {
+      this.report(`[${entry.name}] refused: ${conflict.message}`);
+      throw conflict;
     }
     const renderedKinds = new Set(
       rendered.served

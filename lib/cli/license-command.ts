@@ -32,7 +32,7 @@ async function readToken(options: LicenseCommandOptions): Promise<string> {
 }
 
 /** The product's trusted keys plus any `--trust ID=PUBLIC_KEY_FILE` (a vendor checking a key not yet shipped). */
-async function trustedKeys(extra: readonly string[] = []): Promise<Map<string, string>> {
+export async function trustedKeys(extra: readonly string[] = []): Promise<Map<string, string>> {
   const keys = new Map(TRUSTED_KEYS);
   for (const entry of extra) {
     const [id, file] = entry.split("=", 2);

@@ -8,10 +8,15 @@ const USAGE = `usage: navique <command> [--kubeconfig PATH] [options]
 
 commands:
   up        prepare the target cluster (without --kubeconfig, $KUBECONFIG or ~/.kube/config: the
-            built-in local control plane, built on first run and started), report it and, with -f FILE,
-            print the decisions the resources of that file would get there, changing nothing
-  plan      print the decisions a reconcile would make for every resource of the product in a YAML file
-            (-f FILE, e.g. cdk8s synth output) against the cluster, changing nothing
+            built-in local control plane, built on first run and started), report it and, with -f PATH,
+            print the decisions the resources there would get, changing nothing; exits 0, or 1 when a
+            resource would be refused or stall, an input cannot be judged, or no node is Ready
+  plan      [-f] PATH... (files, or directories read for *.yaml and *.yml at any depth, e.g. cdk8s
+            synth output): print every decision a reconcile would make for each resource of the
+            product against the cluster — nothing for one already in place —, changing nothing;
+            --trust ID=PUBFILE also trusts that key for a licence the paths declare. Exit codes
+            (docs/plan.md): 0 nothing to change, 2 changes planned, 1 a resource refused, stalled,
+            invalid or not implemented, or an input not judged
   license   keygen --out DIR --key-id ID | sign --key FILE --key-id ID --payload FILE |
             verify (--token T | --file F) [--trust ID=PUBFILE] | inspect (--token T | --file F);
             --now INSTANT evaluates at another time
@@ -25,7 +30,7 @@ const OPTIONS = {
   resync: { type: "string" },
   helm: { type: "string" },
   "watch-namespaces": { type: "string" },
-  file: { type: "string", short: "f" },
+  file: { type: "string", short: "f", multiple: true },
   out: { type: "string" },
   "key-id": { type: "string" },
   key: { type: "string" },
@@ -39,6 +44,12 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
 
+/** The one file a command reads (`license --file`): a second one is refused rather than ignored. */
+function oneFile(files: readonly string[] | undefined): string | undefined {
+  if (files && files.length > 1) throw new Error(`--file given ${files.length} times: this command reads one file`);
+  return files?.[0];
+}
+
 async function license(action: string | undefined, values: Values): Promise<number> {
   try {
     return await runLicense(action, {
@@ -47,7 +58,7 @@ async function license(action: string | undefined, values: Values): Promise<numb
       key: values.key,
       payload: values.payload,
       token: values.token,
-      file: values.file,
+      file: oneFile(values.file),
       trust: values.trust ?? [],
       now: values.now,
     });
@@ -79,12 +90,15 @@ async function operator(values: Values): Promise<number> {
 // The commands that talk to a cluster are loaded when run: the Kubernetes client alone is ~870 modules,
 // which `navique license` and `--help` do not need.
 const COMMANDS: Record<string, (positionals: string[], values: Values) => Promise<number>> = {
-  up: async (_, values) => (await import("./up-command.js")).runUp(values.kubeconfig, values.file),
-  plan: async (_, values) =>
+  up: async (positionals, values) =>
+    (await import("./up-command.js")).runUp(values.kubeconfig, [...(values.file ?? []), ...positionals.slice(1)]),
+  plan: async (positionals, values) =>
     (await import("./plan-command.js")).runPlan({
-      file: values.file,
+      // `plan -f a.yaml b.yaml` names both: every path after the command is read, with or without -f.
+      paths: [...(values.file ?? []), ...positionals.slice(1)],
       kubeconfig: values.kubeconfig,
       chartSource: values["chart-source"] ?? process.env.NAVIQUE_CHART_SOURCE,
+      trust: values.trust ?? [],
     }),
   license: (positionals, values) => license(positionals[1], values),
   operator: (_, values) => operator(values),

@@ -1,59 +1,59 @@
-import { readFile } from "node:fs/promises";
-import { parseAllDocuments } from "yaml";
-import { API_GROUP_VERSION } from "../api/group.js";
-import { parseInput } from "../api/validation.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
-import type { EngineResource } from "../engine/kind-module.js";
-import { previewDesired } from "../engine/preview.js";
+import { readPlanInputs } from "../engine/plan-inputs.js";
+import { type PlanExitCode, type PlanRun, planExitCode, planInputs } from "../engine/plan-run.js";
 import { stderrReporter } from "../engine/reporter.js";
 import { REGISTRY } from "../kinds/registry.js";
 import { createReconcileContext } from "../reconcile/context.js";
 import { cliHelm } from "./helm-binary.js";
+import { trustedKeys } from "./license-command.js";
 import { resolveClusterTarget } from "./target.js";
 
+/** One line for the end of a run, on stderr: what was found, and the exit code it makes. */
+function summary(run: PlanRun, problems: number, code: PlanExitCode): string {
+  const all = [...(run.licence ? [run.licence] : []), ...run.resources];
+  const count = (outcome: string) => all.filter((r) => r.outcome === outcome).length;
+  return `plan: ${all.length} judged: ${count("changes")} to change, ${count("in-place")} in place, ${count("waiting")} waiting, ${count("refused")} refused, ${count("stalled")} stalled; ${problems} input(s) not judged; exit ${code} (docs/plan.md)`;
+}
+
 /**
- * `navique plan -f FILE`: for every resource of a registered kind in a YAML file (e.g. cdk8s synth
- * output), the decisions a reconcile would make against the cluster — the same lines `pulumi preview`
- * prints. The file's grants count as applied (with it, they will be). Changes nothing.
+ * `navique plan PATH...`: for every resource of a registered kind in the files and directories given
+ * (e.g. cdk8s synth output), the decisions a reconcile would make against the cluster — the same lines
+ * `pulumi preview` prints, none for what is in place —, and an exit code a CI job can gate on. The
+ * grants and the licence declared with them count as applied. Changes nothing.
  */
 export async function runPlan(options: {
-  readonly file: string | undefined;
+  readonly paths: readonly string[];
   readonly kubeconfig: string | undefined;
   readonly chartSource: string | undefined;
-}): Promise<number> {
-  const kinds = REGISTRY.kinds.map((m) => m.definition.kind);
-  if (!options.file)
-    throw new Error(`plan needs -f FILE: a YAML file holding ${kinds.join(", ")} resources (e.g. cdk8s synth output)`);
-  const documents = parseAllDocuments(await readFile(options.file, "utf8")).map(
-    (d) => d.toJS() as { apiVersion?: string; kind?: string } | null,
-  );
-  const ours = (document: { apiVersion?: string } | null) => document?.apiVersion === API_GROUP_VERSION;
-  // Parsed before the cluster is touched: a bad document is reported with its field paths, nothing planned.
-  const resources = documents.flatMap((document, index): EngineResource[] => {
-    const module = ours(document) ? REGISTRY.kinds.find((m) => m.definition.kind === document?.kind) : undefined;
-    return module ? [parseInput(module.schema, document, `${options.file} document ${index + 1}`)] : [];
-  });
-  // The file's grants are applied with it: they count as if in the cluster already.
-  const pendingGrants = documents.flatMap((document, index) =>
-    ours(document) && document?.kind === REGISTRY.grants.kind
-      ? [parseInput(REGISTRY.grantSchema, document, `${options.file} document ${index + 1}`)].map((grant) => ({
-          namespace: grant.metadata.namespace,
-          spec: grant.spec,
-        }))
-      : [],
-  );
-  const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
-  const client = KubeClient.fromFile(target.kubeconfig);
-  const context = createReconcileContext({
-    client,
-    helm: new HelmCli({ binary: await cliHelm(undefined), kubeconfig: target.kubeconfig }),
-    source: parseChartSource(options.chartSource),
-  });
-  for (const resource of resources) {
-    const decisions = await previewDesired(context, resource, pendingGrants);
-    for (const line of decisions.lines) process.stdout.write(`${line}\n`);
+  readonly trust?: readonly string[];
+}): Promise<PlanExitCode> {
+  if (options.paths.length === 0) {
+    const kinds = REGISTRY.kinds.map((m) => m.definition.kind);
+    throw new Error(
+      `plan needs at least one path (-f FILE, or files and directories after plan): YAML holding ${kinds.join(", ")} resources (e.g. cdk8s synth output)`,
+    );
   }
-  return 0;
+  // Judged before the cluster is touched; every problem is said, and the rest is planned all the same.
+  const inputs = await readPlanInputs(options.paths, REGISTRY);
+  for (const line of [...inputs.notes, ...inputs.problems]) process.stderr.write(`${line}\n`);
+  let run: PlanRun = { resources: [], notes: [] };
+  if (inputs.resources.length > 0 || inputs.licence) {
+    const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
+    const client = KubeClient.fromFile(target.kubeconfig);
+    const context = createReconcileContext({
+      client,
+      helm: new HelmCli({ binary: await cliHelm(undefined), kubeconfig: target.kubeconfig }),
+      source: parseChartSource(options.chartSource),
+      trustedKeys: await trustedKeys(options.trust),
+    });
+    run = await planInputs(context, REGISTRY, inputs);
+  }
+  for (const plan of [...(run.licence ? [run.licence] : []), ...run.resources])
+    for (const line of plan.lines) process.stdout.write(`${line}\n`);
+  for (const note of run.notes) process.stderr.write(`${note}\n`);
+  const code = planExitCode(run, inputs);
+  process.stderr.write(`${summary(run, inputs.problems.length, code)}\n`);
+  return code;
 }

@@ -1,4 +1,5 @@
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { PLAN_EXIT_CODES } from "../engine/plan-run.js";
 import { stderrReporter } from "../engine/reporter.js";
 import { preparedHelm } from "./helm-binary.js";
 import { runPlan } from "./plan-command.js";
@@ -6,10 +7,12 @@ import { resolveClusterTarget } from "./target.js";
 
 /**
  * `navique up`: prepares the target cluster (the built-in local control plane when none is configured),
- * reports it and, with a file, prints the decisions its resources would get there, changing nothing. It
+ * reports it and, with paths, prints the decisions their resources would get there, changing nothing. It
  * builds what it runs: the plane's binaries when it starts the plane, helm when none is installed.
+ * Exits 0 — changes planned or not: preparing and showing is its job, not gating —, or 1 when no node
+ * is Ready, or the plan finds a resource refused or stalled or an input it cannot judge.
  */
-export async function runUp(kubeconfigFlag: string | undefined, file: string | undefined): Promise<number> {
+export async function runUp(kubeconfigFlag: string | undefined, paths: readonly string[]): Promise<number> {
   const target = await resolveClusterTarget({ kubeconfig: kubeconfigFlag, report: stderrReporter });
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(target.kubeconfig);
@@ -25,9 +28,10 @@ export async function runUp(kubeconfigFlag: string | undefined, file: string | u
     ].join("\n"),
   );
   if (ready.length === 0) return 1;
-  if (!file) return 0;
+  if (paths.length === 0) return 0;
   // The plan reads releases through helm: on a machine without one, the toolchain's is built first.
   await preparedHelm(undefined);
-  process.stdout.write(`\ndecisions for ${file} against this cluster:\n`);
-  return runPlan({ file, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
+  process.stdout.write(`\ndecisions for ${paths.join(", ")} against this cluster:\n`);
+  const code = await runPlan({ paths, kubeconfig: target.kubeconfig, chartSource: process.env.NAVIQUE_CHART_SOURCE });
+  return code === PLAN_EXIT_CODES.failed ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
+import type { CapabilityDecision } from "../plan/provenance.js";
 import type { CapabilityCatalog } from "./capabilities.js";
 import type { KindModule } from "./kind-module.js";
 import type { CachedInstances, ObserveOptions } from "./observe.js";
@@ -23,6 +24,8 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly instances?: (kind: string) => CachedInstances | undefined;
   /** The licence singleton's objects from a watch cache, when one is complete (ObserveOptions). */
   readonly licences?: () => readonly KubernetesObject[] | undefined;
+  /** One capability's decision, kept for a run of many resources (ObserveOptions). */
+  readonly detect?: (capability: string) => Promise<CapabilityDecision>;
 }
 
 /** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */
@@ -34,6 +37,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
     ...(context.instances ? { instances: context.instances } : {}),
     ...(context.licences ? { licences: context.licences } : {}),
+    ...(context.detect ? { detect: context.detect } : {}),
   };
 }
 

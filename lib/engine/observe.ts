@@ -35,6 +35,11 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
   readonly instances?: (kind: string) => CachedInstances | undefined;
   /** The licence singleton's objects from a watch cache, when one is complete: saves a read per decision. */
   readonly licences?: () => readonly KubernetesObject[] | undefined;
+  /**
+   * One capability's decision, when something keeps them for a while (a plan run detects each
+   * capability once for all its resources); undefined: each resource's observation detects it.
+   */
+  readonly detect?: (capability: string) => Promise<CapabilityDecision>;
 }
 
 /** A kind's instances from a watch cache, with their cap order computed once per change (capOrder). */
@@ -67,10 +72,11 @@ export function listResources(client: KubeClient, module: KindModule): Promise<E
 async function capabilityDecisions(
   installer: CapabilityInstaller,
   roots: readonly string[],
+  detect: ObserveOptions["detect"],
 ): Promise<CapabilityDecision[]> {
   const decisions: CapabilityDecision[] = [];
   for (const root of roots) {
-    for (const decision of await installer.preview(root)) {
+    for (const decision of await installer.preview(root, detect)) {
       if (!decisions.some((d) => d.capability === decision.capability)) decisions.push(decision);
     }
   }
@@ -140,7 +146,7 @@ export async function observeResource(
   const mayReleaseSome = mayRelease(neededBefore(module, resource, options), expandNeeds(now, options));
   const cached = options.instances?.(module.definition.kind);
   const [capabilities, all, entitlements, consumers] = await Promise.all([
-    capabilityDecisions(installer, now),
+    capabilityDecisions(installer, now, options.detect),
     cached ? Promise.resolve([]) : listResources(client, module),
     observeEntitlements(client, options),
     mayReleaseSome ? consumersOf(client, options) : Promise.resolve([]),

@@ -10,6 +10,7 @@ import { planResource } from "./plan.js";
 import { readResource } from "./reconcile.js";
 import type { ObservedGrant } from "./reference-grants.js";
 import type { Plan, PlannedEvent, PlanStep } from "./steps.js";
+import type { EngineView } from "./view.js";
 
 /** Every decision a reconcile would make, stated before anything changes. */
 export interface PreviewDecisions {
@@ -30,6 +31,19 @@ export interface PreviewDecisions {
    * licence, a missing grant, a name taken, a spec error —, on which `pulumi up` would stop.
    */
   readonly stalled?: Condition;
+  /**
+   * Each pass planned — the resource's, then its members' —, with what it was planned from: what a
+   * caller needs to tell whether applying it would change anything (lib/engine/plan-run.ts).
+   */
+  readonly passes: readonly PlannedPass[];
+}
+
+/** One pass a preview planned: the resource as planned, its stored object (if any), what was observed and decided. */
+export interface PlannedPass {
+  readonly resource: EngineResource;
+  readonly live: EngineResource | undefined;
+  readonly view: EngineView;
+  readonly plan: Plan<unknown>;
 }
 
 /** Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator alike. */
@@ -37,6 +51,7 @@ export async function previewDecisions(
   context: ReconcileContext,
   resource: EngineResource,
   pendingGrants: readonly ObservedGrant[] = [],
+  live?: EngineResource,
 ): Promise<PreviewDecisions & { readonly plan: Plan<unknown> }> {
   const module = moduleOf(context, resource.kind);
   const view = await observeResource(context.client, context.installer, module, resource, {
@@ -48,6 +63,7 @@ export async function previewDecisions(
     capabilities: view.capabilities.map((d) => ({ ...d, action: "none" as const, ready: true, waitingFor: [] })),
   };
   const plan = planResource(module, resource, assumingOperatorsReady, planContext(context));
+  const passes = [{ resource, live, view, plan }];
   const steps = plan.steps.filter((s) => s.kind !== "ensure-capability");
   const prefix = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
   const ready = plan.conditions.find((c) => c.type === READY);
@@ -61,6 +77,7 @@ export async function previewDecisions(
       lines,
       refusal: plan.refusal,
       ...(stalled ? { stalled } : {}),
+      passes,
       plan,
     };
   }
@@ -71,7 +88,7 @@ export async function previewDecisions(
   if (stalled) {
     // Said before anything is created, exactly as the condition will say it: `up` would stop there.
     lines.push(stalledLine(prefix, stalled));
-    return { capabilities: view.capabilities, steps, events: plan.events, lines, stalled, plan };
+    return { capabilities: view.capabilities, steps, events: plan.events, lines, stalled, passes, plan };
   }
   if (steps.length === 0) {
     // Nothing to do: either all is in place, or something outside the product is missing — say which.
@@ -79,7 +96,7 @@ export async function previewDecisions(
       `${prefix}: ${ready?.status === "True" ? "nothing to change" : `nothing to do until: ${ready?.message ?? "unknown"}`}`,
     );
   }
-  return { capabilities: view.capabilities, steps, events: plan.events, lines, plan };
+  return { capabilities: view.capabilities, steps, events: plan.events, lines, passes, plan };
 }
 
 /**
@@ -104,16 +121,18 @@ export async function previewDesired(
   const module = moduleOf(context, desired.kind);
   const { namespace, name } = desired.metadata;
   const live = await readResource(context, module, namespace, name).catch(() => undefined);
-  const decisions = await previewDecisions(context, asPlanned(desired, live), pendingGrants);
+  const decisions = await previewDecisions(context, asPlanned(desired, live), pendingGrants, live);
   if (decisions.refusal) return decisions;
   const lines = [...decisions.lines];
+  const passes = [...decisions.passes];
   let stalled = decisions.stalled;
   for (const member of membersIn(context, decisions.plan)) {
     const memberModule = moduleOf(context, member.kind);
     const parsed = memberModule.schema.parse(member);
     const memberDecisions = await previewDesired(context, parsed, pendingGrants);
     lines.push(...memberDecisions.lines);
+    passes.push(...memberDecisions.passes);
     stalled ??= memberDecisions.stalled;
   }
-  return { ...decisions, lines, ...(stalled ? { stalled } : {}) };
+  return { ...decisions, lines, passes, ...(stalled ? { stalled } : {}) };
 }

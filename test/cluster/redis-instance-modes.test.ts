@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -7,7 +7,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/cluster/process.js";
+import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
@@ -23,7 +23,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import { playRedisOperator } from "../support/redis.js";
@@ -247,8 +247,9 @@ describe("RedisInstance modes", () => {
     await destroy(inputs, TEST_TRUSTED_KEYS);
     expect(await readStoredResource(client, "RedisInstance", ns, "via-pulumi")).toBeUndefined();
 
-    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines. The CLI verifies licences
-    // with the product's keys only, so it judges by the Community caps (2 RedisInstances): both fit.
+    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines. The CLI verifies the
+    // suite's licence with the test key given by --trust, as the suite's operator does: both fit its cap
+    // (under Community, the two declared ones would be counted with every RedisInstance stored).
     const out = await mkdtemp(join(tmpdir(), "navique-redis-synth-"));
     try {
       const app = new App({ outdir: out });
@@ -256,14 +257,27 @@ describe("RedisInstance modes", () => {
       new RedisInstanceConstruct(chart, "from-git", { spec });
       new RedisInstanceConstruct(chart, "managed-one", {});
       app.synth();
-      const plan = await run(
+      const trustFile = join(out, "test-vendor.pem");
+      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
+      const plan = await runUnchecked(
         TSX,
-        [CLI, "plan", "-f", join(out, "redis.k8s.yaml"), "--chart-source", `dir:${FIXTURE_CHARTS}`],
+        [
+          CLI,
+          "plan",
+          "-f",
+          join(out, "redis.k8s.yaml"),
+          "--chart-source",
+          `dir:${FIXTURE_CHARTS}`,
+          "--trust",
+          `${TEST_KEY_ID}=${trustFile}`,
+        ],
         {
           env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" },
         },
       );
-      expect(plan.stdout).toContain(`RedisInstance ${ns}/from-git: nothing to change`);
+      // Not stored yet: creating it is the one change; it emits nothing (its connection is the user's Secret).
+      expect(plan.stdout).toContain(`RedisInstance ${ns}/from-git: create it; nothing else to change`);
+      expect(plan.code).toBe(2);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: capability redis-operator:`);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: apply Redis ${ns}/managed-one (standalone, 1Gi)`);
       expect(plan.stdout).not.toContain("ext-pw");

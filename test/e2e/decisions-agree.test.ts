@@ -9,7 +9,7 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -88,20 +88,19 @@ describe("preview, synth-time plan and the operator agree", () => {
 
     buildApp(join(work, "synth")).synth();
     const synthesized = join(work, "synth", "navique-example.yaml");
-    const plan = decisionLines(
-      (
-        await run(TSX, [
-          CLI,
-          "plan",
-          "-f",
-          synthesized,
-          "--kubeconfig",
-          process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-          "--chart-source",
-          `dir:${FIXTURE_CHARTS}`,
-        ])
-      ).stdout,
-    );
+    const planned = await runUnchecked(TSX, [
+      CLI,
+      "plan",
+      "-f",
+      synthesized,
+      "--kubeconfig",
+      process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      "--chart-source",
+      `dir:${FIXTURE_CHARTS}`,
+    ]);
+    // Changes planned, none refused: exit 2 (docs/plan.md).
+    expect(planned.code).toBe(2);
+    const plan = decisionLines(planned.stdout);
     expect(plan.length).toBeGreaterThanOrEqual(8);
     expect([...preview].sort()).toEqual([...plan].sort());
 

@@ -6,7 +6,7 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { run } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import type { NaviqueOperator } from "../../providers/operator/operator.js";
@@ -103,8 +103,17 @@ describe("licence enforcement across the front ends", () => {
       { apiVersion: "core.navique.com/v1alpha1", kind: "Stack", metadata: { name: "bundle", namespace: ns }, spec: {} },
     ];
     await writeFile(file, documents.map((d) => stringify(d)).join("---\n"));
-    const plan = await run(TSX, [CLI, "plan", "-f", file, "--kubeconfig", process.env.NAVIQUE_TEST_KUBECONFIG ?? ""]);
+    const plan = await runUnchecked(TSX, [
+      CLI,
+      "plan",
+      "-f",
+      file,
+      "--kubeconfig",
+      process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+    ]);
     expect(plan.stdout.trim().split("\n")).toEqual([refusal, skip]);
+    // A refusal fails the plan as a CI gate (docs/plan.md).
+    expect(plan.code).toBe(1);
 
     operator = inProcessOperator(client, helm, { resyncMs: 500, now: () => clock });
     await operator.start();

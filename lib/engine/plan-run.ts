@@ -1,0 +1,370 @@
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { READY, stalledOf } from "../api/conditions.js";
+import { capOrder, type Instance } from "../licence/enforce.js";
+import type { Entitlements } from "../licence/entitlements.js";
+import { resolveEntitlements } from "../licence/resolve.js";
+import { readLicense } from "../observe/license.js";
+import type { CapabilityDecision } from "../plan/provenance.js";
+import { instanceOf } from "./admission.js";
+import { resourceLabel, stalledLine } from "./conditions.js";
+import { moduleOf, type ReconcileContext } from "./context.js";
+import { stepFailureOf } from "./failure.js";
+import type { EngineResource } from "./kind-module.js";
+import { keyOf } from "./objects.js";
+import { type CachedInstances, listResources } from "./observe.js";
+import { failedPlan } from "./plan.js";
+import type { DeclaredResource, InputRegistry, PlanInputs } from "./plan-inputs.js";
+import { type PlannedPass, previewDesired } from "./preview.js";
+import type { PlanStep } from "./steps.js";
+
+/**
+ * What `navique plan` exits with (terraform plan -detailed-exitcode's convention, docs/plan.md): 0 when
+ * applying the inputs would change nothing, 2 when it would change something and every resource would
+ * be admitted, 1 when a resource would be refused or stall, or an input could not be judged.
+ */
+export const PLAN_EXIT_CODES = { nothingToChange: 0, failed: 1, changes: 2 } as const;
+export type PlanExitCode = (typeof PLAN_EXIT_CODES)[keyof typeof PLAN_EXIT_CODES];
+
+/**
+ * A resource's verdict in a plan: already in place (nothing printed), changes to make, nothing to change
+ * but not Ready yet (waiting for something outside the product that will happen), refused by the
+ * licence, or stalled (a cause waiting cannot clear: docs/adr/0022-stalled-condition.md).
+ */
+export type PlanOutcome = "in-place" | "changes" | "waiting" | "refused" | "stalled";
+
+export interface ResourcePlan {
+  /** `Kind namespace/name`. */
+  readonly subject: string;
+  /** Where it was declared. */
+  readonly where: string;
+  readonly outcome: PlanOutcome;
+  /** The decisions, one a line; none for a resource in place. */
+  readonly lines: readonly string[];
+}
+
+export interface PlanRun {
+  /** The licence the inputs declare, judged first: its entitlements are what every resource is planned under. */
+  readonly licence?: ResourcePlan;
+  readonly resources: readonly ResourcePlan[];
+  /** What the run could not look at and says so without failing (a chart it cannot render here). */
+  readonly notes: readonly string[];
+}
+
+/** How many resources are planned at once: their reads overlap, their order on output does not change. */
+const CONCURRENCY = 8;
+
+/** A value in a form two reads of the same object share: keys sorted, timestamps to the second, managed fields without their time. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, function replacer(this: unknown, key, raw: unknown) {
+    if (key === "time" || key === "resourceVersion") return undefined;
+    // The typed client reads timestamps as Dates (to the millisecond); the apiserver writes them to the second.
+    const item = key === "" ? raw : (this as Record<string, unknown>)[key];
+    if (item instanceof Date) return item.toISOString().replace(/\.\d{3}Z$/, "Z");
+    if (item && typeof item === "object" && !Array.isArray(item)) {
+      const record = item as Record<string, unknown>;
+      return Object.fromEntries(
+        Object.keys(record)
+          .sort()
+          .map((k) => [k, record[k]]),
+      );
+    }
+    return raw;
+  });
+}
+
+/**
+ * Whether performing a step would change the cluster, decided as the operator's pass finds it after
+ * the fact (lib/engine/execute.ts: an apply that leaves the resourceVersion, a credentials Secret that
+ * exists): an apply over an existing object is sent as a dry run, and what the apiserver would store is
+ * compared with what it stores. Any other step (a deletion, a release, a finalizer) changes something.
+ */
+async function changes(context: ReconcileContext, step: PlanStep, pass: PlannedPass): Promise<boolean> {
+  switch (step.kind) {
+    case "generate-credentials":
+      return !pass.view.objects.has(keyOf(step.object));
+    case "apply": {
+      const live = pass.view.objects.get(keyOf(step.object));
+      if (!live) return true;
+      const after = await context.client.apply(step.object, { dryRun: true });
+      return canonical(after) !== canonical(live);
+    }
+    default:
+      return true;
+  }
+}
+
+/** Whether the stored resource is the declared one: same spec, and every declared label and annotation set. */
+function declaredAsStored(desired: EngineResource, live: EngineResource | undefined): boolean {
+  if (!live) return false;
+  const within = (wanted: Record<string, string> | undefined, present: Record<string, string> | undefined) =>
+    Object.entries(wanted ?? {}).every(([key, value]) => present?.[key] === value);
+  const metadata = (r: EngineResource) =>
+    r.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> };
+  return (
+    canonical(desired.spec) === canonical(live.spec) &&
+    within(metadata(desired).labels, metadata(live).labels) &&
+    within(metadata(desired).annotations, metadata(live).annotations)
+  );
+}
+
+/** Runs `work` over `items`, at most `limit` at once; results in the items' order. */
+async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** Everything a run observes once for all its resources. */
+interface RunObservations {
+  readonly context: ReconcileContext;
+  /** Per capability: whether an install or upgrade of it would be refused for a collision, looked at once. */
+  readonly foresee: (capability: string) => Foresight;
+  /** The foresights made so far, by capability. */
+  readonly foreseen: ReadonlyMap<string, Foresight>;
+}
+
+type Foresight = ReturnType<ReconcileContext["installer"]["foreseeConflict"]>;
+
+/**
+ * The context of one run: the clock stopped at its start (every declared resource not stored yet is
+ * created "now", as applying the file at once creates them in the same second), the licence read once —
+ * or the declared one —, each kind's instances listed once with the declared ones among them (so the cap
+ * is decided over everything the inputs would make, in the operator's order: lib/licence/enforce.ts),
+ * and each capability detected once.
+ */
+async function runObservations(
+  context: ReconcileContext,
+  declared: readonly DeclaredResource[],
+  licence: KubernetesObject | undefined,
+  at: Date,
+): Promise<RunObservations> {
+  const stored = licence ? undefined : await readLicense(context.client);
+  const licences = licence ? [licence] : stored ? [stored as KubernetesObject] : [];
+  const now = at.toISOString();
+  const instances = new Map<string, CachedInstances>();
+  await Promise.all(
+    context.registry.map(async (module) => {
+      const kind = module.definition.kind;
+      const existing = await listResources(context.client, module);
+      const list: Instance[] = existing.map((r) => instanceOf(r, now));
+      for (const { resource } of declared) {
+        if (resource.kind !== kind) continue;
+        const known = existing.some(
+          (r) => r.metadata.namespace === resource.metadata.namespace && r.metadata.name === resource.metadata.name,
+        );
+        if (!known) list.push(instanceOf(resource, now));
+      }
+      instances.set(kind, { list, ahead: capOrder(list) });
+    }),
+  );
+  const detections = new Map<string, Promise<CapabilityDecision>>();
+  const detect = (capability: string) => {
+    let decision = detections.get(capability);
+    if (!decision) {
+      decision = context.installer.observe(capability).then((o) => o.decision);
+      detections.set(capability, decision);
+    }
+    return decision;
+  };
+  const foresights = new Map<string, Foresight>();
+  const foresee = (capability: string) => {
+    let foresight = foresights.get(capability);
+    if (!foresight) {
+      foresight = context.installer.foreseeConflict(capability);
+      foresights.set(capability, foresight);
+    }
+    return foresight;
+  };
+  return {
+    context: {
+      ...context,
+      now: () => at,
+      licences: () => licences,
+      instances: (kind) => instances.get(kind),
+      detect,
+    },
+    foresee,
+    foreseen: foresights,
+  };
+}
+
+/** The first capability an install or upgrade of would be refused for a collision, with the refusal. */
+async function collision(
+  run: RunObservations,
+  passes: readonly PlannedPass[],
+): Promise<{ pass: PlannedPass; decision: CapabilityDecision; line: string } | undefined> {
+  for (const pass of passes) {
+    for (const decision of pass.view.capabilities) {
+      if (decision.action === "none") continue;
+      const { conflict } = await run.foresee(decision.capability);
+      if (!conflict) continue;
+      // As the operator reports it: the ensure step of that capability failed with OwnershipConflict.
+      const step: PlanStep = {
+        kind: "ensure-capability",
+        capability: decision.capability,
+        description: decision.summary,
+      };
+      const module = moduleOf(run.context, pass.resource.kind);
+      const failed = failedPlan(module, pass.resource, pass.plan as never, step, stepFailureOf(step, conflict));
+      const stalled = stalledOf((failed as { conditions: Parameters<typeof stalledOf>[0] }).conditions);
+      if (stalled) return { pass, decision, line: stalledLine(resourceLabel(pass.resource), stalled) };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether applying the declared resource would change anything — itself, a capability, or any object
+ * its passes would write — and the lines of the steps that would change nothing.
+ */
+async function whatChanges(
+  context: ReconcileContext,
+  declared: EngineResource,
+  passes: readonly PlannedPass[],
+): Promise<{ changed: boolean; unchanged: ReadonlySet<string> }> {
+  const unchanged = new Set<string>();
+  let changed = false;
+  for (const pass of passes) {
+    const prefix = resourceLabel(pass.resource);
+    // A member is desired as its composite plans it; the declared resource as the inputs say.
+    const desired = pass === passes[0] ? declared : pass.resource;
+    if (!declaredAsStored(desired, pass.live)) changed = true;
+    if (pass.view.capabilities.some((d) => d.action !== "none")) changed = true;
+    for (const step of pass.plan.steps) {
+      if (step.kind === "ensure-capability") continue;
+      if (await changes(context, step, pass)) changed = true;
+      else unchanged.add(`${prefix}: ${step.description}`);
+    }
+  }
+  return { changed, unchanged };
+}
+
+/** One declared resource planned: its decisions, the lines of steps that would change nothing left out. */
+async function planOne(run: RunObservations, declared: DeclaredResource, inputs: PlanInputs): Promise<ResourcePlan> {
+  const { resource, where } = declared;
+  const subject = resourceLabel(resource);
+  const decisions = await previewDesired(run.context, resource, inputs.grants);
+  if (decisions.refusal) return { subject, where, outcome: "refused", lines: decisions.lines };
+  if (decisions.stalled) return { subject, where, outcome: "stalled", lines: decisions.lines };
+  const collided = await collision(run, decisions.passes);
+  if (collided) {
+    const capabilities = decisions.lines.filter((l) => l.includes(": capability "));
+    return { subject, where, outcome: "stalled", lines: [...capabilities, collided.line] };
+  }
+  const { changed, unchanged } = await whatChanges(run.context, resource, decisions.passes);
+  const lines = decisions.lines.filter((line) => !unchanged.has(line));
+  const ready = decisions.passes.every((p) => p.plan.conditions.find((c) => c.type === READY)?.status === "True");
+  if (!changed) {
+    if (ready) return { subject, where, outcome: "in-place", lines: [] };
+    const waiting = decisions.passes
+      .map((p) => ({ p, ready: p.plan.conditions.find((c) => c.type === READY) }))
+      .filter(({ ready: r }) => r?.status !== "True")
+      .map(
+        ({ p, ready: r }) =>
+          `${resourceLabel(p.resource)}: nothing to change; not Ready until: ${r?.message ?? "unknown"}`,
+      );
+    return { subject, where, outcome: "waiting", lines: waiting };
+  }
+  // What the preview calls "nothing to change" is about what the resource emits; when the resource
+  // itself is new or changed and nothing else is said of it, that is said instead.
+  const nothing = `${subject}: nothing to change`;
+  const said = lines.filter((line) => line !== nothing);
+  const own = decisions.passes[0]?.live ? "update its spec" : "create it";
+  const ownChange = !declaredAsStored(resource, decisions.passes[0]?.live);
+  const steps = said.filter((line) => line.startsWith(`${subject}: `) && !line.startsWith(`${subject}: capability `));
+  if (ownChange && steps.length === 0) said.push(`${subject}: ${own}; nothing else to change`);
+  return { subject, where, outcome: "changes", lines: said };
+}
+
+/** The declared licence judged as the operator would judge it once applied: its token verified at the run's time. */
+function licencePlan(
+  context: ReconcileContext,
+  registry: InputRegistry,
+  declared: NonNullable<PlanInputs["licence"]>,
+  stored: string | undefined,
+  at: Date,
+): { plan: ResourcePlan; entitlements: Entitlements } {
+  const subject = `${registry.singleton.definition.kind} ${registry.singleton.name}`;
+  const entitlements = resolveEntitlements(declared.token, {
+    now: at,
+    ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
+  });
+  const where = declared.where;
+  if (entitlements.edition !== "Licensed") {
+    return {
+      entitlements,
+      plan: {
+        subject,
+        where,
+        outcome: "refused",
+        lines: [
+          `${subject}: refused: ${entitlements.reason ?? "it does not verify"}; the Community edition would apply, and every resource below is planned under it. Apply a licence that verifies`,
+        ],
+      },
+    };
+  }
+  if (stored === declared.token) return { entitlements, plan: { subject, where, outcome: "in-place", lines: [] } };
+  const caps = Object.entries(entitlements.caps)
+    .map(([kind, cap]) => `${kind} ${cap}`)
+    .join(", ");
+  const features = [...entitlements.features].join(", ") || "none";
+  return {
+    entitlements,
+    plan: {
+      subject,
+      where,
+      outcome: "changes",
+      lines: [
+        `${subject}: apply licence ${entitlements.licenseId} (features: ${features}; caps: ${caps}), in force until ${entitlements.expiresAt?.toISOString()}`,
+      ],
+    },
+  };
+}
+
+/**
+ * `navique plan`'s run over everything it was given: the declared licence first (what every resource is
+ * planned under), then every declared resource, each with the decisions a reconcile would make — the
+ * licence's caps decided over all of them together, each capability detected once, and an install the
+ * operator would refuse for a collision foreseen from the same check. Changes nothing.
+ */
+export async function planInputs(
+  context: ReconcileContext,
+  registry: InputRegistry,
+  inputs: PlanInputs,
+  at: Date = new Date(),
+): Promise<PlanRun> {
+  const stored = inputs.licence ? await readLicense(context.client) : undefined;
+  const licence = inputs.licence
+    ? licencePlan(context, registry, inputs.licence, stored?.spec?.token, at).plan
+    : undefined;
+  const declaredLicence: KubernetesObject | undefined = inputs.licence
+    ? ({ metadata: { name: registry.singleton.name }, spec: { token: inputs.licence.token } } as KubernetesObject)
+    : undefined;
+  const run = await runObservations(context, inputs.resources, declaredLicence, at);
+  const resources = await inOrder(inputs.resources, CONCURRENCY, (declared) => planOne(run, declared, inputs));
+  const notes: string[] = [];
+  for (const [capability, foresight] of run.foreseen) {
+    const { unchecked } = await foresight;
+    if (unchecked)
+      notes.push(
+        `capability ${capability}: whether its chart's objects collide with existing ones was not checked: ${unchecked}`,
+      );
+  }
+  return { ...(licence ? { licence } : {}), resources, notes };
+}
+
+/** The exit code of a run: 1 for any input not judged or resource refused or stalled, else 2 for any change, else 0. */
+export function planExitCode(run: PlanRun, inputs: Pick<PlanInputs, "problems">): PlanExitCode {
+  const all = [...(run.licence ? [run.licence] : []), ...run.resources];
+  if (inputs.problems.length > 0 || all.some((r) => r.outcome === "refused" || r.outcome === "stalled"))
+    return PLAN_EXIT_CODES.failed;
+  if (all.some((r) => r.outcome === "changes")) return PLAN_EXIT_CODES.changes;
+  return PLAN_EXIT_CODES.nothingToChange;
+}
