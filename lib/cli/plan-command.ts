@@ -52,8 +52,14 @@ export async function runPlan(options: {
     source: parseChartSource(options.chartSource),
   });
   for (const resource of resources) {
-    const decisions = await previewDesired(context, resource, pendingGrants);
+    const decisions = await previewDesired(context, resource, { pendingGrants });
     for (const line of decisions.lines) process.stdout.write(`${line}\n`);
+    // A resource in place has no decision: the plan still names it, once.
+    if (decisions.inPlace) {
+      process.stdout.write(
+        `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}: nothing to change\n`,
+      );
+    }
   }
   return 0;
 }

@@ -4,6 +4,7 @@ import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
+import { createdFirst } from "./created-first.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
@@ -149,9 +150,10 @@ export function dynamicInputs(
       pulumi.all([desired, cluster]).apply(async ([d, [k, helm, source]]) => {
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
+        const first = await createdFirst([args, specInput], opts, d.namespace);
         // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
         const { logPreview } = await import("./preview-log.js");
-        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource);
+        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource, first);
       });
       // Bad args are reported on the component by the resource that uses them: nothing more to say here.
     })().catch(() => undefined);

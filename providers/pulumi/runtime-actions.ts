@@ -17,7 +17,7 @@ import { apiserverRefusal } from "../../lib/engine/failure.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { reconcileWithMembers } from "../../lib/engine/members.js";
 import { decodeCredentials } from "../../lib/engine/objects.js";
-import { type ReconcileOutcome, readResource } from "../../lib/engine/reconcile.js";
+import { readResource } from "../../lib/engine/reconcile.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { reportProgress } from "./provider-progress.js";
@@ -58,15 +58,14 @@ export function failIfBlocked(outcome: { readonly plan: Pick<Plan<unknown>, "con
   if (stalled) throw new Error(stalledLine(where, stalled));
 }
 
-/** The outputs of a Ready resource: its kind's projection of its status, the credentials it names read for the secret ones. */
+/** The outputs of a resource from its status: its kind's projection, the credentials it names read for the secret ones. */
 async function outputsOf(
   context: ReconcileContext,
   module: KindModule,
   inputs: RuntimeInputs,
-  outcome: ReconcileOutcome<unknown>,
+  status: unknown,
 ): Promise<Record<string, unknown>> {
-  const status = outcome.plan.status as never;
-  const secret = module.outputs.credentialsSecret?.(status);
+  const secret = module.outputs.credentialsSecret?.(status as never);
   const credentials = secret
     ? decodeCredentials(
         await orUndefined(
@@ -77,7 +76,7 @@ async function outputsOf(
         ),
       )
     : undefined;
-  return { ...inputs, ...module.outputs.project(status, inputs.namespace, credentials) };
+  return { ...inputs, ...module.outputs.project(status as never, inputs.namespace, credentials) };
 }
 
 /** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
@@ -119,7 +118,10 @@ async function upWith(
       reportProgress(`${where}: ${said ?? "not Ready yet"}`);
     }
     if (!outcome.requeue && !members.some((m) => m.requeue)) {
-      return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
+      return {
+        id: `${inputs.namespace}/${inputs.name}`,
+        outs: await outputsOf(context, module, inputs, outcome.plan.status),
+      };
     }
     if (Date.now() > deadline) {
       throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
@@ -175,6 +177,42 @@ export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Prom
     if (statusOf(error) === 404 && (await gone())) return undefined;
     throw error;
   }
+}
+
+/** The inputs a dynamic resource records, taken from its state (which holds its outputs beside them). */
+function recordedInputs(state: RuntimeInputs): RuntimeInputs {
+  const { kind, namespace, name, spec, timeoutSeconds, kubeconfig, helm, chartSource } = state;
+  return {
+    ...(kind === undefined ? {} : { kind }),
+    namespace,
+    name,
+    spec,
+    timeoutSeconds,
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+    ...(helm === undefined ? {} : { helm }),
+    ...(chartSource === undefined ? {} : { chartSource }),
+  };
+}
+
+/**
+ * `read` (`pulumi refresh`): the custom resource as it is in the cluster — its spec, parsed with the
+ * defaults written out, and the outputs its status and credentials give now — as the state's outputs
+ * and as the inputs the next diff compares the program's with: a spec someone changed with kubectl
+ * shows as a change of `spec`, and the next `up` writes the program's spec back. Nothing is reconciled
+ * or written. A resource no longer in the cluster answers no id: Pulumi drops it from the state, and
+ * the next `up` creates it again.
+ */
+export async function read(
+  module: KindModule,
+  state: RuntimeInputs,
+  trustedKeys?: ReadonlyMap<string, string>,
+): Promise<{ id?: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
+  const context = contextFor(state, trustedKeys);
+  const live = await readResource(context, module, state.namespace, state.name);
+  if (!live) return {};
+  const inputs = { ...recordedInputs(state), spec: live.spec };
+  const props = live.status ? await outputsOf(context, module, inputs, live.status) : { ...state, spec: live.spec };
+  return { id: `${state.namespace}/${state.name}`, props, inputs };
 }
 
 /** `up`: record the custom resource, then reconcile it and its members until Ready. */

@@ -7,6 +7,7 @@ interface Runtime {
   diff(olds: RuntimeInputs, news: RuntimeInputs): pulumi.dynamic.DiffResult;
   create(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
+  read(state: RuntimeInputs): Promise<pulumi.dynamic.ReadResult>;
   destroy(inputs: RuntimeInputs): Promise<void>;
 }
 
@@ -44,6 +45,9 @@ export function runtimeProvider(runtime: string): pulumi.dynamic.ResourceProvide
     },
     async create(inputs: RuntimeInputs) {
       return (await load()).create(inputs);
+    },
+    async read(_id: string, state: RuntimeInputs) {
+      return (await load()).read(state);
     },
     async update(_id: string, _olds: RuntimeInputs, news: RuntimeInputs) {
       return { outs: (await (await load()).up(news)).outs };

@@ -6,6 +6,7 @@
  * (runtime-actions.ts) when they run.
  */
 import * as pulumi from "@pulumi/pulumi";
+import { canonicalJson } from "../../lib/api/canonical-json.js";
 import { fieldPath } from "../../lib/api/validation.js";
 import { clusterServer } from "../../lib/cluster/kubeconfig-location.js";
 import { moduleOf } from "../../lib/engine/context.js";
@@ -47,7 +48,8 @@ const COMPARED: readonly (keyof RuntimeInputs)[] = ["spec", "chartSource", "time
  * when its provider's cluster changes. Another namespace or name is another object: replaced too.
  */
 export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
-  const differing: string[] = COMPARED.filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
+  // Key order aside: a spec read back from the cluster (`pulumi refresh`) lists its keys as the apiserver does.
+  const differing: string[] = COMPARED.filter((key) => canonicalJson(olds[key]) !== canonicalJson(news[key]));
   const [before, after] = [clusterServer(olds.kubeconfig), clusterServer(news.kubeconfig)];
   if (before !== undefined && after !== undefined && before !== after) differing.push("kubeconfig");
   const replaces = differing.filter((key) => key === "namespace" || key === "name" || key === "kubeconfig");
@@ -104,6 +106,11 @@ export function runtimeFor(legacyRuntime: string) {
       return (await actions()).up(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
+    /** Pulumi's `read` (`pulumi refresh`): the custom resource's live spec and outputs (runtime-actions.ts). */
+    async read(state: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      return (await actions()).read(kindOf(state, legacyRuntime), state, trustedKeys);
+    },
+
     /** Create: `up`; a failed one removes the custom resource it recorded (runtime-actions.ts). */
     async create(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
       return (await actions()).create(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
@@ -121,4 +128,5 @@ export const check = generic.check;
 export const diff = generic.diff;
 export const create = generic.create;
 export const up = generic.up;
+export const read = generic.read;
 export const destroy = generic.destroy;
