@@ -1,3 +1,4 @@
+import { relative, resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
@@ -32,7 +33,11 @@ export interface ClusterArgs {
    * when the provider runs: the first file of $KUBECONFIG, then ~/.kube/config
    */
   readonly kubeconfig?: pulumi.Input<string>;
-  /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default $NAVIQUE_CHART_SOURCE, else official */
+  /**
+   * Where capability charts come from: official, dir:PATH or oci://REGISTRY. A directory is recorded
+   * relative to the project's directory. @default $NAVIQUE_CHART_SOURCE where the provider runs (not
+   * recorded), else official
+   */
   readonly chartSource?: pulumi.Input<string>;
   /** The helm v4 binary. @default `helm` on PATH, found when it runs */
   readonly helm?: pulumi.Input<string>;
@@ -66,6 +71,19 @@ function chartSourceText(value: string | undefined): string | undefined {
   if (!value) return undefined;
   parseChartSource(value);
   return value;
+}
+
+/**
+ * The chart source as the state records it: a mirror directory relative to the project's directory
+ * (where the program and the dynamic provider both run), so that the state names no path of the machine
+ * (ADR 0019); a registry as given.
+ */
+function recordedChartSource(value: string | undefined): string | undefined {
+  const text = chartSourceText(value);
+  if (!text) return undefined;
+  const source = parseChartSource(text);
+  if (source.kind !== "directory") return text;
+  return `dir:${relative(process.cwd(), resolve(source.path)) || "."}`;
 }
 
 /** Whether a value holds no output or promise at any depth: known now, without the engine. */
@@ -133,12 +151,15 @@ export function dynamicInputs(
             .output(given)
             .apply(checked(component, where, (value) => (value === undefined ? undefined : kubeconfigContent(value)))),
         );
-  const chartSource = pulumi
+  // $NAVIQUE_CHART_SOURCE is read again by the provider where it runs, as the ambient kubeconfig is:
+  // not recorded. The preview uses it here.
+  const chartSource = pulumi.output(args.chartSource).apply(checked(component, where, recordedChartSource));
+  const previewChartSource = pulumi
     .output(args.chartSource ?? process.env.NAVIQUE_CHART_SOURCE)
     .apply(checked(component, where, chartSourceText));
   const timeoutSeconds = pulumi.output(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
   if (pulumi.runtime.isDryRun()) {
-    const cluster = pulumi.all([kubeconfig, args.helm, chartSource]);
+    const cluster = pulumi.all([kubeconfig, args.helm, previewChartSource]);
     void (async () => {
       if (!(await isKnown(desired)) || !(await isKnown(cluster))) {
         await pulumi.log.info(

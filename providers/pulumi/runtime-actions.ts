@@ -20,7 +20,8 @@ import { decodeCredentials } from "../../lib/engine/objects.js";
 import { readResource } from "../../lib/engine/reconcile.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
-import { reportProgress } from "./provider-progress.js";
+import { removeCreatedNamespace } from "./created-namespace.js";
+import { reportLasting, reportProgress } from "./provider-progress.js";
 import type { ClusterInputs, RuntimeInputs } from "./runtime.js";
 
 const PASS_INTERVAL_MS = 1_000;
@@ -34,17 +35,26 @@ export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<stri
   return createReconcileContext({
     client,
     helm: new HelmCli({ binary: () => resolveHelm(inputs.helm), kubeconfig: kubeconfigFile }),
-    source: parseChartSource(inputs.chartSource),
+    // Not recorded when it came from the environment: read from it again here (ADR 0019).
+    source: parseChartSource(inputs.chartSource ?? process.env.NAVIQUE_CHART_SOURCE),
     ...(trustedKeys ? { trustedKeys } : {}),
   });
 }
 
-/** Before a resource is recorded: the product's CRDs applied, and its namespace created when missing (never deleted). */
-export async function prepareCluster(client: KubeClient, namespace: string): Promise<void> {
+/**
+ * Before a resource is recorded: the product's CRDs applied, and its namespace created when missing.
+ * True when this call created the namespace: the state records it, and the destroy deletes that
+ * namespace again (created-namespace.ts) — never one it found.
+ */
+export async function prepareCluster(client: KubeClient, namespace: string): Promise<boolean> {
   await ensureNaviqueCrds(client);
-  await client.core.createNamespace({ body: { metadata: { name: namespace } } }).catch((error: unknown) => {
-    if (statusOf(error) !== 409) throw error;
-  });
+  return client.core.createNamespace({ body: { metadata: { name: namespace } } }).then(
+    () => true,
+    (error: unknown) => {
+      if (statusOf(error) !== 409) throw error;
+      return false;
+    },
+  );
 }
 
 /**
@@ -84,12 +94,15 @@ async function upWith(
   context: ReconcileContext,
   module: KindModule,
   inputs: RuntimeInputs,
+  prepared: (createdNamespace: boolean) => void = () => undefined,
 ): Promise<{ id: string; outs: Record<string, unknown> }> {
   const { kind } = module.definition;
   const { client } = context;
   const where = `${kind} ${inputs.namespace}/${inputs.name}`;
+  let createdNamespace = inputs.createdNamespace === true;
   try {
-    await prepareCluster(client, inputs.namespace);
+    createdNamespace = (await prepareCluster(client, inputs.namespace)) || createdNamespace;
+    prepared(createdNamespace);
     await client.apply({
       apiVersion: API_GROUP_VERSION,
       kind,
@@ -118,9 +131,11 @@ async function upWith(
       reportProgress(`${where}: ${said ?? "not Ready yet"}`);
     }
     if (!outcome.requeue && !members.some((m) => m.requeue)) {
+      const outs = await outputsOf(context, module, inputs, outcome.plan.status);
+      // Recorded only when true: a state that never made a namespace reads as it always did.
       return {
         id: `${inputs.namespace}/${inputs.name}`,
-        outs: await outputsOf(context, module, inputs, outcome.plan.status),
+        outs: { ...outs, ...(createdNamespace ? { createdNamespace } : {}) },
       };
     }
     if (Date.now() > deadline) {
@@ -145,14 +160,18 @@ async function destroyWith(context: ReconcileContext, module: KindModule, inputs
   );
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let waitingFor = "";
+  const finalized = async () => {
+    if (inputs.createdNamespace !== true) return;
+    reportLasting(`${where}: ${await removeCreatedNamespace(client, context.registry, inputs.namespace)}`);
+  };
   for (;;) {
     const resource = await readResource(context, module, inputs.namespace, inputs.name);
-    if (!resource) return;
+    if (!resource) return finalized();
     const result = await unlessVanished(
       () => reconcileWithMembers(context, resource),
       async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
     );
-    if (!result) return;
+    if (!result) return finalized();
     const now = result.outcome.plan.conditions[0]?.message ?? waitingFor;
     if (now !== waitingFor) reportProgress(`${where}: ${now}`);
     waitingFor = now;
@@ -211,8 +230,21 @@ export async function read(
   const live = await readResource(context, module, state.namespace, state.name);
   if (!live) return {};
   const inputs = { ...recordedInputs(state), spec: live.spec };
-  const props = live.status ? await outputsOf(context, module, inputs, live.status) : { ...state, spec: live.spec };
+  const projected = live.status ? await outputsOf(context, module, inputs, live.status) : { spec: live.spec };
+  // What only the state knows (whether its create made the namespace) is kept.
+  const props = { ...state, ...projected };
   return { id: `${state.namespace}/${state.name}`, props, inputs };
+}
+
+/** `update`: `up` with the new inputs; that an earlier create made the namespace stays recorded. */
+export async function update(
+  module: KindModule,
+  olds: RuntimeInputs,
+  news: RuntimeInputs,
+  trustedKeys?: ReadonlyMap<string, string>,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const createdNamespace = olds.createdNamespace === true && olds.namespace === news.namespace;
+  return up(module, { ...news, ...(createdNamespace ? { createdNamespace } : {}) }, trustedKeys);
 }
 
 /** `up`: record the custom resource, then reconcile it and its members until Ready. */
@@ -238,13 +270,16 @@ export async function create(
   const context = contextFor(inputs, trustedKeys);
   const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
   const existed = await readResource(context, module, inputs.namespace, inputs.name).catch(() => undefined);
+  let createdNamespace = false;
   try {
-    return await upWith(context, module, inputs);
+    return await upWith(context, module, inputs, (created) => {
+      createdNamespace = created;
+    });
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     if (existed) throw new Error(`${cause} (${where} existed before this create: left as it is)`);
     try {
-      await destroyWith(context, module, inputs);
+      await destroyWith(context, module, { ...inputs, createdNamespace });
     } catch (cleanup) {
       throw new Error(
         `${cause}; and removing the ${where} this create recorded failed too (${(cleanup as Error).message}): delete it with kubectl delete ${module.definition.plural} -n ${inputs.namespace} ${inputs.name}`,

@@ -8,6 +8,7 @@ interface Runtime {
   create(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   read(state: RuntimeInputs): Promise<pulumi.dynamic.ReadResult>;
+  update(olds: RuntimeInputs, news: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   destroy(inputs: RuntimeInputs): Promise<void>;
 }
 
@@ -49,8 +50,8 @@ export function runtimeProvider(runtime: string): pulumi.dynamic.ResourceProvide
     async read(_id: string, state: RuntimeInputs) {
       return (await load()).read(state);
     },
-    async update(_id: string, _olds: RuntimeInputs, news: RuntimeInputs) {
-      return { outs: (await (await load()).up(news)).outs };
+    async update(_id: string, olds: RuntimeInputs, news: RuntimeInputs) {
+      return { outs: (await (await load()).update(olds, news)).outs };
     },
     async delete(_id: string, props: RuntimeInputs) {
       await (await load()).destroy(props);

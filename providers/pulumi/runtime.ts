@@ -18,7 +18,9 @@ import { resourceInputSchema } from "./resource-inputs.js";
  * What every dynamic resource of the product is told about its cluster. Nothing of it is a path of the
  * machine unless the user chose one: `kubeconfig` is a kubeconfig's content (a secret in the state), or
  * absent for the ambient kubeconfig of the provider process; `helm` is absent unless configured, and
- * then found on PATH when it runs. States of the first release hold a kubeconfig path: still read.
+ * then found on PATH when it runs; `chartSource` is absent unless the component was given one (then
+ * $NAVIQUE_CHART_SOURCE is read where the provider runs), a mirror directory relative to the project's
+ * directory. States of the first release hold a kubeconfig path: still read.
  */
 export interface ClusterInputs {
   readonly kubeconfig?: string;
@@ -36,6 +38,8 @@ export interface RuntimeInputs extends ClusterInputs {
   readonly name: string;
   readonly spec: unknown;
   readonly timeoutSeconds: number;
+  /** Recorded by the provider (an output, not an input): its create made the namespace, which destroy deletes again. */
+  readonly createdNamespace?: boolean;
 }
 
 /** The inputs whose change is a change of the resource itself. */
@@ -106,6 +110,11 @@ export function runtimeFor(legacyRuntime: string) {
       return (await actions()).up(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
+    /** Pulumi's `update`: `up`, keeping what the state records of the namespace. */
+    async update(olds: RuntimeInputs, news: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      return (await actions()).update(kindOf(news, legacyRuntime), olds, news, trustedKeys);
+    },
+
     /** Pulumi's `read` (`pulumi refresh`): the custom resource's live spec and outputs (runtime-actions.ts). */
     async read(state: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
       return (await actions()).read(kindOf(state, legacyRuntime), state, trustedKeys);
@@ -129,4 +138,5 @@ export const diff = generic.diff;
 export const create = generic.create;
 export const up = generic.up;
 export const read = generic.read;
+export const update = generic.update;
 export const destroy = generic.destroy;

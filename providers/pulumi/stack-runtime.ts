@@ -10,4 +10,5 @@ export const diff = legacy.diff;
 export const create = legacy.create;
 export const up = legacy.up;
 export const read = legacy.read;
+export const update = legacy.update;
 export const destroy = legacy.destroy;
