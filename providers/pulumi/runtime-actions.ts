@@ -89,20 +89,22 @@ async function outputsOf(
   return { ...inputs, ...module.outputs.project(status as never, inputs.namespace, credentials) };
 }
 
-/** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
-async function upWith(
+/**
+ * The custom resource recorded as the inputs say (its namespace made when missing); true when the
+ * namespace was made by this call or an earlier create (the state says so).
+ */
+async function record(
   context: ReconcileContext,
   module: KindModule,
   inputs: RuntimeInputs,
-  prepared: (createdNamespace: boolean) => void = () => undefined,
-): Promise<{ id: string; outs: Record<string, unknown> }> {
+  prepared: (createdNamespace: boolean) => void,
+): Promise<boolean> {
   const { kind } = module.definition;
   const { client } = context;
-  const where = `${kind} ${inputs.namespace}/${inputs.name}`;
-  let createdNamespace = inputs.createdNamespace === true;
   try {
-    createdNamespace = (await prepareCluster(client, inputs.namespace)) || createdNamespace;
-    prepared(createdNamespace);
+    const created = await prepareCluster(client, inputs.namespace);
+    // Told at once: a create that fails after this removes the namespace it made too.
+    prepared(created);
     await client.apply({
       apiVersion: API_GROUP_VERSION,
       kind,
@@ -110,13 +112,25 @@ async function upWith(
       // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
       spec: module.definition.spec.parse(inputs.spec),
     } as never);
+    return created || inputs.createdNamespace === true;
   } catch (error) {
     const refusal = apiserverRefusal(error);
     if (!refusal) throw error;
     throw new Error(
-      `${where}: ${refusal}. Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it`,
+      `${kind} ${inputs.namespace}/${inputs.name}: ${refusal}. Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it`,
     );
   }
+}
+
+/** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
+async function upWith(
+  context: ReconcileContext,
+  module: KindModule,
+  inputs: RuntimeInputs,
+  prepared: (createdNamespace: boolean) => void = () => undefined,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
+  const createdNamespace = await record(context, module, inputs, prepared);
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let said: string | undefined;
   for (;;) {
