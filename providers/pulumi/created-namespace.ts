@@ -26,7 +26,10 @@ async function heldIn(client: KubeClient, registry: readonly KindModule[], names
       kind: m.definition.kind,
       plural: m.definition.plural,
     })),
-    ...registry.flatMap((m) => m.emits).filter((e) => e.apiVersion.includes("/")),
+    ...registry
+      .flatMap((m) => m.emits)
+      .filter((e) => e.apiVersion.includes("/"))
+      .map((e) => ({ apiVersion: e.apiVersion, kind: e.label ?? e.kind, plural: e.plural })),
   ];
   const unique = [...new Map(custom.map((c) => [`${c.apiVersion}/${c.plural}`, c])).values()];
   const lists = await Promise.all([
