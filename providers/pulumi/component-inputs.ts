@@ -22,7 +22,10 @@ export type DeepInput<T> = pulumi.Input<
 
 /** How every component of the product reaches its cluster. Each arg may be an output of another resource. */
 export interface ClusterArgs {
-  /** Namespace of the resource (created when missing, never deleted). */
+  /**
+   * Namespace of the resource: created when missing, and then deleted by `pulumi destroy` once nothing
+   * is left in it (the state records that the component created it; a namespace it found is never deleted).
+   */
   readonly namespace: pulumi.Input<string>;
   /** Name of the resource. @default the component's name */
   readonly name?: pulumi.Input<string>;
