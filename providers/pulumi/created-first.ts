@@ -1,15 +1,24 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { ObjectName } from "../../lib/engine/preview.js";
 
-/** A value of an output once known, undefined when this run does not know it (a preview's unknown). */
-function knownValue<T>(output: pulumi.Output<T>): Promise<T | undefined> {
-  return new Promise((resolve) => {
-    const known = (output as unknown as { isKnown?: Promise<boolean> }).isKnown;
-    void Promise.resolve(known ?? true).then((isKnown) => {
-      if (!isKnown) resolve(undefined);
-      else output.apply((value) => resolve(value));
-    });
-  });
+/** Whether this run knows an output's value (a preview does not know what a create will answer). */
+async function isKnown(output: pulumi.Output<unknown>): Promise<boolean> {
+  const known = (output as unknown as { isKnown?: Promise<boolean> }).isKnown;
+  return known === undefined ? true : await known;
+}
+
+/**
+ * An output's value with what this run does not know left unknown inside it: the metadata of an object
+ * to be created has its name, though not its uid. `promise(true)` is the SDK's reader of an output's
+ * value with its unknowns (internal, as old as the SDK's Output; kubernetes-provider.ts reads it too).
+ */
+function valueWithUnknowns<T>(output: pulumi.Output<T>): Promise<T | undefined> {
+  return (output as unknown as { promise(withUnknowns: boolean): Promise<T | undefined> }).promise(true);
+}
+
+/** A string, unless it is the engine's unknown. */
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== pulumi.runtime.unknownValue ? value : undefined;
 }
 
 /** What a @pulumi/kubernetes resource exposes of the object it manages: the SDK's outputs of the same names. */
@@ -44,12 +53,13 @@ export async function createdFirst(
   const named = await Promise.all(
     resources.map(async (resource): Promise<ObjectName | undefined> => {
       if (!pulumi.CustomResource.isInstance(resource)) return undefined;
-      if ((await knownValue(resource.id)) !== undefined) return undefined;
+      if (await isKnown(resource.id)) return undefined;
       const object = resource as unknown as KubernetesObjectOutputs;
       if (!object.kind || !object.metadata) return undefined;
-      const [kind, metadata] = await Promise.all([knownValue(object.kind), knownValue(object.metadata)]);
-      if (!kind || !metadata?.name) return undefined;
-      return { kind, namespace: metadata.namespace || namespace, name: metadata.name };
+      const [kind, metadata] = await Promise.all([valueWithUnknowns(object.kind), valueWithUnknowns(object.metadata)]);
+      const name = text(metadata?.name);
+      if (!text(kind) || !name) return undefined;
+      return { kind: text(kind) as string, namespace: text(metadata?.namespace) ?? namespace, name };
     }),
   );
   return named.filter((n): n is ObjectName => n !== undefined);
