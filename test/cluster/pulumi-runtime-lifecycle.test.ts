@@ -9,6 +9,7 @@ import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_SOURCE,
   lockCapabilities,
+  resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
@@ -38,7 +39,10 @@ describe("the Pulumi runtime: refresh, namespaces, no-op previews", () => {
   beforeAll(async () => {
     unlock = await lockCapabilities();
     client = testClient();
-    context = createReconcileContext({ client, helm: await testHelm(), source: FIXTURE_SOURCE });
+    const helm = await testHelm();
+    // PostgresClusters left by a run that died count against the Community cap: finalized first.
+    await resetCapabilities(client, helm, [], { crds: false });
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     if (context) {
@@ -87,7 +91,8 @@ describe("the Pulumi runtime: refresh, namespaces, no-op previews", () => {
         plural: "postgresclusters",
         namespace: ns,
         name: "db",
-        body: { spec: { external: { connectionSecretRef: { name: "pg-other" } } } },
+        // As `kubectl patch --type json` sends it.
+        body: [{ op: "replace", path: "/spec/external/connectionSecretRef/name", value: "pg-other" }],
       },
       undefined,
     );

@@ -11,6 +11,7 @@ import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_SOURCE,
   lockCapabilities,
+  resetCapabilities,
   testClient,
   testHelm,
 } from "../support/capabilities.js";
@@ -70,7 +71,10 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
   beforeAll(async () => {
     unlock = await lockCapabilities();
     client = testClient();
-    context = createReconcileContext({ client, helm: await testHelm(), source: FIXTURE_SOURCE });
+    const helm = await testHelm();
+    // PostgresClusters left by a run that died count against the Community cap: finalized first.
+    await resetCapabilities(client, helm, [], { crds: false });
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
     namespace = await namespaces.create("refresh");
     await createConnectionSecret(client, namespace);
     await client.core.createNamespacedSecret({
@@ -162,7 +166,8 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
         plural: "postgresclusters",
         namespace,
         name: "db",
-        body: { spec: { external: { connectionSecretRef: { name: "pg-other" } } } },
+        // As `kubectl patch --type json` sends it.
+        body: [{ op: "replace", path: "/spec/external/connectionSecretRef/name", value: "pg-other" }],
       },
       undefined,
     );
