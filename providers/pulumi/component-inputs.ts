@@ -55,7 +55,12 @@ export interface ClusterArgs {
  */
 function refuse(component: pulumi.Resource, where: string, error: unknown): never {
   const message = error instanceof ValidationError ? error.message : `${where}: ${(error as Error).message ?? error}`;
-  throw new pulumi.ResourceError(message, component, true);
+  const refusal = new pulumi.ResourceError(message, component, true);
+  // A value that arrived through an output fails the serialization of the child's inputs, and the SDK
+  // prefixes the error's message with the property it was serializing (`error serializing property
+  // "namespace": …`) before rethrowing the same error. The message already names every field: kept as it is.
+  Object.defineProperty(refusal, "message", { get: () => message, set: () => undefined, enumerable: false });
+  throw refusal;
 }
 
 /** `parse(value)`, its failure a ResourceError on the component. */
