@@ -4,9 +4,11 @@
  * into a project outside the repository, compiled by tsc, the plain Node.js language host), beside a
  * no-op `helm upgrade --wait` of two charts (cert-manager and cloudnative-pg, from the fixture charts) on
  * the same cluster. Also counts the helm invocations during the no-op up (a PATH shim logs them). Prints
- * the figures and the ratio, and where the time goes (the up without its preview; Pulumi's own floor with
- * no resource, and with two dynamic resources of a provider that does nothing; the cost of loading the
- * package's entry points in a fresh process); asserts nothing. Runs on a control plane of its own (plane
+ * the figures and the ratios to Pulumi's own floor with two dynamic resources of a provider that does
+ * nothing (up and preview) and to helm, and where the time goes (the up without its preview; Pulumi's
+ * floor with no resource; the cost of loading the package's entry points in a fresh process); asserts
+ * nothing. The measurements run in interleaved rounds (each round: the product's up, the floor's up,
+ * helm, the previews, …), so that the machine's load changing during the run biases no ratio. Runs on a control plane of its own (plane
  * name `bench-pulumi-noop`, stopped at the end).
  *
  *   npx tsx bench/pulumi-noop.ts [--runs N]
@@ -93,21 +95,9 @@ async function main(): Promise<void> {
     process.stderr.write("[pulumi-noop] first pulumi up (creates the two PostgresClusters)\n");
     await pulumi("up", "--yes");
 
-    const ups: number[] = [];
-    const previews: number[] = [];
-    let helmCalls = 0;
-    for (let i = 0; i < RUNS; i++) {
-      await writeFile(calls, "");
-      ups.push(await seconds(() => pulumi("up", "--yes")));
-      helmCalls = Math.max(helmCalls, (await readFile(calls, "utf8")).split("\n").filter(Boolean).length);
-      previews.push(await seconds(() => pulumi("preview")));
-    }
-
-    // Where the time goes: the same up without its preview; Pulumi's floor (a program with no resource,
-    // same CLI, language host and SDK); loading the package's entry points in a fresh Node.js process,
-    // as the program and each dynamic-provider process do.
-    const skipping: number[] = [];
-    for (let i = 0; i < RUNS; i++) skipping.push(await seconds(() => pulumi("up", "--yes", "--skip-preview")));
+    // Pulumi's floor (a program with no resource, same CLI, language host and SDK), and its floor for
+    // any dynamic provider: two dynamic resources whose provider has nothing to do and loads nothing
+    // beyond the SDK — what every dynamic-provider process costs before the product's code.
     const nodeModules = join(project, "node_modules");
     const empty = await writeJavaScriptProgram(join(work, "empty-program"), {
       name: "empty-program",
@@ -117,10 +107,6 @@ async function main(): Promise<void> {
     const inEmpty = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: empty, env });
     await inEmpty("stack", "init", "bench");
     await inEmpty("up", "--yes");
-    const floors: number[] = [];
-    for (let i = 0; i < RUNS; i++) floors.push(await seconds(() => inEmpty("up", "--yes")));
-    // Pulumi's floor for any dynamic provider: two dynamic resources whose provider has nothing to do and
-    // loads nothing beyond the SDK — what every dynamic-provider process costs before the product's code.
     const trivial = await writeJavaScriptProgram(join(work, "trivial-dynamic"), {
       name: "trivial-dynamic",
       nodeModules,
@@ -137,23 +123,6 @@ async function main(): Promise<void> {
     const inTrivial = (...args: string[]) => run("pulumi", [...args, "--non-interactive"], { cwd: trivial, env });
     await inTrivial("stack", "init", "bench");
     await inTrivial("up", "--yes");
-    const dynamicFloors: number[] = [];
-    for (let i = 0; i < RUNS; i++) dynamicFloors.push(await seconds(() => inTrivial("up", "--yes")));
-    const load = async (specifier: string) => {
-      const times: number[] = [];
-      for (let i = 0; i < RUNS; i++) {
-        times.push(
-          await seconds(() =>
-            run("node", ["--input-type=module", "-e", `await import("${specifier}")`], { cwd: project, env }),
-          ),
-        );
-      }
-      return times;
-    };
-    const loadComponents = await load("@navique/ai-core/pulumi");
-    const loadRuntime = await load("@navique/ai-core/pulumi/runtime");
-    const loadSdk = await load("@pulumi/pulumi");
-
     // The reference: a no-op helm upgrade --wait of two charts, each installed once first.
     const charts = join(REPOSITORY, "test", "fixtures", "charts");
     const upgrade = (release: string, chart: string, ns: string) =>
@@ -171,32 +140,72 @@ async function main(): Promise<void> {
       ]);
     await upgrade("cert-manager", "cert-manager", "cert-manager");
     await upgrade("cloudnative-pg", "cloudnative-pg", "cnpg-system");
+
+    // Rounds interleaved — the product, its floors and helm one after another in each round — so that a
+    // change of the machine's load during the run weighs on every figure alike, not on one block.
+    const ups: number[] = [];
+    const previews: number[] = [];
+    const skipping: number[] = [];
+    const floors: number[] = [];
+    const dynamicFloors: number[] = [];
+    const dynamicPreviews: number[] = [];
     const helms: number[] = [];
+    let helmCalls = 0;
     for (let i = 0; i < RUNS; i++) {
+      process.stderr.write(`[pulumi-noop] round ${i + 1} of ${RUNS}\n`);
+      await writeFile(calls, "");
+      ups.push(await seconds(() => pulumi("up", "--yes")));
+      helmCalls = Math.max(helmCalls, (await readFile(calls, "utf8")).split("\n").filter(Boolean).length);
+      dynamicFloors.push(await seconds(() => inTrivial("up", "--yes")));
       helms.push(
         await seconds(async () => {
           await upgrade("cert-manager", "cert-manager", "cert-manager");
           await upgrade("cloudnative-pg", "cloudnative-pg", "cnpg-system");
         }),
       );
+      previews.push(await seconds(() => pulumi("preview")));
+      dynamicPreviews.push(await seconds(() => inTrivial("preview")));
+      skipping.push(await seconds(() => pulumi("up", "--yes", "--skip-preview")));
+      floors.push(await seconds(() => inEmpty("up", "--yes")));
     }
+    // Loading the package's entry points in a fresh Node.js process, as the program and each
+    // dynamic-provider process do.
+    const load = async (specifier: string) => {
+      const times: number[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        times.push(
+          await seconds(() =>
+            run("node", ["--input-type=module", "-e", `await import("${specifier}")`], { cwd: project, env }),
+          ),
+        );
+      }
+      return times;
+    };
+    const loadComponents = await load("@navique/ai-core/pulumi");
+    const loadRuntime = await load("@navique/ai-core/pulumi/runtime");
+    const loadSdk = await load("@pulumi/pulumi");
     await pulumi("destroy", "--yes");
 
     const fixed = (n: number) => n.toFixed(2);
+    const all = (values: readonly number[]) => `${fixed(median(values))} s  [${values.map(fixed).join(", ")}]`;
     process.stdout.write(
       [
-        `no-op pulumi up, two PostgresClusters, installed package (median of ${RUNS}): ${fixed(median(ups))} s  [${ups.map(fixed).join(", ")}]`,
-        `pulumi preview, same program (median of ${RUNS}):                          ${fixed(median(previews))} s  [${previews.map(fixed).join(", ")}]`,
-        `helm invocations during a no-op pulumi up (max over the runs):            ${helmCalls}`,
-        `  of which: no-op pulumi up --skip-preview (median):                       ${fixed(median(skipping))} s  [${skipping.map(fixed).join(", ")}]`,
-        `  Pulumi's floor, up of a program with no resource (median):             ${fixed(median(floors))} s  [${floors.map(fixed).join(", ")}]`,
-        `  Pulumi's floor with a dynamic provider, two no-op resources (median): ${fixed(median(dynamicFloors))} s  [${dynamicFloors.map(fixed).join(", ")}]`,
-        `  node + import @navique/ai-core/pulumi, fresh process (median):         ${fixed(median(loadComponents))} s`,
-        `  node + import @navique/ai-core/pulumi/runtime, fresh process (median): ${fixed(median(loadRuntime))} s`,
-        `  node + import @pulumi/pulumi, fresh process (median):                  ${fixed(median(loadSdk))} s`,
-        `no-op helm upgrade --wait of two charts (median of ${RUNS}):               ${fixed(median(helms))} s  [${helms.map(fixed).join(", ")}]`,
-        `ratio no-op pulumi up / helm upgrade:                                       ${fixed(median(ups) / median(helms))}x`,
-        "goal (issue 10): a no-op pulumi up from the installed package <= 3 s, and no helm call when nothing changed",
+        `rounds interleaved: ${RUNS}; medians, every run in brackets`,
+        `no-op pulumi up, two PostgresClusters, installed package:          ${all(ups)}`,
+        `pulumi preview, same program:                                      ${all(previews)}`,
+        `Pulumi's floor with a dynamic provider, up of two no-op resources: ${all(dynamicFloors)}`,
+        `Pulumi's floor with a dynamic provider, preview:                   ${all(dynamicPreviews)}`,
+        `no-op helm upgrade --wait of two charts:                           ${all(helms)}`,
+        `helm invocations during a no-op pulumi up (max over the runs):     ${helmCalls}`,
+        `  no-op pulumi up --skip-preview:                                  ${all(skipping)}`,
+        `  Pulumi's floor, up of a program with no resource:                ${all(floors)}`,
+        `  node + import @navique/ai-core/pulumi, fresh process:            ${fixed(median(loadComponents))} s`,
+        `  node + import @navique/ai-core/pulumi/runtime, fresh process:    ${fixed(median(loadRuntime))} s`,
+        `  node + import @pulumi/pulumi, fresh process:                     ${fixed(median(loadSdk))} s`,
+        `ratio no-op pulumi up / the dynamic-provider floor's up:           ${fixed(median(ups) / median(dynamicFloors))}x`,
+        `ratio pulumi preview / the dynamic-provider floor's preview:       ${fixed(median(previews) / median(dynamicPreviews))}x`,
+        `ratio no-op pulumi up / helm upgrade:                              ${fixed(median(ups) / median(helms))}x`,
+        "goal (issue 19): a no-op pulumi up <= 1.1x the dynamic-provider floor, and no helm call when nothing changed",
         "",
       ].join("\n"),
     );

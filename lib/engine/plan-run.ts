@@ -1,5 +1,5 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { READY, stalledOf } from "../api/conditions.js";
+import { stalledOf } from "../api/conditions.js";
 import { capOrder, type Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { resolveEntitlements } from "../licence/resolve.js";
@@ -9,8 +9,6 @@ import { instanceOf } from "./admission.js";
 import { resourceLabel, stalledLine } from "./conditions.js";
 import { moduleOf, type ReconcileContext } from "./context.js";
 import { stepFailureOf } from "./failure.js";
-import type { EngineResource } from "./kind-module.js";
-import { keyOf } from "./objects.js";
 import { type CachedInstances, listResources } from "./observe.js";
 import { failedPlan } from "./plan.js";
 import type { DeclaredResource, InputRegistry, PlanInputs } from "./plan-inputs.js";
@@ -52,60 +50,6 @@ export interface PlanRun {
 
 /** How many resources are planned at once: their reads overlap, their order on output does not change. */
 const CONCURRENCY = 8;
-
-/** A value in a form two reads of the same object share: keys sorted, timestamps to the second, managed fields without their time. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, function replacer(this: unknown, key, raw: unknown) {
-    if (key === "time" || key === "resourceVersion") return undefined;
-    // The typed client reads timestamps as Dates (to the millisecond); the apiserver writes them to the second.
-    const item = key === "" ? raw : (this as Record<string, unknown>)[key];
-    if (item instanceof Date) return item.toISOString().replace(/\.\d{3}Z$/, "Z");
-    if (item && typeof item === "object" && !Array.isArray(item)) {
-      const record = item as Record<string, unknown>;
-      return Object.fromEntries(
-        Object.keys(record)
-          .sort()
-          .map((k) => [k, record[k]]),
-      );
-    }
-    return raw;
-  });
-}
-
-/**
- * Whether performing a step would change the cluster, decided as the operator's pass finds it after
- * the fact (lib/engine/execute.ts: an apply that leaves the resourceVersion, a credentials Secret that
- * exists): an apply over an existing object is sent as a dry run, and what the apiserver would store is
- * compared with what it stores. Any other step (a deletion, a release, a finalizer) changes something.
- */
-async function changes(context: ReconcileContext, step: PlanStep, pass: PlannedPass): Promise<boolean> {
-  switch (step.kind) {
-    case "generate-credentials":
-      return !pass.view.objects.has(keyOf(step.object));
-    case "apply": {
-      const live = pass.view.objects.get(keyOf(step.object));
-      if (!live) return true;
-      const after = await context.client.apply(step.object, { dryRun: true });
-      return canonical(after) !== canonical(live);
-    }
-    default:
-      return true;
-  }
-}
-
-/** Whether the stored resource is the declared one: same spec, and every declared label and annotation set. */
-function declaredAsStored(desired: EngineResource, live: EngineResource | undefined): boolean {
-  if (!live) return false;
-  const within = (wanted: Record<string, string> | undefined, present: Record<string, string> | undefined) =>
-    Object.entries(wanted ?? {}).every(([key, value]) => present?.[key] === value);
-  const metadata = (r: EngineResource) =>
-    r.metadata as { labels?: Record<string, string>; annotations?: Record<string, string> };
-  return (
-    canonical(desired.spec) === canonical(live.spec) &&
-    within(metadata(desired).labels, metadata(live).labels) &&
-    within(metadata(desired).annotations, metadata(live).annotations)
-  );
-}
 
 /** Runs `work` over `items`, at most `limit` at once; results in the items' order. */
 async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -220,37 +164,11 @@ async function collision(
   return undefined;
 }
 
-/**
- * Whether applying the declared resource would change anything — itself, a capability, or any object
- * its passes would write — and the lines of the steps that would change nothing.
- */
-async function whatChanges(
-  context: ReconcileContext,
-  declared: EngineResource,
-  passes: readonly PlannedPass[],
-): Promise<{ changed: boolean; unchanged: ReadonlySet<string> }> {
-  const unchanged = new Set<string>();
-  let changed = false;
-  for (const pass of passes) {
-    const prefix = resourceLabel(pass.resource);
-    // A member is desired as its composite plans it; the declared resource as the inputs say.
-    const desired = pass === passes[0] ? declared : pass.resource;
-    if (!declaredAsStored(desired, pass.live)) changed = true;
-    if (pass.view.capabilities.some((d) => d.action !== "none")) changed = true;
-    for (const step of pass.plan.steps) {
-      if (step.kind === "ensure-capability") continue;
-      if (await changes(context, step, pass)) changed = true;
-      else unchanged.add(`${prefix}: ${step.description}`);
-    }
-  }
-  return { changed, unchanged };
-}
-
-/** One declared resource planned: its decisions, the lines of steps that would change nothing left out. */
+/** One declared resource planned: what would change for it and its members, or why nothing will. */
 async function planOne(run: RunObservations, declared: DeclaredResource, inputs: PlanInputs): Promise<ResourcePlan> {
   const { resource, where } = declared;
   const subject = resourceLabel(resource);
-  const decisions = await previewDesired(run.context, resource, inputs.grants);
+  const decisions = await previewDesired(run.context, resource, { pendingGrants: inputs.grants });
   if (decisions.refusal) return { subject, where, outcome: "refused", lines: decisions.lines };
   if (decisions.stalled) return { subject, where, outcome: "stalled", lines: decisions.lines };
   const collided = await collision(run, decisions.passes);
@@ -258,29 +176,10 @@ async function planOne(run: RunObservations, declared: DeclaredResource, inputs:
     const capabilities = decisions.lines.filter((l) => l.includes(": capability "));
     return { subject, where, outcome: "stalled", lines: [...capabilities, collided.line] };
   }
-  const { changed, unchanged } = await whatChanges(run.context, resource, decisions.passes);
-  const lines = decisions.lines.filter((line) => !unchanged.has(line));
-  const ready = decisions.passes.every((p) => p.plan.conditions.find((c) => c.type === READY)?.status === "True");
-  if (!changed) {
-    if (ready) return { subject, where, outcome: "in-place", lines: [] };
-    const waiting = decisions.passes
-      .map((p) => ({ p, ready: p.plan.conditions.find((c) => c.type === READY) }))
-      .filter(({ ready: r }) => r?.status !== "True")
-      .map(
-        ({ p, ready: r }) =>
-          `${resourceLabel(p.resource)}: nothing to change; not Ready until: ${r?.message ?? "unknown"}`,
-      );
-    return { subject, where, outcome: "waiting", lines: waiting };
-  }
-  // What the preview calls "nothing to change" is about what the resource emits; when the resource
-  // itself is new or changed and nothing else is said of it, that is said instead.
-  const nothing = `${subject}: nothing to change`;
-  const said = lines.filter((line) => line !== nothing);
-  const own = decisions.passes[0]?.live ? "update its spec" : "create it";
-  const ownChange = !declaredAsStored(resource, decisions.passes[0]?.live);
-  const steps = said.filter((line) => line.startsWith(`${subject}: `) && !line.startsWith(`${subject}: capability `));
-  if (ownChange && steps.length === 0) said.push(`${subject}: ${own}; nothing else to change`);
-  return { subject, where, outcome: "changes", lines: said };
+  if (decisions.inPlace) return { subject, where, outcome: "in-place", lines: [] };
+  // Nothing the product would do, and not Ready: the preview's lines say what it waits for.
+  if (!decisions.changes) return { subject, where, outcome: "waiting", lines: decisions.lines };
+  return { subject, where, outcome: "changes", lines: decisions.lines };
 }
 
 /** The declared licence judged as the operator would judge it once applied: its token verified at the run's time. */

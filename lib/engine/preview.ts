@@ -3,14 +3,34 @@ import type { LicenceRefusal } from "../licence/enforce.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
 import { stalledLine } from "./conditions.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
+import { changesNothing } from "./in-place.js";
 import type { EngineResource } from "./kind-module.js";
 import { membersIn } from "./members.js";
 import { observeResource } from "./observe.js";
 import { planResource } from "./plan.js";
 import { readResource } from "./reconcile.js";
 import type { ObservedGrant } from "./reference-grants.js";
+import { specChanges } from "./spec-changes.js";
 import type { Plan, PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
+
+/** An object named by kind, namespace and name. */
+export interface ObjectName {
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** What a preview is told beyond the cluster: what the same run applies or creates first. */
+export interface PreviewOptions {
+  /** Grants applied together with the resource, counted as if in the cluster already. */
+  readonly pendingGrants?: readonly ObservedGrant[];
+  /**
+   * Objects the same run creates before the resource (a Secret a Pulumi program declares beside it): a
+   * read of one not there yet is not a missing object, and what depends on it is decided once it exists.
+   */
+  readonly createdFirst?: readonly ObjectName[];
+}
 
 /** Every decision a reconcile would make, stated before anything changes. */
 export interface PreviewDecisions {
@@ -22,8 +42,23 @@ export interface PreviewDecisions {
    */
   readonly steps: readonly PlanStep[];
   readonly events: readonly PlannedEvent[];
-  /** The lines a front end prints: one per decision, capabilities first, then each member's. */
+  /**
+   * The lines a front end prints: one per decision where something would change, capabilities first,
+   * then each member's. None for a resource in place (`inPlace`).
+   */
   readonly lines: readonly string[];
+  /**
+   * Something would change: the resource is new or its spec changes, a capability is installed, upgraded
+   * or starts being relied on, or a step would write something the cluster does not hold.
+   */
+  readonly changes: boolean;
+  /** The resource exists, is Ready and nothing would change for it (nor for its members): a no-op. */
+  readonly inPlace: boolean;
+  /**
+   * `up` would run helm: a capability to install, upgrade or wait for, or one to release. A front end
+   * checks then, in the preview, that it has a helm to run.
+   */
+  readonly needsHelm: boolean;
   /** Set when the licence refuses or skips the resource: then nothing else would happen for it. */
   readonly refusal?: LicenceRefusal;
   /**
@@ -33,7 +68,7 @@ export interface PreviewDecisions {
   readonly stalled?: Condition;
   /**
    * Each pass planned — the resource's, then its members' —, with what it was planned from: what a
-   * caller needs to tell whether applying it would change anything (lib/engine/plan-run.ts).
+   * caller needs to look further (lib/engine/plan-run.ts foresees install collisions from them).
    */
   readonly passes: readonly PlannedPass[];
 }
@@ -46,24 +81,54 @@ export interface PlannedPass {
   readonly plan: Plan<unknown>;
 }
 
-/** Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator alike. */
+/**
+ * Whether a capability decision changes something for the resource: an install or an upgrade, or a
+ * capability kept or adopted that the resource does not yet record relying on (it starts counting as
+ * one of its consumers).
+ */
+function capabilityChanges(resource: EngineResource, decision: CapabilityDecision): boolean {
+  if (decision.action !== "none") return true;
+  const provenance = decision.state === "Owned" ? "owned" : "adopted";
+  return !(resource.status?.capabilities ?? []).some(
+    (c) => c.name === decision.capability && c.provenance === provenance,
+  );
+}
+
+/** The reads of the resource's kind that name an object the same run creates first, and that is not there yet. */
+function awaitedReads(
+  module: ReturnType<typeof moduleOf>,
+  resource: EngineResource,
+  view: EngineView,
+  createdFirst: readonly ObjectName[],
+): ObjectName[] {
+  return module
+    .observes(resource)
+    .filter((read) => view.reads?.[read.id] === undefined)
+    .filter((read) =>
+      createdFirst.some((o) => o.kind === read.kind && o.namespace === read.namespace && o.name === read.name),
+    );
+}
+
+/**
+ * Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator
+ * alike. `live`: the resource is the one in the cluster (with the desired spec), not a new one.
+ */
 export async function previewDecisions(
   context: ReconcileContext,
   resource: EngineResource,
-  pendingGrants: readonly ObservedGrant[] = [],
-  live?: EngineResource,
+  options: PreviewOptions & { readonly live?: EngineResource | undefined } = {},
 ): Promise<PreviewDecisions & { readonly plan: Plan<unknown> }> {
   const module = moduleOf(context, resource.kind);
   const view = await observeResource(context.client, context.installer, module, resource, {
     ...observeOptions(context),
-    pendingGrants,
+    pendingGrants: options.pendingGrants ?? [],
   });
   const assumingOperatorsReady = {
     ...view,
     capabilities: view.capabilities.map((d) => ({ ...d, action: "none" as const, ready: true, waitingFor: [] })),
   };
   const plan = planResource(module, resource, assumingOperatorsReady, planContext(context));
-  const passes = [{ resource, live, view, plan }];
+  const passes = [{ resource, live: options.live, view, plan }];
   const steps = plan.steps.filter((s) => s.kind !== "ensure-capability");
   const prefix = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
   const ready = plan.conditions.find((c) => c.type === READY);
@@ -75,28 +140,52 @@ export async function previewDecisions(
       steps: [],
       events: plan.events,
       lines,
+      changes: false,
+      inPlace: false,
+      needsHelm: false,
       refusal: plan.refusal,
       ...(stalled ? { stalled } : {}),
       passes,
       plan,
     };
   }
+  // Decisions only where something would change: a resource in place says nothing.
+  const changing = steps.filter((s) => !changesNothing(s, view));
+  const capabilities = view.capabilities.filter((d) => capabilityChanges(resource, d));
+  const spec = options.live ? specChanges(options.live.spec, resource.spec) : [];
   const lines = [
-    ...view.capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
-    ...steps.map((s) => `${prefix}: ${s.description}`),
+    ...capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
+    ...(spec.length > 0 ? [`${prefix}: change ${spec.join(", ")}`] : []),
+    ...changing.map((s) => `${prefix}: ${s.description}`),
   ];
+  const needsHelm =
+    view.capabilities.some((d) => d.action !== "none" || !d.ready) ||
+    steps.some((s) => s.kind === "release-capability");
+  const changes = !options.live || lines.length > 0;
+  const base = { capabilities: view.capabilities, steps, events: plan.events, changes, needsHelm, passes, plan };
   if (stalled) {
     // Said before anything is created, exactly as the condition will say it: `up` would stop there.
     lines.push(stalledLine(prefix, stalled));
-    return { capabilities: view.capabilities, steps, events: plan.events, lines, stalled, passes, plan };
+    return { ...base, lines, inPlace: false, stalled };
   }
-  if (steps.length === 0) {
-    // Nothing to do: either all is in place, or something outside the product is missing — say which.
-    lines.push(
-      `${prefix}: ${ready?.status === "True" ? "nothing to change" : `nothing to do until: ${ready?.message ?? "unknown"}`}`,
-    );
+  const awaited = awaitedReads(module, resource, view, options.createdFirst ?? []);
+  if (ready?.status !== "True" && awaited.length > 0) {
+    // Not missing: the same run creates it first. What it would tell is decided once it exists.
+    const names = awaited.map((o) => `${o.kind} ${o.namespace}/${o.name}`).join(", ");
+    lines.push(`${prefix}: decided once ${names} exists: the same run creates it first`);
+    return { ...base, lines, inPlace: false };
   }
-  return { capabilities: view.capabilities, steps, events: plan.events, lines, passes, plan };
+  if (ready?.status !== "True" && changing.length === 0) {
+    // Nothing the product would do: something outside it is missing — say which.
+    lines.push(`${prefix}: nothing to do until: ${ready?.message ?? "unknown"}`);
+    return { ...base, lines, inPlace: false };
+  }
+  if (!options.live && lines.length === 0) {
+    // A new resource that needs nothing made: recorded, and Ready as the message says.
+    lines.push(`${prefix}: create it, nothing else: ${ready?.message ?? "Ready"}`);
+  }
+  const inPlace = options.live !== undefined && lines.length === 0;
+  return { ...base, lines, inPlace };
 }
 
 /**
@@ -110,29 +199,35 @@ function asPlanned(desired: EngineResource, live: EngineResource | undefined): E
 /**
  * The decisions for a desired resource of any kind that may or may not exist yet, planned against the
  * live object when there is a valid one; a composite's members are previewed after it, each as the
- * resource of its own kind it becomes. `pendingGrants`: grants applied together with it,
- * counted as if in the cluster already.
+ * resource of its own kind it becomes. `options.pendingGrants`: grants applied together with it,
+ * counted as if in the cluster already; `options.createdFirst`: objects the same run creates before it.
  */
 export async function previewDesired(
   context: ReconcileContext,
   desired: EngineResource,
-  pendingGrants: readonly ObservedGrant[] = [],
+  options: PreviewOptions = {},
 ): Promise<PreviewDecisions> {
   const module = moduleOf(context, desired.kind);
   const { namespace, name } = desired.metadata;
   const live = await readResource(context, module, namespace, name).catch(() => undefined);
-  const decisions = await previewDecisions(context, asPlanned(desired, live), pendingGrants, live);
+  const decisions = await previewDecisions(context, asPlanned(desired, live), { ...options, live });
   if (decisions.refusal) return decisions;
   const lines = [...decisions.lines];
   const passes = [...decisions.passes];
   let stalled = decisions.stalled;
+  let changes = decisions.changes;
+  let inPlace = decisions.inPlace;
+  let needsHelm = decisions.needsHelm;
   for (const member of membersIn(context, decisions.plan)) {
     const memberModule = moduleOf(context, member.kind);
     const parsed = memberModule.schema.parse(member);
-    const memberDecisions = await previewDesired(context, parsed, pendingGrants);
+    const memberDecisions = await previewDesired(context, parsed, options);
     lines.push(...memberDecisions.lines);
     passes.push(...memberDecisions.passes);
     stalled ??= memberDecisions.stalled;
+    changes ||= memberDecisions.changes;
+    inPlace &&= memberDecisions.inPlace;
+    needsHelm ||= memberDecisions.needsHelm;
   }
-  return { ...decisions, lines, passes, ...(stalled ? { stalled } : {}) };
+  return { ...decisions, lines, passes, changes, inPlace, needsHelm, ...(stalled ? { stalled } : {}) };
 }

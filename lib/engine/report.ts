@@ -1,4 +1,5 @@
 import { V1MicroTime } from "@kubernetes/client-node";
+import { canonicalJson } from "../api/canonical-json.js";
 import type { Condition } from "../api/conditions.js";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OPERATOR_NAME } from "../api/group.js";
 import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
@@ -83,18 +84,9 @@ export async function recordEvents(
   }
 }
 
-/** JSON with object keys sorted and undefined members left out: equal for equal content, whatever the order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, member: unknown) =>
-    member && typeof member === "object" && !Array.isArray(member)
-      ? Object.fromEntries(Object.entries(member).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : member,
-  );
-}
-
 /** Whether two statuses say the same thing, member for member (nothing ignored). */
 export function sameStatus(a: unknown, b: unknown): boolean {
-  return canonical(a) === canonical(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 /** Each condition keeps its stored lastTransitionTime while its status is unchanged; a new status gets `now`. */

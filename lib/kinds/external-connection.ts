@@ -27,6 +27,12 @@ export interface ExternalConnection {
   readonly port: number;
   readonly secret: { readonly name: string; readonly namespace: string };
   readonly verdict: Verdict;
+  /**
+   * Ready's message: what was checked — the Secret and the keys it holds — and where consumers are sent.
+   * The datastore itself is not contacted (the product never connects to it), so the message claims no
+   * reachability.
+   */
+  readonly readyMessage: string;
 }
 
 /**
@@ -68,10 +74,16 @@ export function externalConnection(
       },
     };
   }
+  const host = credentials.host ?? "";
+  const port = Number.parseInt(credentials.port ?? String(required.port), 10);
+  const checked = [...new Set(["host", ...(credentials.port ? ["port"] : []), ...required.keys])];
+  const keys = checked.join(", ").replace(/, ([^,]+)$/, " and $1");
+  const defaultPort = credentials.port ? "" : ` (no port key: ${required.port})`;
   return {
-    host: credentials.host ?? "",
-    port: Number.parseInt(credentials.port ?? String(required.port), 10),
+    host,
+    port,
     secret: { name: ref.name, namespace },
     verdict: { ok: true, reason: "ExternalConnectionWired", message: `connection Secret ${where} wired` },
+    readyMessage: `Secret ${where} holds ${keys}: consumers are sent to ${host}:${port}${defaultPort}, which the product does not contact`,
   };
 }

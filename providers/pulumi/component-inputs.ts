@@ -1,9 +1,11 @@
+import { relative, resolve } from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
+import { createdFirst } from "./created-first.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
@@ -20,7 +22,10 @@ export type DeepInput<T> = pulumi.Input<
 
 /** How every component of the product reaches its cluster. Each arg may be an output of another resource. */
 export interface ClusterArgs {
-  /** Namespace of the resource (created when missing, never deleted). */
+  /**
+   * Namespace of the resource: created when missing, and then deleted by `pulumi destroy` once nothing
+   * is left in it (the state records that the component created it; a namespace it found is never deleted).
+   */
   readonly namespace: pulumi.Input<string>;
   /** Name of the resource. @default the component's name */
   readonly name?: pulumi.Input<string>;
@@ -31,7 +36,11 @@ export interface ClusterArgs {
    * when the provider runs: the first file of $KUBECONFIG, then ~/.kube/config
    */
   readonly kubeconfig?: pulumi.Input<string>;
-  /** Where capability charts come from: official, dir:PATH or oci://REGISTRY. @default $NAVIQUE_CHART_SOURCE, else official */
+  /**
+   * Where capability charts come from: official, dir:PATH or oci://REGISTRY. A directory is recorded
+   * relative to the project's directory. @default $NAVIQUE_CHART_SOURCE where the provider runs (not
+   * recorded), else official
+   */
   readonly chartSource?: pulumi.Input<string>;
   /** The helm v4 binary. @default `helm` on PATH, found when it runs */
   readonly helm?: pulumi.Input<string>;
@@ -46,7 +55,12 @@ export interface ClusterArgs {
  */
 function refuse(component: pulumi.Resource, where: string, error: unknown): never {
   const message = error instanceof ValidationError ? error.message : `${where}: ${(error as Error).message ?? error}`;
-  throw new pulumi.ResourceError(message, component, true);
+  const refusal = new pulumi.ResourceError(message, component, true);
+  // A value that arrived through an output fails the serialization of the child's inputs, and the SDK
+  // prefixes the error's message with the property it was serializing (`error serializing property
+  // "namespace": …`) before rethrowing the same error. The message already names every field: kept as it is.
+  Object.defineProperty(refusal, "message", { get: () => message, set: () => undefined, enumerable: false });
+  throw refusal;
 }
 
 /** `parse(value)`, its failure a ResourceError on the component. */
@@ -65,6 +79,19 @@ function chartSourceText(value: string | undefined): string | undefined {
   if (!value) return undefined;
   parseChartSource(value);
   return value;
+}
+
+/**
+ * The chart source as the state records it: a mirror directory relative to the project's directory
+ * (where the program and the dynamic provider both run), so that the state names no path of the machine
+ * (ADR 0019); a registry as given.
+ */
+function recordedChartSource(value: string | undefined): string | undefined {
+  const text = chartSourceText(value);
+  if (!text) return undefined;
+  const source = parseChartSource(text);
+  if (source.kind !== "directory") return text;
+  return `dir:${relative(process.cwd(), resolve(source.path)) || "."}`;
 }
 
 /** Whether a value holds no output or promise at any depth: known now, without the engine. */
@@ -132,12 +159,15 @@ export function dynamicInputs(
             .output(given)
             .apply(checked(component, where, (value) => (value === undefined ? undefined : kubeconfigContent(value)))),
         );
-  const chartSource = pulumi
+  // $NAVIQUE_CHART_SOURCE is read again by the provider where it runs, as the ambient kubeconfig is:
+  // not recorded. The preview uses it here.
+  const chartSource = pulumi.output(args.chartSource).apply(checked(component, where, recordedChartSource));
+  const previewChartSource = pulumi
     .output(args.chartSource ?? process.env.NAVIQUE_CHART_SOURCE)
     .apply(checked(component, where, chartSourceText));
   const timeoutSeconds = pulumi.output(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
   if (pulumi.runtime.isDryRun()) {
-    const cluster = pulumi.all([kubeconfig, args.helm, chartSource]);
+    const cluster = pulumi.all([kubeconfig, args.helm, previewChartSource]);
     void (async () => {
       if (!(await isKnown(desired)) || !(await isKnown(cluster))) {
         await pulumi.log.info(
@@ -149,9 +179,10 @@ export function dynamicInputs(
       pulumi.all([desired, cluster]).apply(async ([d, [k, helm, source]]) => {
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
+        const first = await createdFirst([args, specInput], opts, d.namespace);
         // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
         const { logPreview } = await import("./preview-log.js");
-        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource);
+        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource, first);
       });
       // Bad args are reported on the component by the resource that uses them: nothing more to say here.
     })().catch(() => undefined);

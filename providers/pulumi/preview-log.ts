@@ -5,14 +5,16 @@ import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
 import { moduleOf } from "../../lib/engine/context.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
-import { previewDesired } from "../../lib/engine/preview.js";
+import { type ObjectName, previewDesired } from "../../lib/engine/preview.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 
 /**
  * During `pulumi preview` (and the preview phase of `up`): observes the cluster and plans `resource`
  * exactly as `up` and the operator would, changing nothing, and prints each decision on the component —
  * as warnings when `up` would stop on a cause waiting cannot clear (a licence refusal, a missing grant, a
- * name taken …). A cluster that cannot be reached is said so; the preview itself goes on. Loaded in a
+ * name taken …), and when `up` would run helm and there is none to run. Nothing is said of a resource in
+ * place. `createdFirst`: objects the program creates in this run before the resource (what it depends
+ * on): not reported missing. A cluster that cannot be reached is said so; the preview itself goes on. Loaded in a
  * preview only; the package ships this file bundled with what it imports (package.json `build`, ADR
  * 0018): a preview then loads one file, not the Kubernetes client's modules one by one.
  */
@@ -24,6 +26,7 @@ export async function logPreview(
     readonly chartSource?: string | undefined;
   },
   resource: { readonly kind: string } & Record<string, unknown>,
+  createdFirst: readonly ObjectName[] = [],
 ): Promise<void> {
   try {
     const { client, kubeconfigFile } = clusterAccess(cluster.kubeconfig);
@@ -33,9 +36,24 @@ export async function logPreview(
       source: parseChartSource(cluster.chartSource),
     });
     const module = moduleOf(context, resource.kind);
-    const decisions = await previewDesired(context, module.schema.parse(resource) as EngineResource);
+    const decisions = await previewDesired(context, module.schema.parse(resource) as EngineResource, {
+      createdFirst,
+    });
     const log = decisions.stalled ? pulumi.log.warn : pulumi.log.info;
     for (const line of decisions.lines) await log(line, component);
+    if (decisions.needsHelm) {
+      try {
+        resolveHelm(cluster.helm);
+      } catch (error) {
+        // Said now, not only when `up` gets to the install.
+        const { metadata } = resource as { metadata?: { namespace?: string; name?: string } };
+        const where = `${resource.kind} ${metadata?.namespace}/${metadata?.name}`;
+        await pulumi.log.warn(
+          `${where}: \`pulumi up\` would run helm for its capability operators: ${(error as Error).message}`,
+          component,
+        );
+      }
+    }
   } catch (error) {
     await pulumi.log.warn(
       `cannot preview decisions: ${error instanceof Error ? error.message : String(error)}`,

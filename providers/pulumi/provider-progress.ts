@@ -18,12 +18,17 @@ export function engineAddressOf(argv: readonly string[]): string | undefined {
 let connected: boolean | undefined;
 
 /** Says `line` on `pulumi up`'s display, in place, until the next line replaces it. */
-export function reportProgress(line: string): void {
+export function reportProgress(line: string, ephemeral = true): void {
   if (connected === undefined) {
     const address = engineAddressOf(process.argv);
     connected = address !== undefined;
     // Only the engine's address matters to the log; the program's settings belong to the language host.
     if (address) pulumi.runtime.resetOptions("", "", -1, address, "", false, "");
   }
-  if (connected) void pulumi.log.info(line, undefined, undefined, true);
+  if (connected) void pulumi.log.info(line, undefined, undefined, ephemeral);
+}
+
+/** Says `line` on `pulumi up`'s display, kept in its output (what a destroy left, and why). */
+export function reportLasting(line: string): void {
+  reportProgress(line, false);
 }

@@ -17,10 +17,11 @@ import { apiserverRefusal } from "../../lib/engine/failure.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { reconcileWithMembers } from "../../lib/engine/members.js";
 import { decodeCredentials } from "../../lib/engine/objects.js";
-import { type ReconcileOutcome, readResource } from "../../lib/engine/reconcile.js";
+import { readResource } from "../../lib/engine/reconcile.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
-import { reportProgress } from "./provider-progress.js";
+import { removeCreatedNamespace } from "./created-namespace.js";
+import { reportLasting, reportProgress } from "./provider-progress.js";
 import type { ClusterInputs, RuntimeInputs } from "./runtime.js";
 
 const PASS_INTERVAL_MS = 1_000;
@@ -34,17 +35,26 @@ export function contextFor(inputs: ClusterInputs, trustedKeys?: ReadonlyMap<stri
   return createReconcileContext({
     client,
     helm: new HelmCli({ binary: () => resolveHelm(inputs.helm), kubeconfig: kubeconfigFile }),
-    source: parseChartSource(inputs.chartSource),
+    // Not recorded when it came from the environment: read from it again here (ADR 0019).
+    source: parseChartSource(inputs.chartSource ?? process.env.NAVIQUE_CHART_SOURCE),
     ...(trustedKeys ? { trustedKeys } : {}),
   });
 }
 
-/** Before a resource is recorded: the product's CRDs applied, and its namespace created when missing (never deleted). */
-export async function prepareCluster(client: KubeClient, namespace: string): Promise<void> {
+/**
+ * Before a resource is recorded: the product's CRDs applied, and its namespace created when missing.
+ * True when this call created the namespace: the state records it, and the destroy deletes that
+ * namespace again (created-namespace.ts) — never one it found.
+ */
+export async function prepareCluster(client: KubeClient, namespace: string): Promise<boolean> {
   await ensureNaviqueCrds(client);
-  await client.core.createNamespace({ body: { metadata: { name: namespace } } }).catch((error: unknown) => {
-    if (statusOf(error) !== 409) throw error;
-  });
+  return client.core.createNamespace({ body: { metadata: { name: namespace } } }).then(
+    () => true,
+    (error: unknown) => {
+      if (statusOf(error) !== 409) throw error;
+      return false;
+    },
+  );
 }
 
 /**
@@ -58,15 +68,14 @@ export function failIfBlocked(outcome: { readonly plan: Pick<Plan<unknown>, "con
   if (stalled) throw new Error(stalledLine(where, stalled));
 }
 
-/** The outputs of a Ready resource: its kind's projection of its status, the credentials it names read for the secret ones. */
+/** The outputs of a resource from its status: its kind's projection, the credentials it names read for the secret ones. */
 async function outputsOf(
   context: ReconcileContext,
   module: KindModule,
   inputs: RuntimeInputs,
-  outcome: ReconcileOutcome<unknown>,
+  status: unknown,
 ): Promise<Record<string, unknown>> {
-  const status = outcome.plan.status as never;
-  const secret = module.outputs.credentialsSecret?.(status);
+  const secret = module.outputs.credentialsSecret?.(status as never);
   const credentials = secret
     ? decodeCredentials(
         await orUndefined(
@@ -77,20 +86,25 @@ async function outputsOf(
         ),
       )
     : undefined;
-  return { ...inputs, ...module.outputs.project(status, inputs.namespace, credentials) };
+  return { ...inputs, ...module.outputs.project(status as never, inputs.namespace, credentials) };
 }
 
-/** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
-async function upWith(
+/**
+ * The custom resource recorded as the inputs say (its namespace made when missing); true when the
+ * namespace was made by this call or an earlier create (the state says so).
+ */
+async function record(
   context: ReconcileContext,
   module: KindModule,
   inputs: RuntimeInputs,
-): Promise<{ id: string; outs: Record<string, unknown> }> {
+  prepared: (createdNamespace: boolean) => void,
+): Promise<boolean> {
   const { kind } = module.definition;
   const { client } = context;
-  const where = `${kind} ${inputs.namespace}/${inputs.name}`;
   try {
-    await prepareCluster(client, inputs.namespace);
+    const created = await prepareCluster(client, inputs.namespace);
+    // Told at once: a create that fails after this removes the namespace it made too.
+    prepared(created);
     await client.apply({
       apiVersion: API_GROUP_VERSION,
       kind,
@@ -98,13 +112,25 @@ async function upWith(
       // Parsed again at this boundary: the defaults are written out, so the object says exactly what runs.
       spec: module.definition.spec.parse(inputs.spec),
     } as never);
+    return created || inputs.createdNamespace === true;
   } catch (error) {
     const refusal = apiserverRefusal(error);
     if (!refusal) throw error;
     throw new Error(
-      `${where}: ${refusal}. Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it`,
+      `${kind} ${inputs.namespace}/${inputs.name}: ${refusal}. Correct the field it names in the component's args, or ask who runs the cluster about the rule that refuses it`,
     );
   }
+}
+
+/** `up` on a context already built: record the custom resource, then reconcile it and its members until Ready. */
+async function upWith(
+  context: ReconcileContext,
+  module: KindModule,
+  inputs: RuntimeInputs,
+  prepared: (createdNamespace: boolean) => void = () => undefined,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
+  const createdNamespace = await record(context, module, inputs, prepared);
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let said: string | undefined;
   for (;;) {
@@ -119,7 +145,12 @@ async function upWith(
       reportProgress(`${where}: ${said ?? "not Ready yet"}`);
     }
     if (!outcome.requeue && !members.some((m) => m.requeue)) {
-      return { id: `${inputs.namespace}/${inputs.name}`, outs: await outputsOf(context, module, inputs, outcome) };
+      const outs = await outputsOf(context, module, inputs, outcome.plan.status);
+      // Recorded only when true: a state that never made a namespace reads as it always did.
+      return {
+        id: `${inputs.namespace}/${inputs.name}`,
+        outs: { ...outs, ...(createdNamespace ? { createdNamespace } : {}) },
+      };
     }
     if (Date.now() > deadline) {
       throw new Error(`${where} was not Ready after ${inputs.timeoutSeconds}s: ${ready?.message ?? "unknown"}`);
@@ -143,14 +174,18 @@ async function destroyWith(context: ReconcileContext, module: KindModule, inputs
   );
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let waitingFor = "";
+  const finalized = async () => {
+    if (inputs.createdNamespace !== true) return;
+    reportLasting(`${where}: ${await removeCreatedNamespace(client, context.registry, inputs.namespace)}`);
+  };
   for (;;) {
     const resource = await readResource(context, module, inputs.namespace, inputs.name);
-    if (!resource) return;
+    if (!resource) return finalized();
     const result = await unlessVanished(
       () => reconcileWithMembers(context, resource),
       async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
     );
-    if (!result) return;
+    if (!result) return finalized();
     const now = result.outcome.plan.conditions[0]?.message ?? waitingFor;
     if (now !== waitingFor) reportProgress(`${where}: ${now}`);
     waitingFor = now;
@@ -177,6 +212,55 @@ export async function unlessVanished<T>(pass: () => Promise<T>, gone: () => Prom
   }
 }
 
+/** The inputs a dynamic resource records, taken from its state (which holds its outputs beside them). */
+function recordedInputs(state: RuntimeInputs): RuntimeInputs {
+  const { kind, namespace, name, spec, timeoutSeconds, kubeconfig, helm, chartSource } = state;
+  return {
+    ...(kind === undefined ? {} : { kind }),
+    namespace,
+    name,
+    spec,
+    timeoutSeconds,
+    ...(kubeconfig === undefined ? {} : { kubeconfig }),
+    ...(helm === undefined ? {} : { helm }),
+    ...(chartSource === undefined ? {} : { chartSource }),
+  };
+}
+
+/**
+ * `read` (`pulumi refresh`): the custom resource as it is in the cluster — its spec, parsed with the
+ * defaults written out, and the outputs its status and credentials give now — as the state's outputs
+ * and as the inputs the next diff compares the program's with: a spec someone changed with kubectl
+ * shows as a change of `spec`, and the next `up` writes the program's spec back. Nothing is reconciled
+ * or written. A resource no longer in the cluster answers no id: Pulumi drops it from the state, and
+ * the next `up` creates it again.
+ */
+export async function read(
+  module: KindModule,
+  state: RuntimeInputs,
+  trustedKeys?: ReadonlyMap<string, string>,
+): Promise<{ id?: string; props?: Record<string, unknown>; inputs?: Record<string, unknown> }> {
+  const context = contextFor(state, trustedKeys);
+  const live = await readResource(context, module, state.namespace, state.name);
+  if (!live) return {};
+  const inputs = { ...recordedInputs(state), spec: live.spec };
+  const projected = live.status ? await outputsOf(context, module, inputs, live.status) : { spec: live.spec };
+  // What only the state knows (whether its create made the namespace) is kept.
+  const props = { ...state, ...projected };
+  return { id: `${state.namespace}/${state.name}`, props, inputs };
+}
+
+/** `update`: `up` with the new inputs; that an earlier create made the namespace stays recorded. */
+export async function update(
+  module: KindModule,
+  olds: RuntimeInputs,
+  news: RuntimeInputs,
+  trustedKeys?: ReadonlyMap<string, string>,
+): Promise<{ id: string; outs: Record<string, unknown> }> {
+  const createdNamespace = olds.createdNamespace === true && olds.namespace === news.namespace;
+  return up(module, { ...news, ...(createdNamespace ? { createdNamespace } : {}) }, trustedKeys);
+}
+
 /** `up`: record the custom resource, then reconcile it and its members until Ready. */
 export async function up(
   module: KindModule,
@@ -200,13 +284,16 @@ export async function create(
   const context = contextFor(inputs, trustedKeys);
   const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
   const existed = await readResource(context, module, inputs.namespace, inputs.name).catch(() => undefined);
+  let createdNamespace = false;
   try {
-    return await upWith(context, module, inputs);
+    return await upWith(context, module, inputs, (created) => {
+      createdNamespace = created;
+    });
   } catch (error) {
     const cause = error instanceof Error ? error.message : String(error);
     if (existed) throw new Error(`${cause} (${where} existed before this create: left as it is)`);
     try {
-      await destroyWith(context, module, inputs);
+      await destroyWith(context, module, { ...inputs, createdNamespace });
     } catch (cleanup) {
       throw new Error(
         `${cause}; and removing the ${where} this create recorded failed too (${(cleanup as Error).message}): delete it with kubectl delete ${module.definition.plural} -n ${inputs.namespace} ${inputs.name}`,

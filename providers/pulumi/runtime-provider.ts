@@ -7,6 +7,8 @@ interface Runtime {
   diff(olds: RuntimeInputs, news: RuntimeInputs): pulumi.dynamic.DiffResult;
   create(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
+  read(state: RuntimeInputs): Promise<pulumi.dynamic.ReadResult>;
+  update(olds: RuntimeInputs, news: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   destroy(inputs: RuntimeInputs): Promise<void>;
 }
 
@@ -45,8 +47,11 @@ export function runtimeProvider(runtime: string): pulumi.dynamic.ResourceProvide
     async create(inputs: RuntimeInputs) {
       return (await load()).create(inputs);
     },
-    async update(_id: string, _olds: RuntimeInputs, news: RuntimeInputs) {
-      return { outs: (await (await load()).up(news)).outs };
+    async read(_id: string, state: RuntimeInputs) {
+      return (await load()).read(state);
+    },
+    async update(_id: string, olds: RuntimeInputs, news: RuntimeInputs) {
+      return { outs: (await (await load()).update(olds, news)).outs };
     },
     async delete(_id: string, props: RuntimeInputs) {
       await (await load()).destroy(props);

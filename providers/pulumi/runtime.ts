@@ -8,6 +8,7 @@
 // First: an older Node.js is refused with one message before any dependency can fail on it.
 import "../../lib/package/require-node.js";
 import * as pulumi from "@pulumi/pulumi";
+import { canonicalJson } from "../../lib/api/canonical-json.js";
 import { fieldPath } from "../../lib/api/validation.js";
 import { clusterServer } from "../../lib/cluster/kubeconfig-location.js";
 import { moduleOf } from "../../lib/engine/context.js";
@@ -19,7 +20,9 @@ import { resourceInputSchema } from "./resource-inputs.js";
  * What every dynamic resource of the product is told about its cluster. Nothing of it is a path of the
  * machine unless the user chose one: `kubeconfig` is a kubeconfig's content (a secret in the state), or
  * absent for the ambient kubeconfig of the provider process; `helm` is absent unless configured, and
- * then found on PATH when it runs. States of the first release hold a kubeconfig path: still read.
+ * then found on PATH when it runs; `chartSource` is absent unless the component was given one (then
+ * $NAVIQUE_CHART_SOURCE is read where the provider runs), a mirror directory relative to the project's
+ * directory. States of the first release hold a kubeconfig path: still read.
  */
 export interface ClusterInputs {
   readonly kubeconfig?: string;
@@ -37,6 +40,8 @@ export interface RuntimeInputs extends ClusterInputs {
   readonly name: string;
   readonly spec: unknown;
   readonly timeoutSeconds: number;
+  /** Recorded by the provider (an output, not an input): its create made the namespace, which destroy deletes again. */
+  readonly createdNamespace?: boolean;
 }
 
 /** The inputs whose change is a change of the resource itself. */
@@ -49,7 +54,8 @@ const COMPARED: readonly (keyof RuntimeInputs)[] = ["spec", "chartSource", "time
  * when its provider's cluster changes. Another namespace or name is another object: replaced too.
  */
 export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
-  const differing: string[] = COMPARED.filter((key) => JSON.stringify(olds[key]) !== JSON.stringify(news[key]));
+  // Key order aside: a spec read back from the cluster (`pulumi refresh`) lists its keys as the apiserver does.
+  const differing: string[] = COMPARED.filter((key) => canonicalJson(olds[key]) !== canonicalJson(news[key]));
   const [before, after] = [clusterServer(olds.kubeconfig), clusterServer(news.kubeconfig)];
   if (before !== undefined && after !== undefined && before !== after) differing.push("kubeconfig");
   const replaces = differing.filter((key) => key === "namespace" || key === "name" || key === "kubeconfig");
@@ -106,6 +112,16 @@ export function runtimeFor(legacyRuntime: string) {
       return (await actions()).up(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
+    /** Pulumi's `update`: `up`, keeping what the state records of the namespace. */
+    async update(olds: RuntimeInputs, news: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      return (await actions()).update(kindOf(news, legacyRuntime), olds, news, trustedKeys);
+    },
+
+    /** Pulumi's `read` (`pulumi refresh`): the custom resource's live spec and outputs (runtime-actions.ts). */
+    async read(state: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
+      return (await actions()).read(kindOf(state, legacyRuntime), state, trustedKeys);
+    },
+
     /** Create: `up`; a failed one removes the custom resource it recorded (runtime-actions.ts). */
     async create(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
       return (await actions()).create(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
@@ -123,4 +139,6 @@ export const check = generic.check;
 export const diff = generic.diff;
 export const create = generic.create;
 export const up = generic.up;
+export const read = generic.read;
+export const update = generic.update;
 export const destroy = generic.destroy;

@@ -9,4 +9,6 @@ export const check = legacy.check;
 export const diff = legacy.diff;
 export const create = legacy.create;
 export const up = legacy.up;
+export const read = legacy.read;
+export const update = legacy.update;
 export const destroy = legacy.destroy;

@@ -275,8 +275,10 @@ describe("RedisInstance modes", () => {
           env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" },
         },
       );
-      // Not stored yet: creating it is the one change; it emits nothing (its connection is the user's Secret).
-      expect(plan.stdout).toContain(`RedisInstance ${ns}/from-git: create it; nothing else to change`);
+      // Not in the cluster yet, and needing nothing made but itself: what its Ready will say is said.
+      expect(plan.stdout).toContain(
+        `RedisInstance ${ns}/from-git: create it, nothing else: Secret ${ns}/redis-conn holds host, port and password: consumers are sent to redis.example.internal:6380, which the product does not contact`,
+      );
       expect(plan.code).toBe(2);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: capability redis-operator:`);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: apply Redis ${ns}/managed-one (standalone, 1Gi)`);

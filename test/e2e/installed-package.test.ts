@@ -219,7 +219,9 @@ exports.lateHost = lateDb.host;
 
     // Before the Provider exists as after: the engine's decisions come from the Provider's cluster.
     const preview = (await pulumi(["preview"])).stdout;
-    expect(preview).toContain(`PostgresCluster ${namespace}/provider-db: nothing to change`);
+    expect(preview).toContain(
+      `PostgresCluster ${namespace}/provider-db: create it, nothing else: Secret ${namespace}/${secretName} holds host, username and password: consumers are sent to provider.example.internal:5432 (no port key: 5432), which the product does not contact`,
+    );
     // The other Provider's kubeconfig is not known before `up`: neither are the decisions from it.
     expect(preview).toContain(
       "PostgresCluster late-db: decisions shown by `pulumi up`: its args use outputs of resources not created yet",
@@ -237,8 +239,8 @@ exports.lateHost = lateDb.host;
     });
     expect((await readPostgresCluster(client, namespace, "late-db"))?.status?.host).toBe("provider.example.internal");
     const again = (await pulumi(["preview", "--expect-no-changes"])).stdout;
-    expect(again).toContain(`PostgresCluster ${namespace}/provider-db: nothing to change`);
-    expect(again).toContain(`PostgresCluster ${namespace}/late-db: nothing to change`);
+    // Both in place: no decision line (decisions only where something would change).
+    expect(again).not.toContain(`PostgresCluster ${namespace}/`);
     const state = (await pulumi(["stack", "export"])).stdout;
     expect(state).not.toContain(token);
     expect(preview + again).not.toContain(token);
@@ -336,7 +338,9 @@ new PostgresCluster("db", {
     // The stack, two components and their dynamic resources; the engine's decision printed on the first
     // component; the second's args are outputs of the first, not known before it is created.
     expect(preview).toContain("+ 5 to create");
-    expect(preview).toContain(`PostgresCluster ${namespace}/app-db: nothing to change`);
+    expect(preview).toContain(
+      `PostgresCluster ${namespace}/app-db: create it, nothing else: Secret ${namespace}/app-db-connection holds host, username and password: consumers are sent to db.example.internal:5432 (no port key: 5432), which the product does not contact`,
+    );
     expect(preview).toContain(
       "PostgresCluster reporting-db: decisions shown by `pulumi up`: its args use outputs of resources not created yet",
     );

@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
-import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_CHARTS,
@@ -111,6 +112,18 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     expect(preview).toContain(
       "PostgresCluster navique-example-apps/chat-db: apply CNPG Database navique-example-data/shared-librechat beside the adopted cluster",
     );
+    expect(preview).not.toContain("would run helm");
+    // Without helm on PATH the preview says, on the component, that `up` would fail installing the operators.
+    const helmDirectory = dirname((await toolchainPaths()).helm);
+    const path = (env.PATH ?? "").split(":").filter((entry) => entry !== helmDirectory);
+    const withoutHelm = (
+      await run("pulumi", ["preview", "--non-interactive"], { cwd: EXAMPLE, env: { ...env, PATH: path.join(":") } })
+    ).stdout;
+    expect(withoutHelm).toContain(
+      "warning: PostgresCluster navique-example-platform/platform-db: `pulumi up` would run helm for its capability operators: no helm binary: none configured (the component's `helm` argument, or --helm) and none named helm on PATH; install helm v4 or point `helm` at it",
+    );
+    // The adopted one installs nothing: it needs no helm.
+    expect(withoutHelm).not.toContain("navique-example-apps/chat-db: `pulumi up` would run helm");
     // Nothing happened.
     expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
     expect(await readPostgresCluster(client, "navique-example-platform", "platform-db")).toBeUndefined();
@@ -150,10 +163,31 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     );
     const status = (await readPostgresCluster(client, "navique-example-apps", "chat-db"))?.status;
     expect(status?.conditions.find((c) => c.type === "Ready")?.status).toBe("True");
+    // The chart mirror is recorded relative to the project, not as a path of the machine; the one from
+    // $NAVIQUE_CHART_SOURCE is the program's argument here.
+    const exported = await pulumi("stack", "export");
+    expect(exported).not.toContain(FIXTURE_CHARTS);
+    expect(exported).toContain(`"chartSource": "dir:${relative(EXAMPLE, FIXTURE_CHARTS)}"`);
   });
 
-  it("destroy: finalizes both, keeps the managed data (Retain), leaves the adopted cluster, releases the operators", async () => {
-    await pulumi("destroy", "--yes", "--skip-preview");
+  it("a no-op preview of the managed and the adopted cluster in place prints no decision line", async () => {
+    const preview = await pulumi("preview", "--expect-no-changes");
+    expect(preview).not.toContain("PostgresCluster navique-example-platform/platform-db:");
+    expect(preview).not.toContain("PostgresCluster navique-example-apps/chat-db:");
+    expect(preview).toContain("unchanged");
+  });
+
+  it("destroy: finalizes both, keeps the managed data (Retain), leaves the adopted cluster, releases the operators; removes the namespace it made that nothing holds, says why it leaves the other", async () => {
+    const destroy = await pulumi("destroy", "--yes", "--skip-preview");
+    // Both namespaces were made by their component's create (the example's cluster has neither).
+    expect(destroy).toContain(
+      "PostgresCluster navique-example-apps/chat-db: namespace navique-example-apps, which its create made, deleted",
+    );
+    expect(destroy).toContain(
+      "PostgresCluster navique-example-platform/platform-db: namespace navique-example-platform, which its create made, is left: it still holds CNPG Cluster navique-example-platform/platform-db",
+    );
+    const apps = await orUndefined(client.core.readNamespace({ name: "navique-example-apps" }));
+    expect(apps === undefined || apps.metadata?.deletionTimestamp !== undefined).toBe(true);
     expect(await readPostgresCluster(client, "navique-example-platform", "platform-db")).toBeUndefined();
     expect(await readPostgresCluster(client, "navique-example-apps", "chat-db")).toBeUndefined();
     expect(await readCnpgCluster(client, "navique-example-platform", "platform-db")).toBeDefined();

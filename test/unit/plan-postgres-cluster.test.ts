@@ -315,6 +315,25 @@ describe("planPostgresCluster", () => {
     },
   );
 
+  it.each([
+    [
+      "no port key",
+      { host: "db.internal", username: "u", password: "p" },
+      "Secret team-a/pg holds host, username and password: consumers are sent to db.internal:5432 (no port key: 5432), which the product does not contact",
+    ],
+    [
+      "a port key",
+      { host: "db.internal", port: "6432", username: "u", password: "p" },
+      "Secret team-a/pg holds host, port, username and password: consumers are sent to db.internal:6432, which the product does not contact",
+    ],
+  ])(
+    "external mode, Ready: the message says which keys of which Secret were checked (%s), not that the host is reachable",
+    (_case, externalCredentials, message) => {
+      const plan = planPostgresCluster(resource(external), { ...nothing, externalCredentials }, context);
+      expect(plan.conditions.find((c) => c.type === "Ready")).toMatchObject({ status: "True", message });
+    },
+  );
+
   it("a type not implemented yet is Stalled: only a change of spec.type helps", () => {
     const plan = planPostgresCluster(resource({ type: "zalando" }), nothing, context);
     expect(stalledOf(plan.conditions)).toMatchObject({

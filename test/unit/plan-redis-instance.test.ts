@@ -219,7 +219,12 @@ describe("a RedisInstance", () => {
       port: 6380,
       credentialsSecret: { name: "redis-conn", namespace: "apps" },
     });
-    expect(wired.conditions[0]?.status).toBe("True");
+    // What was checked, not a claim of reachability: the product never connects to an external Redis.
+    expect(wired.conditions[0]).toMatchObject({
+      status: "True",
+      message:
+        "Secret apps/redis-conn holds host, port and password: consumers are sent to r.example:6380, which the product does not contact",
+    });
   });
 
   it("leaving managed mode under Retain keeps the Redis and its password Secret, released to the user", () => {

@@ -254,7 +254,7 @@ function desiredExternal(resource: PostgresCluster, view: EngineView): PostgresD
   return {
     steps: [],
     status: connection(wired.host, wired.port, wired.secret, "external"),
-    readyMessage: readyMessage(wired.host, wired.port),
+    readyMessage: wired.readyMessage,
     verdict: wired.verdict,
   };
 }

@@ -210,6 +210,7 @@ function desiredExternal(resource: RedisInstance, view: EngineView): RedisDesire
   return {
     steps: [],
     ...wired("external", connection.host, connection.port, connection.secret),
+    readyMessage: connection.readyMessage,
     verdict: connection.verdict,
   };
 }
