@@ -42,8 +42,9 @@ const SPEC_INTERFACES_AGREE = {
 
 const THIS_FILE = join(process.cwd(), "test", "unit", "spec-declarations.test.ts");
 const POSTGRES_DECLARATION = join(process.cwd(), "lib", "api", "generated", "postgres-cluster-spec.ts");
+const REDIS_DECLARATION = join(process.cwd(), "lib", "api", "generated", "redis-instance-spec.ts");
 
-/** Every file parsed once, for the three programs below: only the replaced ones differ. */
+/** Every file parsed once, for both programs below: only the replaced ones differ. */
 const parsedFiles = new Map<string, ts.SourceFile>();
 
 /** The diagnostics of this very file, type-checked as tsconfig.json does, with some files' text replaced. */
@@ -86,6 +87,14 @@ function assertionLine(kind: string): number {
   return lines.findIndex((line) => line.startsWith(`  ${kind}: true satisfies Agree<`)) + 1;
 }
 
+/** A generated declaration without one optional member and its doc comment. */
+function withoutMember(text: string, member: string): string {
+  const lines = text.split("\n");
+  const at = lines.findIndex((line) => line.trim().startsWith(`readonly ${member}?:`));
+  const start = lines.slice(0, at).findLastIndex((line) => line.trim() === "/**");
+  return [...lines.slice(0, start), ...lines.slice(at + 1)].join("\n");
+}
+
 describe("the generated spec interfaces", () => {
   it("cover every kind of the registry, each in its file under lib/api/generated", () => {
     expect(Object.keys(SPEC_INTERFACES_AGREE).sort()).toEqual(
@@ -103,16 +112,22 @@ describe("the generated spec interfaces", () => {
     expect(diagnosticsOfThisFile()).toEqual([]);
   });
 
-  it("would not, had a field drifted: a changed type or a missing optional field fails the assertion of its kind", () => {
-    const generated = ts.sys.readFile(POSTGRES_DECLARATION) ?? "";
-    const retyped = generated.replace("readonly instances?: number;", "readonly instances?: string;");
-    const dropped = generated.replace(/\n\s*\/\*\*\n\s*\* Role that owns[^/]*\/\n\s*readonly owner\?: string;/, "");
-    expect(retyped).not.toBe(generated);
-    expect(dropped).not.toBe(generated);
-    const expected = [
-      `line ${assertionLine("PostgresCluster")}: Type 'true' does not satisfy the expected type 'false'.`,
-    ];
-    expect(diagnosticsOfThisFile(new Map([[POSTGRES_DECLARATION, retyped]]))).toEqual(expected);
-    expect(diagnosticsOfThisFile(new Map([[POSTGRES_DECLARATION, dropped]]))).toEqual(expected);
+  it("would not, had a field drifted: a changed type, or a missing optional field, fails the assertion of its kind", () => {
+    const postgres = ts.sys.readFile(POSTGRES_DECLARATION) ?? "";
+    const redis = ts.sys.readFile(REDIS_DECLARATION) ?? "";
+    const retyped = postgres.replace("readonly instances?: number;", "readonly instances?: string;");
+    const dropped = withoutMember(redis, "sentinelImage");
+    expect(retyped).not.toBe(postgres);
+    expect(dropped).not.toBe(redis);
+    expect(dropped).not.toContain("sentinelImage");
+    const drifted = new Map([
+      [POSTGRES_DECLARATION, retyped],
+      [REDIS_DECLARATION, dropped],
+    ]);
+    expect(diagnosticsOfThisFile(drifted)).toEqual(
+      ["PostgresCluster", "RedisInstance"].map(
+        (kind) => `line ${assertionLine(kind)}: Type 'true' does not satisfy the expected type 'false'.`,
+      ),
+    );
   });
 });
