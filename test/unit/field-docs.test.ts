@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { z } from "zod";
+import { DEFAULT_CONSTANT_KEYWORD, withDefault } from "../../lib/api/named-default.js";
 import { fieldDocFiles, referencePagePath } from "../../lib/docs/field-doc-files.js";
 import { inputJsonSchema, schemaFields } from "../../lib/docs/schema-fields.js";
+import { interfaceDeclaration } from "../../lib/docs/spec-declaration.js";
 import * as core from "../../lib/index.js";
 import { allCustomResourceDefinitions, allDefinitions } from "../../lib/kinds/registry.js";
 
@@ -103,5 +106,65 @@ describe("the spec declarations and reference pages generated from the schemas",
       .map(referencePagePath)
       .filter((path) => !readme.includes(`](${path})`));
     expect(missing).toEqual([]);
+  });
+});
+
+describe("a default named by its constant", () => {
+  it("is the constant's value, and its name is in the JSON Schema the documents read, never in a CRD", () => {
+    const DEFAULT_PORT = 6379;
+    const port = withDefault(z.number().int(), { DEFAULT_PORT });
+    expect(port.parse(undefined)).toBe(6379);
+    expect(inputJsonSchema(port)).toMatchObject({ default: 6379, [DEFAULT_CONSTANT_KEYWORD]: "DEFAULT_PORT" });
+    expect(JSON.stringify(allCustomResourceDefinitions())).not.toContain(DEFAULT_CONSTANT_KEYWORD);
+  });
+
+  it("takes one constant: anything else is refused, saying how to write it", () => {
+    expect(() => withDefault(z.number(), { A: 1, B: 2 })).toThrow(
+      "withDefault takes one constant, as { NAME }; received 2",
+    );
+  });
+});
+
+describe("a generated spec interface", () => {
+  it("documents each member with its description and default, quotes a name that is no identifier, and cannot be cut short by */", () => {
+    const DEFAULT_LEVEL = 2;
+    const schema = z
+      .object({
+        "log-level": withDefault(z.number().int(), { DEFAULT_LEVEL }).describe(
+          "How much to log; a comment ends with */.",
+        ),
+        tags: z.array(z.enum(["a", "b"])).describe("Tags."),
+      })
+      .strict()
+      .describe("Root.");
+    expect(interfaceDeclaration("Example", inputJsonSchema(schema), "Summary.")).toBe(
+      [
+        "/**",
+        " * Root.",
+        " *",
+        " * Summary.",
+        " */",
+        "export interface Example {",
+        "  /**",
+        "   * How much to log; a comment ends with *\\/.",
+        "   *",
+        "   * @default 2 (DEFAULT_LEVEL)",
+        "   */",
+        '  readonly "log-level"?: number;',
+        "  /**",
+        "   * Tags.",
+        "   */",
+        '  readonly tags: ("a" | "b")[];',
+        "}",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("refuses a schema it cannot express, naming the field", () => {
+    const schema = z.object({ port: z.number().nullable().describe("Port.") }).strict();
+    expect(() => interfaceDeclaration("Example", inputJsonSchema(schema), "Summary.")).toThrow(
+      'spec declarations: cannot express the schema at Example.port: {"description":"Port.","type":["number","null"]}',
+    );
   });
 });
