@@ -6,7 +6,10 @@ import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.j
 import type { WithReferences } from "./references.js";
 
 export interface RedisInstanceProps extends NaviqueResourceProps {
-  /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component.
+   * @default a managed standalone Redis
+   */
   readonly spec?: WithReferences<RedisInstanceSpecInput>;
 }
 
