@@ -24,6 +24,7 @@ export interface NaviqueResourceProps {
   readonly name?: string;
   /** Namespace of the resource. @default the chart's, else none (kubectl's) */
   readonly namespace?: string;
+  /** Labels written on the custom resource. @default none */
   readonly labels?: Readonly<Record<string, string>>;
   /**
    * Whether the grants its references into other namespaces need already exist in the cluster (made by

@@ -14,6 +14,7 @@ export interface RedisInstanceProps extends NaviqueResourceProps {
   /**
    * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where
    * it names a Secret or a redis-operator Redis, a construct of that kind may stand instead.
+   * @default a managed standalone Redis
    */
   readonly spec?: WithReferences<RedisInstanceSpecInput, ReferenceTree<typeof RedisInstanceSpec>>;
 }

@@ -18,6 +18,7 @@ export interface ReferenceGrantProps {
   readonly spec: ReferenceGrantSpecInput;
   /** Name of the ReferenceGrant. @default the construct's id */
   readonly name?: string;
+  /** Labels written on the ReferenceGrant. @default none */
   readonly labels?: Readonly<Record<string, string>>;
 }
 

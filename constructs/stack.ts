@@ -7,7 +7,7 @@ import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.j
 import type { WithReferences } from "./references.js";
 
 export interface StackProps extends NaviqueResourceProps {
-  /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. */
+  /** The desired state; parsed by the same schema as the custom resource and the Pulumi component. @default the curated bundle */
   readonly spec?: WithReferences<StackSpecInput, ReferenceTree<typeof StackSpec>>;
 }
 

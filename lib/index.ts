@@ -2,12 +2,19 @@
  * `@navique/ai-core`: the core every front end runs — the kinds' schemas and types (what a custom
  * resource, a Pulumi component and a cdk8s construct accept), the registry of kinds, and the validation
  * errors they raise. The front ends are `@navique/ai-core/pulumi` and `@navique/ai-core/cdk8s`.
+ * Every default a spec field's documentation names (`@default 1 (DEFAULT_POSTGRES_INSTANCES)`) is
+ * exported here under that name.
  */
 import "./package/require-node.js";
 
 export { API_GROUP, API_GROUP_VERSION, API_VERSION } from "./api/group.js";
-export { LICENSE_KIND } from "./api/license.js";
+export { LICENSE_KIND, type LicenseSpecInput } from "./api/license.js";
 export {
+  DEFAULT_DATASTORE_MODE,
+  DEFAULT_DELETION_POLICY,
+  DEFAULT_POSTGRES_INSTANCES,
+  DEFAULT_POSTGRES_STORAGE_SIZE,
+  DEFAULT_POSTGRES_TYPE,
   POSTGRES_CLUSTER_KIND,
   PostgresClusterSpec,
   type PostgresClusterSpecInput,
@@ -16,9 +23,27 @@ export {
 export {
   REFERENCE_GRANT_KIND,
   ReferenceGrantSpec,
+  type ReferenceGrantSpecInput,
 } from "./api/reference-grant.js";
-export { STACK_KIND, StackSpec, type StackSpecInput } from "./api/stack.js";
+export {
+  DEFAULT_STACK_DATABASES,
+  DEFAULT_STACK_POSTGRES,
+  DEFAULT_STACK_POSTGRES_MANAGED,
+  STACK_KIND,
+  StackSpec,
+  type StackSpecInput,
+} from "./api/stack.js";
 export { type FieldProblem, ValidationError } from "./api/validation.js";
-export { RedisInstanceSpec, type RedisInstanceSpecInput } from "./kinds/redis-instance/schema.js";
+export { DEFAULT_REDIS_IMAGE, DEFAULT_SENTINEL_IMAGE } from "./kinds/redis-instance/redis-operator-api.js";
+export {
+  DEFAULT_ADOPTED_REDIS_KIND,
+  DEFAULT_REDIS_REPLICAS,
+  DEFAULT_REDIS_SENTINEL,
+  DEFAULT_REDIS_STORAGE_SIZE,
+  DEFAULT_REDIS_TOPOLOGY,
+  DEFAULT_REDIS_TYPE,
+  RedisInstanceSpec,
+  type RedisInstanceSpecInput,
+} from "./kinds/redis-instance/schema.js";
 export { REGISTRY } from "./kinds/registry.js";
 export { PACKAGE_VERSION } from "./package/manifest.js";

@@ -19,15 +19,23 @@ export const LicenseSpec = z
   .strict()
   .describe("The signed offline licence.");
 export type LicenseSpec = z.infer<typeof LicenseSpec>;
+/** What a program writes as the License's spec, each field documented (generated from LicenseSpec). */
+export type { LicenseSpecInput } from "./generated/license-spec.js";
 
 export const LicenseStatus = z
   .object({
     edition: z.enum(["Community", "Licensed"]).optional().describe("The edition in force."),
-    licenseId: z.string().optional(),
-    licensee: z.string().optional(),
+    licenseId: z.string().optional().describe("Identifier of the licence in force, as its token states it."),
+    licensee: z.string().optional().describe("To whom the licence in force was issued."),
     expiresAt: z.string().optional().describe("When the licence expires; Community applies from then on."),
     features: z.array(Feature).default([]).describe("Paid features in force."),
-    caps: z.partialRecord(CappedKind, z.number().int().min(0)).optional().describe("Instance caps in force, per kind."),
+    caps: z
+      .partialRecord(
+        CappedKind,
+        z.number().int().min(0).describe("Most resources of this kind admitted per cluster; absent: no cap."),
+      )
+      .optional()
+      .describe("Instance caps in force, per kind."),
     conditions: z.array(Condition).default([]).describe("Valid: whether the token verified, and if not why."),
   })
   .strict();

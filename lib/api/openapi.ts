@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_CONSTANT_KEYWORD } from "./named-default.js";
 
 /** A JSON value, as JSON Schema and Kubernetes' JSONSchemaProps hold them. */
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -47,6 +48,8 @@ type KeywordHandler = (value: Json, out: JsonObject, path: string) => void;
 /** Keywords that need translating; every other keyword must be in PASSED_THROUGH. */
 const TRANSLATED: Record<string, KeywordHandler> = {
   $schema: () => {},
+  // Which exported constant a default comes from: for the declarations and reference pages, not the apiserver.
+  [DEFAULT_CONSTANT_KEYWORD]: () => {},
   const: (value, out) => {
     out.enum = [value];
   },

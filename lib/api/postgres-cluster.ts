@@ -3,6 +3,7 @@ import { CNPG_CLUSTER_TARGET } from "../kinds/postgres-cluster/cnpg.js";
 import type { BackendTypes } from "./backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import { datastoreModeRules } from "./datastore-mode-rules.js";
+import { withDefault } from "./named-default.js";
 import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "./refs.js";
 import { ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
@@ -120,8 +121,12 @@ const pgIdentifier = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, {
 
 export const PostgresDatabase = z
   .object({
-    name: pgIdentifier.describe("Database name."),
-    owner: pgIdentifier.optional().describe("Owning role; defaults to the database name."),
+    name: pgIdentifier.describe(
+      "Database name: a PostgreSQL identifier (lowercase letters, digits and '_', at most 63 characters), unique in the list.",
+    ),
+    owner: pgIdentifier
+      .optional()
+      .describe("Role that owns the database, created when missing. Default: a role named as the database."),
   })
   .strict();
 export type PostgresDatabase = z.infer<typeof PostgresDatabase>;
@@ -139,24 +144,24 @@ export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
 
 export const PostgresManaged = z
   .object({
-    instances: z
-      .number()
-      .int()
-      .min(1)
-      .max(9)
-      .default(DEFAULT_POSTGRES_INSTANCES)
-      .describe(`Number of PostgreSQL instances (primary plus replicas). Default ${DEFAULT_POSTGRES_INSTANCES}.`),
+    instances: withDefault(z.number().int().min(1).max(9), { DEFAULT_POSTGRES_INSTANCES }).describe(
+      `Number of PostgreSQL instances (pods), the primary plus its replicas: 1 to 9. Default ${DEFAULT_POSTGRES_INSTANCES}.`,
+    ),
     storage: z
       .object({
-        size: quantity
-          .default(DEFAULT_POSTGRES_STORAGE_SIZE)
-          .describe(`Volume size per instance. Default ${DEFAULT_POSTGRES_STORAGE_SIZE}.`),
-        storageClass: objectName.optional().describe("StorageClass of the volumes; the cluster default when omitted."),
+        size: withDefault(quantity, { DEFAULT_POSTGRES_STORAGE_SIZE }).describe(
+          `Size of each instance's volume, a Kubernetes quantity in bytes (e.g. 10Gi, 500Mi). Default ${DEFAULT_POSTGRES_STORAGE_SIZE}.`,
+        ),
+        storageClass: objectName
+          .optional()
+          .describe("StorageClass of the volumes. Default: the cluster's default StorageClass."),
       })
       .strict()
       .default({ size: DEFAULT_POSTGRES_STORAGE_SIZE })
-      .describe("Storage of each instance."),
-    deletionPolicy: DeletionPolicy.default(DEFAULT_DELETION_POLICY),
+      .describe(
+        `Storage of each instance. Default: ${DEFAULT_POSTGRES_STORAGE_SIZE} on the cluster's default StorageClass.`,
+      ),
+    deletionPolicy: withDefault(DeletionPolicy, { DEFAULT_DELETION_POLICY }),
   })
   .strict();
 export type PostgresManaged = z.infer<typeof PostgresManaged>;
@@ -193,15 +198,21 @@ export const POSTGRES_SPEC_RULES = POSTGRES_MODE_RULES.rules;
 
 export const PostgresClusterSpec = z
   .object({
-    type: PostgresType.default(DEFAULT_POSTGRES_TYPE),
-    mode: DatastoreMode.default(DEFAULT_DATASTORE_MODE),
+    type: withDefault(PostgresType, { DEFAULT_POSTGRES_TYPE }).describe(
+      `${PostgresType.description} Default ${DEFAULT_POSTGRES_TYPE}.`,
+    ),
+    mode: withDefault(DatastoreMode, { DEFAULT_DATASTORE_MODE }).describe(
+      `${DatastoreMode.description} Default ${DEFAULT_DATASTORE_MODE}.`,
+    ),
     databases: z
       .array(PostgresDatabase)
       .max(MAX_DATABASES)
       // The apiserver enforces unique names natively for a list keyed by name.
       .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
       .default([])
-      .describe("Logical databases to provision inside the cluster, one per consumer."),
+      .describe(
+        `Logical databases to provision inside the cluster, one per consumer; at most ${MAX_DATABASES}. Default: none.`,
+      ),
     managed: PostgresManaged.optional().describe(
       "Settings of a managed cluster (mode managed); defaults apply when omitted.",
     ),
@@ -228,7 +239,8 @@ export const PostgresClusterSpec = z
   .meta({ "x-kubernetes-validations": POSTGRES_SPEC_RULES.map(({ rule, message }) => ({ rule, message })) })
   .describe("Desired state of a shared PostgreSQL cluster.");
 export type PostgresClusterSpec = z.infer<typeof PostgresClusterSpec>;
-export type PostgresClusterSpecInput = z.input<typeof PostgresClusterSpec>;
+/** What a program writes as a PostgresCluster's spec, each field documented (generated from PostgresClusterSpec). */
+export type { PostgresClusterSpecInput } from "./generated/postgres-cluster-spec.js";
 
 export { CapabilityStatus, EmittedObject, Provenance } from "./resource-status.js";
 
@@ -244,7 +256,7 @@ export const PostgresClusterStatus = z
       .string()
       .optional()
       .describe("Host to connect to: the read-write Service of the cluster, or the external host."),
-    port: z.number().int().optional(),
+    port: z.number().int().optional().describe("TCP port to connect to (5432 for a managed or adopted cluster)."),
     credentialsSecret: ObjectRef.optional().describe(
       "Secret, in this namespace, holding username and password for consumers.",
     ),

@@ -64,7 +64,8 @@ export const ReferenceGrantSpec = z
   .strict()
   .describe("Which references from other namespaces into this one are trusted.");
 export type ReferenceGrantSpec = z.infer<typeof ReferenceGrantSpec>;
-export type ReferenceGrantSpecInput = z.input<typeof ReferenceGrantSpec>;
+/** What a program writes as a ReferenceGrant's spec, each field documented (generated from ReferenceGrantSpec). */
+export type { ReferenceGrantSpecInput } from "./generated/reference-grant-spec.js";
 
 /** A ReferenceGrant as stored in the cluster (it has no status: nothing is reconciled into it). */
 export const ReferenceGrant = storedResource(REFERENCE_GRANT_KIND, ReferenceGrantSpec, z.never());

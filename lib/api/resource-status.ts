@@ -18,10 +18,10 @@ export type CapabilityStatus = z.infer<typeof CapabilityStatus>;
 
 export const EmittedObject = z
   .object({
-    apiVersion: z.string(),
-    kind: z.string(),
-    name: objectName,
-    namespace: namespaceName,
+    apiVersion: z.string().describe("API version of the object, e.g. postgresql.cnpg.io/v1."),
+    kind: z.string().describe("Kind of the object, e.g. Cluster or Secret."),
+    name: objectName.describe("Name of the object."),
+    namespace: namespaceName.describe("Namespace of the object."),
   })
   .strict();
 export type EmittedObject = z.infer<typeof EmittedObject>;
@@ -30,7 +30,7 @@ export type EmittedObject = z.infer<typeof EmittedObject>;
 export const Connection = z
   .object({
     host: z.string().describe("Host to connect to."),
-    port: z.number().int().describe("Port to connect to."),
+    port: z.number().int().describe("TCP port to connect to."),
     credentialsSecret: ObjectRef.optional().describe("Secret, in this namespace, holding the credentials."),
     database: z.string().optional().describe("Database to use, when the datastore has several."),
   })
@@ -44,7 +44,12 @@ export type Connection = z.infer<typeof Connection>;
  * licence admitted the resource (an admitted resource keeps its place under any cap afterwards).
  */
 export const ENGINE_STATUS = {
-  observedGeneration: z.number().int().min(0).optional(),
+  observedGeneration: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("The metadata.generation of the spec this status was last written for."),
   conditions: z.array(Condition).default([]).describe("Ready plus one condition per reconcile phase."),
   admitted: z
     .boolean()

@@ -1,7 +1,11 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
+import { withDefault } from "./named-default.js";
 import {
   DATASTORE_NAME_PATTERN,
+  DEFAULT_DELETION_POLICY,
+  DEFAULT_POSTGRES_INSTANCES,
+  DEFAULT_POSTGRES_STORAGE_SIZE,
   datastoreName,
   datastoreNameRules,
   MAX_DATABASES,
@@ -34,40 +38,59 @@ export const stackName = datastoreName("Stack", MAX_STACK_NAME, NAMED_AFTER_STAC
 /** The databases the curated bundle provisions for the gateway and the observability it is built around. */
 export const DEFAULT_STACK_DATABASES: readonly PostgresDatabase[] = [{ name: "litellm" }, { name: "langfuse" }];
 
+/**
+ * @default for `spec.postgres.managed`: a managed PostgresCluster's own defaults, spelled out (zod fills in
+ * a default as it is, without parsing it).
+ */
+export const DEFAULT_STACK_POSTGRES_MANAGED: z.output<typeof PostgresManaged> = {
+  instances: DEFAULT_POSTGRES_INSTANCES,
+  storage: { size: DEFAULT_POSTGRES_STORAGE_SIZE },
+  deletionPolicy: DEFAULT_DELETION_POLICY,
+};
+
 export const StackPostgres = z
   .object({
-    managed: PostgresManaged.default({ instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" }).describe(
-      "Settings of the Stack's managed PostgreSQL cluster; the curated defaults apply when omitted.",
+    managed: withDefault(PostgresManaged, { DEFAULT_STACK_POSTGRES_MANAGED }).describe(
+      `Settings of the Stack's managed PostgreSQL cluster. Default: ${DEFAULT_POSTGRES_INSTANCES} instance of ${DEFAULT_POSTGRES_STORAGE_SIZE}, deletion policy ${DEFAULT_DELETION_POLICY}.`,
     ),
-    databases: z
-      .array(PostgresDatabase)
-      .max(MAX_DATABASES)
-      .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] })
-      .default([...DEFAULT_STACK_DATABASES])
-      .describe("Databases inside it. Default: litellm and langfuse, for the gateway and the observability."),
+    databases: withDefault(
+      z
+        .array(PostgresDatabase)
+        .max(MAX_DATABASES)
+        .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] }),
+      { DEFAULT_STACK_DATABASES: [...DEFAULT_STACK_DATABASES] },
+    ).describe(
+      `Databases inside it, at most ${MAX_DATABASES}. Default: ${DEFAULT_STACK_DATABASES.map((d) => d.name).join(" and ")}, for the gateway and the observability.`,
+    ),
   })
   .strict();
+
+/** @default for `spec.postgres`: the curated bundle's PostgreSQL member. */
+export const DEFAULT_STACK_POSTGRES: z.output<typeof StackPostgres> = {
+  managed: DEFAULT_STACK_POSTGRES_MANAGED,
+  databases: [...DEFAULT_STACK_DATABASES],
+};
 export type StackPostgres = z.infer<typeof StackPostgres>;
 
 export const StackSpec = z
   .object({
-    postgres: StackPostgres.default({
-      managed: { instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" },
-      databases: [...DEFAULT_STACK_DATABASES],
-    }).describe("The shared PostgreSQL member: a managed PostgresCluster named <stack>-postgres."),
+    postgres: withDefault(StackPostgres, { DEFAULT_STACK_POSTGRES }).describe(
+      "The shared PostgreSQL member: a managed PostgresCluster named <stack>-postgres. Default: the curated one, as its fields' defaults say.",
+    ),
   })
   .strict()
   .describe(
     "A curated bundle of the platform's parts, created and kept in step as members owned by the Stack. Needs the licensed feature stack.",
   );
 export type StackSpec = z.infer<typeof StackSpec>;
-export type StackSpecInput = z.input<typeof StackSpec>;
+/** What a program writes as a Stack's spec, each field documented (generated from StackSpec). */
+export type { StackSpecInput } from "./generated/stack-spec.js";
 
 export const StackMember = z
   .object({
-    kind: z.string(),
-    name: objectName,
-    namespace: namespaceName,
+    kind: z.string().describe("Kind of the member, e.g. PostgresCluster."),
+    name: objectName.describe("Name of the member."),
+    namespace: namespaceName.describe("Namespace of the member: the Stack's."),
     ready: z.boolean().describe("Whether the member reports Ready."),
   })
   .strict();

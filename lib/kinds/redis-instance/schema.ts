@@ -2,9 +2,12 @@ import { z } from "zod";
 import type { BackendTypes } from "../../api/backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { datastoreModeRules } from "../../api/datastore-mode-rules.js";
+import { withDefault } from "../../api/named-default.js";
 import {
   DATASTORE_NAME_PATTERN,
   DatastoreMode,
+  DEFAULT_DATASTORE_MODE,
+  DEFAULT_DELETION_POLICY,
   DeletionPolicy,
   datastoreName,
   datastoreNameRules,
@@ -61,46 +64,49 @@ export const RedisTopology = z
     "standalone: one Redis pod (a Redis). replication: a master and its replicas (a RedisReplication), optionally watched by Sentinels.",
   );
 
-export const DEFAULT_REDIS_STORAGE_SIZE = "1Gi";
+/** @default for `spec.type`. */
+export const DEFAULT_REDIS_TYPE = "redis";
+/** @default for `spec.managed.topology`. */
+export const DEFAULT_REDIS_TOPOLOGY = "standalone";
+/** @default for `spec.managed.replicas`. */
 export const DEFAULT_REDIS_REPLICAS = 3;
+/** @default for `spec.managed.sentinel`: a replication fails over only when asked to. */
+export const DEFAULT_REDIS_SENTINEL = false;
+/** @default for `spec.managed.storage.size`. */
+export const DEFAULT_REDIS_STORAGE_SIZE = "1Gi";
+/** @default for `spec.adopt.redisRef.kind`. */
+export const DEFAULT_ADOPTED_REDIS_KIND = "Redis";
 
 export const RedisManaged = z
   .object({
-    topology: RedisTopology.default("standalone"),
-    replicas: z
-      .number()
-      .int()
-      .min(2)
-      .max(9)
-      .default(DEFAULT_REDIS_REPLICAS)
-      .describe(
-        `Pods of a replication, the master included. Default ${DEFAULT_REDIS_REPLICAS}; ignored for standalone.`,
-      ),
-    sentinel: z
-      .boolean()
-      .default(false)
-      .describe("With topology replication: Sentinels beside the pods, which fail the master over. Default false."),
-    image: z
-      .string()
-      .min(1)
-      .default(DEFAULT_REDIS_IMAGE)
-      .describe(`The Redis image (the redis-operator has none of its own). Default ${DEFAULT_REDIS_IMAGE}.`),
-    sentinelImage: z
-      .string()
-      .min(1)
-      .default(DEFAULT_SENTINEL_IMAGE)
-      .describe(`The Sentinel image, with sentinel: true. Default ${DEFAULT_SENTINEL_IMAGE}.`),
+    topology: withDefault(RedisTopology, { DEFAULT_REDIS_TOPOLOGY }).describe(
+      `${RedisTopology.description} Default ${DEFAULT_REDIS_TOPOLOGY}.`,
+    ),
+    replicas: withDefault(z.number().int().min(2).max(9), { DEFAULT_REDIS_REPLICAS }).describe(
+      `Pods of a replication, the master included: 2 to 9. Default ${DEFAULT_REDIS_REPLICAS}; ignored for standalone.`,
+    ),
+    sentinel: withDefault(z.boolean(), { DEFAULT_REDIS_SENTINEL }).describe(
+      `With topology replication: Sentinels beside the pods, which fail the master over. Default ${DEFAULT_REDIS_SENTINEL}.`,
+    ),
+    image: withDefault(z.string().min(1), { DEFAULT_REDIS_IMAGE }).describe(
+      `The Redis image (the redis-operator has none of its own). Default ${DEFAULT_REDIS_IMAGE}.`,
+    ),
+    sentinelImage: withDefault(z.string().min(1), { DEFAULT_SENTINEL_IMAGE }).describe(
+      `The Sentinel image, with sentinel: true. Default ${DEFAULT_SENTINEL_IMAGE}.`,
+    ),
     storage: z
       .object({
-        size: quantity
-          .default(DEFAULT_REDIS_STORAGE_SIZE)
-          .describe(`Volume size per pod. Default ${DEFAULT_REDIS_STORAGE_SIZE}.`),
-        storageClass: objectName.optional().describe("StorageClass of the volumes; the cluster default when omitted."),
+        size: withDefault(quantity, { DEFAULT_REDIS_STORAGE_SIZE }).describe(
+          `Size of each pod's volume, a Kubernetes quantity in bytes (e.g. 1Gi, 500Mi). Default ${DEFAULT_REDIS_STORAGE_SIZE}.`,
+        ),
+        storageClass: objectName
+          .optional()
+          .describe("StorageClass of the volumes. Default: the cluster's default StorageClass."),
       })
       .strict()
       .default({ size: DEFAULT_REDIS_STORAGE_SIZE })
-      .describe("Storage of each pod."),
-    deletionPolicy: DeletionPolicy.default("Retain").describe(
+      .describe(`Storage of each pod. Default: ${DEFAULT_REDIS_STORAGE_SIZE} on the cluster's default StorageClass.`),
+    deletionPolicy: withDefault(DeletionPolicy, { DEFAULT_DELETION_POLICY }).describe(
       "What happens to the Redis, which may hold data, when this resource is deleted or leaves managed mode. Retain (default): it is kept and released to you, with an Event. Delete: it is deleted, with an Event; the data is lost.",
     ),
   })
@@ -114,10 +120,9 @@ export const RedisAdopt = z
       { group: REDIS_OPERATOR_GROUP, kinds: [REDIS_STANDALONE.kind, REDIS_REPLICATION.kind], kindField: "kind" },
       z
         .object({
-          kind: z
-            .enum(["Redis", "RedisReplication"])
-            .default("Redis")
-            .describe("Kind of the redis-operator resource: Redis (standalone) or RedisReplication."),
+          kind: withDefault(z.enum(["Redis", "RedisReplication"]), { DEFAULT_ADOPTED_REDIS_KIND }).describe(
+            `Kind of the redis-operator resource: Redis (standalone) or RedisReplication. Default ${DEFAULT_ADOPTED_REDIS_KIND}.`,
+          ),
           name: objectName.describe("Name of the redis-operator resource."),
           namespace: namespaceName.optional().describe("Its namespace; defaults to this resource's."),
         })
@@ -163,8 +168,12 @@ function brokenRules(
 
 export const RedisInstanceSpec = z
   .object({
-    type: RedisType.default("redis"),
-    mode: DatastoreMode.default("managed"),
+    type: withDefault(RedisType, { DEFAULT_REDIS_TYPE }).describe(
+      `${RedisType.description} Default ${DEFAULT_REDIS_TYPE}.`,
+    ),
+    mode: withDefault(DatastoreMode, { DEFAULT_DATASTORE_MODE }).describe(
+      `${DatastoreMode.description} Default ${DEFAULT_DATASTORE_MODE}.`,
+    ),
     managed: RedisManaged.optional(),
     adopt: RedisAdopt.optional(),
     external: RedisExternal.optional(),
@@ -177,7 +186,8 @@ export const RedisInstanceSpec = z
   .meta({ "x-kubernetes-validations": REDIS_SPEC_RULES.map(({ rule, message }) => ({ rule, message })) })
   .describe("Desired state of a Redis for the platform's caches and queues.");
 export type RedisInstanceSpec = z.infer<typeof RedisInstanceSpec>;
-export type RedisInstanceSpecInput = z.input<typeof RedisInstanceSpec>;
+/** What a program writes as a RedisInstance's spec, each field documented (generated from RedisInstanceSpec). */
+export type { RedisInstanceSpecInput } from "../../api/generated/redis-instance-spec.js";
 
 export const RedisInstanceStatus = z
   .object({

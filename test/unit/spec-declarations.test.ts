@@ -1,0 +1,133 @@
+import { join } from "node:path";
+import ts from "typescript";
+import type { z } from "zod";
+import type { LicenseSpec, LicenseSpecInput } from "../../lib/api/license.js";
+import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
+import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
+import type { StackSpec, StackSpecInput } from "../../lib/api/stack.js";
+import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
+import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
+import { allDefinitions } from "../../lib/kinds/registry.js";
+
+/** `true` when A and B are assignable to each other; `false` otherwise. */
+type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The field names of a type at every depth, each field required: two types with the same shape have the
+ * same one. Mutual assignability alone would let an optional field be missing on one side.
+ */
+type Shape<T> = T extends readonly (infer E)[]
+  ? Shape<E>[]
+  : T extends object
+    ? { [K in keyof T]-?: Shape<T[K]> }
+    : "value";
+
+/** The generated interface and `z.input` of its schema: assignable both ways, with the same fields at every depth. */
+type Agree<Generated, Schema extends z.ZodType> =
+  MutuallyAssignable<Generated, z.input<Schema>> extends true
+    ? MutuallyAssignable<Shape<Generated>, Shape<z.input<Schema>>>
+    : false;
+
+/**
+ * The type-level test: `npm run typecheck` (and the check below) fails on this object when a generated
+ * spec interface drifts from its schema, one property per kind of the registry.
+ */
+const SPEC_INTERFACES_AGREE = {
+  License: true satisfies Agree<LicenseSpecInput, typeof LicenseSpec>,
+  PostgresCluster: true satisfies Agree<PostgresClusterSpecInput, typeof PostgresClusterSpec>,
+  Stack: true satisfies Agree<StackSpecInput, typeof StackSpec>,
+  RedisInstance: true satisfies Agree<RedisInstanceSpecInput, typeof RedisInstanceSpec>,
+  ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
+};
+
+const THIS_FILE = join(process.cwd(), "test", "unit", "spec-declarations.test.ts");
+const POSTGRES_DECLARATION = join(process.cwd(), "lib", "api", "generated", "postgres-cluster-spec.ts");
+const REDIS_DECLARATION = join(process.cwd(), "lib", "api", "generated", "redis-instance-spec.ts");
+
+/** Every file parsed once, for both programs below: only the replaced ones differ. */
+const parsedFiles = new Map<string, ts.SourceFile>();
+
+/** The diagnostics of this very file, type-checked as tsconfig.json does, with some files' text replaced. */
+function diagnosticsOfThisFile(replaced: ReadonlyMap<string, string> = new Map()): string[] {
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(process.cwd(), "tsconfig.json"),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n"));
+      },
+    },
+  );
+  if (!config) throw new Error("tsconfig.json did not parse");
+  const host = ts.createCompilerHost(config.options);
+  const readFile = host.readFile.bind(host);
+  host.readFile = (file) => replaced.get(file) ?? readFile(file);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (file, language, onError, create) => {
+    const text = replaced.get(file);
+    if (text !== undefined) return ts.createSourceFile(file, text, language);
+    const parsed = parsedFiles.get(file) ?? getSourceFile(file, language, onError, create);
+    if (parsed) parsedFiles.set(file, parsed);
+    return parsed;
+  };
+  const program = ts.createProgram([THIS_FILE], config.options, host);
+  const file = program.getSourceFile(THIS_FILE);
+  return ts
+    .getPreEmitDiagnostics(program, file)
+    .map(
+      (d) =>
+        `${d.file && d.start !== undefined ? `line ${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, " ")}`,
+    );
+}
+
+/** The line of this file that asserts a kind's interface agrees with its schema. */
+function assertionLine(kind: string): number {
+  const lines = ts.sys.readFile(THIS_FILE)?.split("\n") ?? [];
+  return lines.findIndex((line) => line.startsWith(`  ${kind}: true satisfies Agree<`)) + 1;
+}
+
+/** A generated declaration without one optional member and its doc comment. */
+function withoutMember(text: string, member: string): string {
+  const lines = text.split("\n");
+  const at = lines.findIndex((line) => line.trim().startsWith(`readonly ${member}?:`));
+  const start = lines.slice(0, at).findLastIndex((line) => line.trim() === "/**");
+  return [...lines.slice(0, start), ...lines.slice(at + 1)].join("\n");
+}
+
+describe("the generated spec interfaces", () => {
+  it("cover every kind of the registry, each in its file under lib/api/generated", () => {
+    expect(Object.keys(SPEC_INTERFACES_AGREE).sort()).toEqual(
+      allDefinitions()
+        .map((d) => d.kind)
+        .sort(),
+    );
+    expect(allDefinitions().map((d) => [specInterfaceName(d), specDeclarationPath(d)])).toContainEqual([
+      "PostgresClusterSpecInput",
+      "lib/api/generated/postgres-cluster-spec.ts",
+    ]);
+  });
+
+  it("agree with z.input of their schemas: this file type-checks", () => {
+    expect(diagnosticsOfThisFile()).toEqual([]);
+  });
+
+  it("would not, had a field drifted: a changed type, or a missing optional field, fails the assertion of its kind", () => {
+    const postgres = ts.sys.readFile(POSTGRES_DECLARATION) ?? "";
+    const redis = ts.sys.readFile(REDIS_DECLARATION) ?? "";
+    const retyped = postgres.replace("readonly instances?: number;", "readonly instances?: string;");
+    const dropped = withoutMember(redis, "sentinelImage");
+    expect(retyped).not.toBe(postgres);
+    expect(dropped).not.toBe(redis);
+    expect(dropped).not.toContain("sentinelImage");
+    const drifted = new Map([
+      [POSTGRES_DECLARATION, retyped],
+      [REDIS_DECLARATION, dropped],
+    ]);
+    expect(diagnosticsOfThisFile(drifted)).toEqual(
+      ["PostgresCluster", "RedisInstance"].map(
+        (kind) => `line ${assertionLine(kind)}: Type 'true' does not satisfy the expected type 'false'.`,
+      ),
+    );
+  });
+});
