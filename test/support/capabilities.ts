@@ -25,8 +25,18 @@ export async function testHelm(): Promise<HelmCli> {
   return new HelmCli({ binary: (await toolchainPaths()).helm, kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" });
 }
 
-/** Shared by every Jest worker of every run on this machine; a test of the lock itself may point it elsewhere. */
-const CAPABILITY_LOCK = process.env.NAVIQUE_TEST_CAPABILITY_LOCK ?? join(tmpdir(), "navique-test-capabilities.lock");
+/**
+ * Shared by every Jest worker of every run on the same plane (NAVIQUE_TEST_PLANE, test/support/global-setup.js);
+ * a test of the lock itself may point it elsewhere.
+ */
+const CAPABILITY_LOCK =
+  process.env.NAVIQUE_TEST_CAPABILITY_LOCK ??
+  join(
+    tmpdir(),
+    process.env.NAVIQUE_TEST_PLANE && process.env.NAVIQUE_TEST_PLANE !== "local"
+      ? `navique-test-capabilities-${process.env.NAVIQUE_TEST_PLANE}.lock`
+      : "navique-test-capabilities.lock",
+  );
 
 /** The capability lock's releases this test file holds, and the wait for it still pending, if any. */
 const held = new Set<() => Promise<void>>();
