@@ -6,6 +6,7 @@ import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
 import { buildOperatorImage, IMAGE_ENTRYPOINT, IMAGE_USER } from "../../providers/operator/image.js";
 import { REPOSITORY } from "../support/repository.js";
+import { withBuiltPackage } from "../support/scratch-project.js";
 
 interface Descriptor {
   readonly mediaType: string;
@@ -27,14 +28,13 @@ describe("the operator's OCI image", () => {
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), "navique-image-test-"));
-    await run("npm", ["run", "build"], { cwd: REPOSITORY });
     layout = join(work, "layout");
     const inputs = {
       packageRoot: REPOSITORY,
       node: join(REPOSITORY, "node_modules", "node", "bin", "node"),
       helm: (await toolchainPaths()).helm,
     };
-    await buildOperatorImage(layout, inputs);
+    await withBuiltPackage(() => buildOperatorImage(layout, inputs));
     root = join(work, "root");
     await mkdir(root);
   });

@@ -1,8 +1,31 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { run } from "../../lib/cluster/process.js";
+import { acquireDirectoryLock } from "../../lib/local-plane/lock.js";
 import { REPOSITORY } from "./repository.js";
+
+/** One build of the repository's dist/ at a time: suites that pack or copy it run in parallel workers. */
+const BUILD_LOCK = join(
+  tmpdir(),
+  `navique-test-build-${createHash("sha256").update(REPOSITORY).digest("hex").slice(0, 12)}.lock`,
+);
+
+/**
+ * Builds the package (`npm run build`) and runs `use` while no other suite of this checkout rebuilds
+ * dist/ under it: a build rewriting dist/ while another suite packs or copies it would hand that suite
+ * a half-written file.
+ */
+export async function withBuiltPackage<T>(use: () => Promise<T>): Promise<T> {
+  const release = await acquireDirectoryLock(BUILD_LOCK, (line) => process.stderr.write(`${line}\n`));
+  try {
+    await run("npm", ["run", "build"], { cwd: REPOSITORY });
+    return await use();
+  } finally {
+    await release();
+  }
+}
 
 /** The repository's root: where the package is built and packed from. */
 
@@ -23,8 +46,9 @@ interface Lockfile {
 
 /** Builds the package (`npm run build`) and packs it as npm publishes it; the tarball's path. */
 export async function packPackage(destination: string): Promise<string> {
-  await run("npm", ["run", "build"], { cwd: REPOSITORY });
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", destination], { cwd: REPOSITORY });
+  const { stdout } = await withBuiltPackage(() =>
+    run("npm", ["pack", "--json", "--pack-destination", destination], { cwd: REPOSITORY }),
+  );
   const [packed] = JSON.parse(stdout) as { filename: string }[];
   if (!packed) throw new Error(`npm pack printed no tarball: ${stdout}`);
   return join(destination, packed.filename);
