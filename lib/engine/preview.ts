@@ -110,6 +110,27 @@ function awaitedReads(
 }
 
 /**
+ * The lines of what would change, and only that — a resource in place says nothing: the capabilities
+ * installed, upgraded or newly relied on, the spec's fields that change, the steps that would write
+ * something the cluster does not hold.
+ */
+function changeLines(
+  prefix: string,
+  resource: EngineResource,
+  view: EngineView,
+  steps: readonly PlanStep[],
+  live: EngineResource | undefined,
+): string[] {
+  const capabilities = view.capabilities.filter((d) => capabilityChanges(resource, d));
+  const spec = live ? specChanges(live.spec, resource.spec) : [];
+  return [
+    ...capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
+    ...(spec.length > 0 ? [`${prefix}: change ${spec.join(", ")}`] : []),
+    ...steps.filter((s) => !changesNothing(s, view)).map((s) => `${prefix}: ${s.description}`),
+  ];
+}
+
+/**
  * Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator
  * alike. `live`: the resource is the one in the cluster (with the desired spec), not a new one.
  */
@@ -149,15 +170,8 @@ export async function previewDecisions(
       plan,
     };
   }
-  // Decisions only where something would change: a resource in place says nothing.
+  const lines = changeLines(prefix, resource, view, steps, options.live);
   const changing = steps.filter((s) => !changesNothing(s, view));
-  const capabilities = view.capabilities.filter((d) => capabilityChanges(resource, d));
-  const spec = options.live ? specChanges(options.live.spec, resource.spec) : [];
-  const lines = [
-    ...capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
-    ...(spec.length > 0 ? [`${prefix}: change ${spec.join(", ")}`] : []),
-    ...changing.map((s) => `${prefix}: ${s.description}`),
-  ];
   const needsHelm =
     view.capabilities.some((d) => d.action !== "none" || !d.ready) ||
     steps.some((s) => s.kind === "release-capability");
