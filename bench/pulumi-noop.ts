@@ -187,6 +187,12 @@ async function main(): Promise<void> {
     await pulumi("destroy", "--yes");
 
     const fixed = (n: number) => n.toFixed(2);
+    // Each round's ratio is of two runs made one after the other, under about the same load: their median
+    // is the figure; the ratio of the medians, which a load changing between rounds moves, is beside it.
+    const ratios = (product: readonly number[], reference: readonly number[]) => {
+      const perRound = product.map((value, i) => value / (reference[i] ?? Number.NaN));
+      return `${fixed(median(perRound))}x per round (median)  [${perRound.map(fixed).join(", ")}]; of the medians ${fixed(median(product) / median(reference))}x`;
+    };
     const all = (values: readonly number[]) => `${fixed(median(values))} s  [${values.map(fixed).join(", ")}]`;
     process.stdout.write(
       [
@@ -202,9 +208,9 @@ async function main(): Promise<void> {
         `  node + import @navique/ai-core/pulumi, fresh process:            ${fixed(median(loadComponents))} s`,
         `  node + import @navique/ai-core/pulumi/runtime, fresh process:    ${fixed(median(loadRuntime))} s`,
         `  node + import @pulumi/pulumi, fresh process:                     ${fixed(median(loadSdk))} s`,
-        `ratio no-op pulumi up / the dynamic-provider floor's up:           ${fixed(median(ups) / median(dynamicFloors))}x`,
-        `ratio pulumi preview / the dynamic-provider floor's preview:       ${fixed(median(previews) / median(dynamicPreviews))}x`,
-        `ratio no-op pulumi up / helm upgrade:                              ${fixed(median(ups) / median(helms))}x`,
+        `ratio no-op pulumi up / the dynamic-provider floor's up:           ${ratios(ups, dynamicFloors)}`,
+        `ratio pulumi preview / the dynamic-provider floor's preview:       ${ratios(previews, dynamicPreviews)}`,
+        `ratio no-op pulumi up / helm upgrade:                              ${ratios(ups, helms)}`,
         "goal (issue 19): a no-op pulumi up <= 1.1x the dynamic-provider floor, and no helm call when nothing changed",
         "",
       ].join("\n"),
