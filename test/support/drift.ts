@@ -33,6 +33,8 @@ export interface Disturbed {
   readonly at: number;
   /** True once what was disturbed is as the product made it again. */
   readonly corrected: () => Promise<boolean>;
+  /** For a release: true once its reinstall has started (a new record exists), before it is deployed. */
+  readonly started?: () => Promise<boolean>;
 }
 
 async function readCustom(client: KubeClient, kind: CustomKind, namespace: string, name: string) {
@@ -90,34 +92,26 @@ async function releaseRecords(client: KubeClient, namespace: string, release: st
 }
 
 /**
- * `helm uninstall` by hand of a capability release still needed: corrected once a new record of the
- * release exists (the install is under way: a record the operator wrote, not one of the old ones), or,
- * with `deployed`, once that record is deployed.
+ * `helm uninstall` by hand of a capability release still needed: started once a new record of the
+ * release exists (the operator's install is under way: a record that is none of the old ones), corrected
+ * once that record is deployed.
  */
-export function releaseUninstalled(
-  client: KubeClient,
-  helm: HelmCli,
-  entry: CapabilityEntry,
-  until: "started" | "deployed",
-): DriftCase {
+export function releaseUninstalled(client: KubeClient, helm: HelmCli, entry: CapabilityEntry): DriftCase {
   const { name, namespace } = entry.release;
   return {
-    name: `${entry.name} release uninstalled (${until === "started" ? "reinstall started" : "deployed again"})`,
+    name: `${entry.name} release uninstalled`,
     disturb: async () => {
       const before = new Set((await releaseRecords(client, namespace, name)).map((r) => r.metadata?.uid));
       if (before.size === 0) throw new Error(`release ${namespace}/${name} is not installed`);
-      // From the moment helm has removed the release (its records gone): what the operator sees, and what
-      // a user waits for after `helm uninstall` returns.
+      const fresh = async () =>
+        (await releaseRecords(client, namespace, name)).filter((r) => !before.has(r.metadata?.uid));
+      // From the moment helm has removed the release (its records go last): what the operator sees, and
+      // what a user waits for once `helm uninstall` returns.
       await helm.uninstall(name, namespace);
-      const at = performance.now();
       return {
-        at,
-        corrected: async () => {
-          const records = await releaseRecords(client, namespace, name);
-          const fresh = records.filter((r) => !before.has(r.metadata?.uid));
-          if (fresh.length === 0) return false;
-          return until === "started" || fresh.some((r) => r.metadata?.labels?.status === "deployed");
-        },
+        at: performance.now(),
+        started: async () => (await fresh()).length > 0,
+        corrected: async () => (await fresh()).some((r) => r.metadata?.labels?.status === "deployed"),
       };
     },
   };
