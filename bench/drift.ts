@@ -6,17 +6,22 @@
  * again is measured, polled every 20 ms. Prints p50 / p99 / max per case, the machine's load average
  * before and after; asserts nothing.
  *
- * For a release, two figures: until the reinstall started (a new release record, written once the
- * installer's checks passed) and until it is deployed again, both from the moment `helm uninstall`
- * returned. CloudNativePG and the redis-operator cannot run here: the bench plays them, writing the Cluster
+ * For a release, three figures, from the moment `helm uninstall` returned: until the operator decided to
+ * install it again (its installer's line `[<capability>] install …`), until the reinstall started (a new
+ * release record, written once the installer's checks passed: helm template, a server-side dry run of
+ * every rendered object, helm's own dry run) and until it is deployed again. CloudNativePG and the redis-operator cannot run here: the bench plays them, writing the Cluster
  * status CNPG writes and creating the StatefulSet the redis-operator creates (test/support/drift.ts).
  *
  * Runs on a control plane of its own (plane name `bench-drift`, the local plane's toolchain), stopped at
  * the end (--keep-plane keeps it for the next run); the operator runs from the sources through tsx.
  *
- *   npx tsx bench/drift.ts [--runs N] [--keep-plane]
+ * --operator-log PATH writes the operator's output there, each line with the bench's clock (ms) and each
+ * disturbance marked, to see where the time of a slow correction went.
+ *
+ *   npx tsx bench/drift.ts [--runs N] [--keep-plane] [--operator-log PATH]
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -42,7 +47,11 @@ import { createResource, readStoredResource } from "../test/support/resources.js
 import { deleteNamespaceAndWait } from "./namespace.js";
 
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "20" }, "keep-plane": { type: "boolean", default: false } },
+  options: {
+    runs: { type: "string", default: "20" },
+    "keep-plane": { type: "boolean", default: false },
+    "operator-log": { type: "string" },
+  },
 });
 const RUNS = Number(values.runs);
 const NAMESPACE = "bench-drift";
@@ -69,8 +78,7 @@ async function waitFor(what: string, probe: () => Promise<boolean>, timeoutMs = 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-function startOperator(kubeconfig: string): { child: ChildProcess; output: () => string } {
-  let output = "";
+function startOperator(kubeconfig: string, log: (line: string) => void): { child: ChildProcess } {
   const child = spawn(
     process.execPath,
     [
@@ -85,13 +93,12 @@ function startOperator(kubeconfig: string): { child: ChildProcess; output: () =>
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  return { child, output: () => output };
+  const lines = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (line) log(line);
+  };
+  child.stdout?.on("data", lines);
+  child.stderr?.on("data", lines);
+  return { child };
 }
 
 async function main(): Promise<void> {
@@ -100,9 +107,18 @@ async function main(): Promise<void> {
   const client = KubeClient.fromFile(kubeconfig);
   const helm = new HelmCli({ binary: (await toolchainPaths()).helm, kubeconfig });
   await ensureNaviqueCrds(client);
+  const logFile = values["operator-log"] ? createWriteStream(values["operator-log"]) : undefined;
+  /** The operator's lines, with when they came: when it decided to reinstall a release. */
+  const said: { at: number; line: string }[] = [];
+  const log = (line: string) => {
+    const at = performance.now();
+    said.push({ at, line });
+    logFile?.write(`${Math.round(at)} ${line}\n`);
+  };
+  const operator = startOperator(kubeconfig, log);
+  // With the operator running: what a kept plane's earlier run left is finalized (its finalizers let go).
   await deleteNamespaceAndWait(client, NAMESPACE);
   await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  const operator = startOperator(kubeconfig);
   const stopPlaying = playControllers(client, NAMESPACE, 100);
   const loadBefore = load();
   const ready = async (kind: string, name: string) =>
@@ -125,13 +141,30 @@ async function main(): Promise<void> {
     });
     await createResource(client, "RedisInstance", NAMESPACE, DRIFT_REDIS, { managed: { deletionPolicy: "Delete" } });
     await bothReady();
-    const cases: DriftCase[] = [
-      ...emittedObjectCases(client, NAMESPACE),
-      ...[CLOUDNATIVE_PG, REDIS_OPERATOR, CERT_MANAGER].map((entry) => releaseUninstalled(client, helm, entry)),
+    const cases: { drift: DriftCase; capability?: string }[] = [
+      ...emittedObjectCases(client, NAMESPACE).map((drift) => ({ drift })),
+      ...[CLOUDNATIVE_PG, REDIS_OPERATOR, CERT_MANAGER].map((entry) => ({
+        drift: releaseUninstalled(client, helm, entry),
+        capability: entry.name,
+      })),
     ];
     for (let run = 1; run <= RUNS; run++) {
-      for (const drift of cases) {
+      for (const { drift, capability } of cases) {
+        log(`[bench] disturbing: ${drift.name}`);
         const disturbed = await drift.disturb();
+        log(`[bench] disturbed at ${Math.round(disturbed.at)}: ${drift.name}`);
+        if (capability) {
+          // The installer's first line for it (`[cloudnative-pg] install …`): the operator has decided.
+          const decided = async () =>
+            said.some((s) => s.at >= disturbed.at && s.line.startsWith(`[${capability}] install `));
+          record(
+            `${drift.name}: reinstall decided`,
+            await timeToCorrect(
+              { at: disturbed.at, corrected: decided },
+              { timeoutMs: GIVE_UP_MS, intervalMs: POLL_MS },
+            ),
+          );
+        }
         if (disturbed.started) {
           record(
             `${drift.name}: reinstall started`,
@@ -148,9 +181,12 @@ async function main(): Promise<void> {
       process.stderr.write(`[drift] run ${run}/${RUNS} done (load ${load()})\n`);
     }
   } finally {
+    // Finalized by the operator before it stops, so that a kept plane holds nothing waiting on it.
+    await deleteNamespaceAndWait(client, NAMESPACE);
     stopPlaying();
     operator.child.kill("SIGTERM");
     await new Promise((resolve) => operator.child.once("exit", resolve));
+    logFile?.end();
     if (!values["keep-plane"]) await plane.stop();
   }
   const rows = [...times.entries()].map(([name, ms]) => {
