@@ -31,8 +31,10 @@ export interface EngineResource {
 
 /**
  * An object kind a kind module may create. Every fact is declared, never guessed: the plural the API
- * serves it under, whether it holds data, whether the operator watches it, whether it is one of the
- * product's own kinds (a member, finalized before its owner) and when it is Ready.
+ * serves it under, whether it holds data, whether it is one of the product's own kinds (a member,
+ * finalized before its owner) and when it is Ready. The operator watches every kind declared here (the
+ * objects carrying the owned-by label) and re-queues their owner: drift of any of them is corrected at
+ * once, not at the resync; so a kind is declared here, or its plan may not emit it.
  */
 export interface EmittedKind {
   readonly apiVersion: string;
@@ -53,8 +55,6 @@ export interface EmittedKind {
   };
   /** How an object of this kind kept with a stateful one is described: the step's note and the Event's phrase. */
   readonly keptWith?: { readonly note: string; readonly phrase: (names: readonly string[]) => string };
-  /** The operator watches objects of this kind that carry the owned-by label, and re-queues their owner. */
-  readonly watched?: boolean;
   /** One of the product's own kinds: deleted, and awaited, before anything else of its owner. */
   readonly product?: boolean;
 }

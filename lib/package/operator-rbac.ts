@@ -34,7 +34,7 @@ function groupOf(apiVersion: string): string {
 
 /**
  * The objects the kinds emit, by API group: their plurals and the kinds emitting them. Every one is
- * written by server-side apply, read back, watched (those a module wants watched) and deleted when no
+ * written by server-side apply, read back, watched (every one, by the owned-by label) and deleted when no
  * longer desired.
  */
 function emittedResources(registry: Registry): Map<string, { plurals: string[]; by: string[] }> {

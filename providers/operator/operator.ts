@@ -2,10 +2,12 @@ import { type KubernetesObject, makeInformer } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { fieldPath, formatProblem } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CATALOG } from "../../lib/catalog/catalog.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { instanceOf, wasAdmitted } from "../../lib/engine/admission.js";
+import { neededNow } from "../../lib/engine/capabilities.js";
 import { observeOptions } from "../../lib/engine/context.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
@@ -16,8 +18,10 @@ import { type Reporter, stderrReporter } from "../../lib/engine/reporter.js";
 import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
 import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { OWNED_RELEASE_SELECTOR, ownedReleases } from "./owned-releases.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { RefusedResources } from "./refused-resources.js";
+import { ReverseIndex } from "./reverse-index.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -90,8 +94,8 @@ function keyOf(kind: string, namespace: string, name: string): string {
 
 /**
  * The watches the registry needs, each once: every registered kind (all its objects) and every kind a
- * module emits and wants watched (only the objects carrying the owned-by label), merged by kind — a kind
- * both registered and emitted (a composite's members) is watched once, in full.
+ * module emits (only the objects carrying the owned-by label), merged by kind — a kind both registered
+ * and emitted (a composite's members) is watched once, in full.
  */
 export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
   const watched = new Map<string, WatchedKind>();
@@ -100,7 +104,7 @@ export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
     watched.set(`${API_GROUP_VERSION}/${kind}`, { apiVersion: API_GROUP_VERSION, kind, plural, ownedOnly: false });
   }
   for (const module of kinds) {
-    for (const emitted of module.emits.filter((e) => e.watched)) {
+    for (const emitted of module.emits) {
       const id = `${emitted.apiVersion}/${emitted.kind}`;
       if (!watched.has(id)) watched.set(id, { ...emitted, ownedOnly: true });
     }
@@ -114,7 +118,9 @@ export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
  * resources whose references point into the grant's namespace, from a reverse index) and the licence
  * singleton, and runs the same reconcile as every other front end, one resource at a time, requeueing
  * what is not Ready and backing off exponentially on real failures. Drift is corrected because every
- * watch event and every resync re-applies the desired state.
+ * watch event and every resync re-applies the desired state: every kind a module emits is watched, and so
+ * is every capability release the product installed (a release uninstalled by hand re-queues, from a
+ * keyed index, the resources needing it, which install it again).
  */
 export class NaviqueOperator {
   private readonly context: ReconcileContext;
@@ -126,6 +132,8 @@ export class NaviqueOperator {
   /** When a failing key is due again: a resync does not cut its backoff short (a watch event may: it can be the fix). */
   private readonly retryAt = new Map<string, number>();
   private readonly references = new ReferenceIndex();
+  /** By resource key, the capabilities it needs now, prerequisites included: who to re-queue when a release goes. */
+  private readonly consumers = new ReverseIndex();
   /** By registered kind, its watch cache; only when every namespace is watched (caps count cluster-wide). */
   private readonly caches = new Map<string, KindCache>();
   private readonly watches: Watch[] = [];
@@ -231,6 +239,7 @@ export class NaviqueOperator {
       },
     );
     this.licenceWatch = { informer: licenceWatch, synced: false };
+    this.watchOwnedReleases();
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
     const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
@@ -238,7 +247,7 @@ export class NaviqueOperator {
       .filter((w) => w.ownedOnly)
       .map((w) => `owned ${w.kind}s`);
     this.report(
-      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, and the ${singleton.kind}`,
+      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the owned capability releases, and the ${singleton.kind}`,
     );
   }
 
@@ -295,14 +304,41 @@ export class NaviqueOperator {
     return false;
   }
 
-  /** Keeps the reverse index of references in step with what a resource says now. */
+  /** Keeps the reverse indexes (references, capabilities needed) in step with what a resource says now. */
   private index(module: KindModule, key: string, object: KubernetesObject, event: string): void {
     if (event === "delete") {
-      this.references.forget(key);
+      this.forget(key);
       return;
     }
     const parsed = module.schema.safeParse(object);
-    if (parsed.success) this.references.set(key, module.references(parsed.data));
+    if (!parsed.success) return;
+    this.references.set(key, module.references(parsed.data));
+    this.consumers.set(key, neededNow(module, parsed.data, this.context));
+  }
+
+  private forget(key: string): void {
+    this.references.forget(key);
+    this.consumers.forget(key);
+  }
+
+  /**
+   * The release Secrets of the capabilities the product installed, in each release namespace of the
+   * catalog: a release uninstalled by hand re-queues the resources needing it (its dependants' through
+   * their prerequisites), which install it again at once rather than at the resync.
+   */
+  private watchOwnedReleases(): void {
+    const releases = ownedReleases(CATALOG);
+    for (const namespace of releases.namespaces) {
+      this.watch(
+        `/api/v1/namespaces/${namespace}/secrets`,
+        async () => this.options.client.core.listNamespacedSecret({ namespace, labelSelector: OWNED_RELEASE_SELECTOR }),
+        (object, event) => {
+          const capability = releases.released(object, event);
+          return capability ? this.consumers.holders(capability) : [];
+        },
+        OWNED_RELEASE_SELECTOR,
+      );
+    }
   }
 
   /**
@@ -557,7 +593,7 @@ export class NaviqueOperator {
     try {
       const resource = await this.read(key, module, namespace, name);
       const outcome = resource ? await reconcileResource(this.context, resource) : undefined;
-      if (!resource) this.references.forget(key);
+      if (!resource) this.forget(key);
       this.rememberRefusal(key, kind, resource, outcome);
       this.succeeded(key);
       if (outcome?.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);

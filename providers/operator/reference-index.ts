@@ -1,12 +1,14 @@
 import type { Reference } from "../../lib/engine/reference-grants.js";
+import { ReverseIndex } from "./reverse-index.js";
 
 /**
  * Which resources reference what, kept from the watch events of every registered kind: a change to a
  * referenced object, or to the grants of a namespace referenced into, re-queues exactly its referrers
- * without listing anything.
+ * without listing anything, each found by key.
  */
 export class ReferenceIndex {
-  private readonly byReferrer = new Map<string, { namespaces: string[]; targets: string[] }>();
+  private readonly byTarget = new ReverseIndex();
+  private readonly byNamespace = new ReverseIndex();
 
   /** `Kind/namespace/name` of a referenced object. */
   static targetKey(reference: Pick<Reference, "kind" | "namespace" | "name">): string {
@@ -15,27 +17,25 @@ export class ReferenceIndex {
 
   /** Records (or replaces) what `referrer` references now; an empty list forgets it. */
   set(referrer: string, references: readonly Reference[]): void {
-    if (references.length === 0) {
-      this.byReferrer.delete(referrer);
-      return;
-    }
-    this.byReferrer.set(referrer, {
-      namespaces: [...new Set(references.map((r) => r.namespace))],
-      targets: references.map(ReferenceIndex.targetKey),
-    });
+    this.byTarget.set(referrer, references.map(ReferenceIndex.targetKey));
+    this.byNamespace.set(
+      referrer,
+      references.map((r) => r.namespace),
+    );
   }
 
   forget(referrer: string): void {
-    this.byReferrer.delete(referrer);
+    this.byTarget.forget(referrer);
+    this.byNamespace.forget(referrer);
   }
 
   /** The referrers whose references point into `namespace`. */
   referringInto(namespace: string): string[] {
-    return [...this.byReferrer.entries()].filter(([, r]) => r.namespaces.includes(namespace)).map(([key]) => key);
+    return this.byNamespace.holders(namespace);
   }
 
   /** The referrers of the object `Kind/namespace/name`. */
   referring(target: string): string[] {
-    return [...this.byReferrer.entries()].filter(([, r]) => r.targets.includes(target)).map(([key]) => key);
+    return this.byTarget.holders(target);
   }
 }

@@ -2,12 +2,21 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { FIXTURE_CHARTS } from "./capabilities.js";
 
+export interface OperatorProcessOptions {
+  /** Another identity than the plane's administrator. @default the plane's kubeconfig */
+  readonly kubeconfig?: string;
+  /**
+   * `--resync SECONDS`. @default none: the operator's own (30 s), so that what a test sees corrected was
+   * corrected by the watches, as users see it, not by a resync made short for the test.
+   */
+  readonly resyncSeconds?: number;
+}
+
 /**
  * Starts `navique operator` in its own process, as users run it, against the test plane with the fixture
- * chart mirror and a 2-second resync. Its output accumulates in `output()`. `kubeconfig` gives it another
- * identity than the plane's administrator. @default the plane's kubeconfig
+ * chart mirror. Its output accumulates in `output()`.
  */
-export function startOperatorProcess(options: { readonly kubeconfig?: string } = {}): {
+export function startOperatorProcess(options: OperatorProcessOptions = {}): {
   readonly process: ChildProcess;
   readonly output: () => string;
 } {
@@ -23,8 +32,7 @@ export function startOperatorProcess(options: { readonly kubeconfig?: string } =
       options.kubeconfig ?? process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
       "--chart-source",
       `dir:${FIXTURE_CHARTS}`,
-      "--resync",
-      "2",
+      ...(options.resyncSeconds === undefined ? [] : ["--resync", String(options.resyncSeconds)]),
     ],
     // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both.
     { stdio: ["ignore", "pipe", "pipe"], detached: true },

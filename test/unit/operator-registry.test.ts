@@ -1,9 +1,10 @@
 import { REGISTRY } from "../../lib/kinds/registry.js";
 import { watchedKinds } from "../../providers/operator/operator.js";
 import { ReferenceIndex } from "../../providers/operator/reference-index.js";
+import { ReverseIndex } from "../../providers/operator/reverse-index.js";
 
 describe("the operator's watches", () => {
-  it("are generated from the registry: every kind in full, every watched emitted kind by its owned-by label, each once", () => {
+  it("are generated from the registry: every kind in full, every emitted kind by its owned-by label, each once", () => {
     const watched = watchedKinds(REGISTRY.kinds);
     const ids = watched.map((w) => `${w.apiVersion}/${w.kind}`);
     expect(new Set(ids).size).toBe(ids.length);
@@ -14,7 +15,7 @@ describe("the operator's watches", () => {
         plural: module.definition.plural,
         ownedOnly: false,
       });
-      for (const emitted of module.emits.filter((e) => e.watched)) {
+      for (const emitted of module.emits) {
         const watch = watched.find((w) => w.apiVersion === emitted.apiVersion && w.kind === emitted.kind);
         expect(watch?.plural).toBe(emitted.plural);
       }
@@ -30,6 +31,10 @@ describe("the operator's watches", () => {
     ]);
     // The plurals are the declared ones: a Redis is served under `redis`, never a guessed `rediss`.
     expect(watched.find((w) => w.kind === "Redis")).toMatchObject({ plural: "redis", ownedOnly: true });
+    // The objects whose drift came back only at the resync while they were not watched.
+    expect(watched.filter((w) => w.ownedOnly).map((w) => `${w.apiVersion}/${w.kind}`)).toEqual(
+      expect.arrayContaining(["v1/Secret", "postgresql.cnpg.io/v1/Database", "postgresql.cnpg.io/v1/Cluster"]),
+    );
   });
 });
 
@@ -53,5 +58,23 @@ describe("the reverse index of references", () => {
     expect(index.referringInto("data")).toEqual([]);
     index.forget("RedisInstance/apps/b");
     expect(index.referring("Redis/cache/shared")).toEqual([]);
+  });
+});
+
+describe("a keyed reverse index", () => {
+  it("finds the holders of a target by key, replaces what a holder points at, and forgets a holder everywhere", () => {
+    const index = new ReverseIndex();
+    index.set("PostgresCluster/apps/a", ["cert-manager", "cloudnative-pg", "cert-manager"]);
+    index.set("RedisInstance/apps/b", ["redis-operator"]);
+    index.set("PostgresCluster/apps/c", ["cert-manager", "cloudnative-pg"]);
+    expect(index.holders("cloudnative-pg")).toEqual(["PostgresCluster/apps/a", "PostgresCluster/apps/c"]);
+    index.set("PostgresCluster/apps/a", ["redis-operator"]);
+    expect(index.holders("cloudnative-pg")).toEqual(["PostgresCluster/apps/c"]);
+    expect(index.holders("redis-operator")).toEqual(["RedisInstance/apps/b", "PostgresCluster/apps/a"]);
+    index.forget("PostgresCluster/apps/c");
+    index.set("RedisInstance/apps/b", []);
+    expect(index.holders("cloudnative-pg")).toEqual([]);
+    expect(index.holders("cert-manager")).toEqual([]);
+    expect(index.holders("redis-operator")).toEqual(["PostgresCluster/apps/a"]);
   });
 });

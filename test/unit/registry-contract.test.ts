@@ -9,6 +9,7 @@ import type { EngineView } from "../../lib/engine/view.js";
 import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlements.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
+import { watchedKinds } from "../../providers/operator/operator.js";
 
 // Contract tests that run for every registered kind: a kind added to the registry is held to them
 // without a line of its own here (ENGINE.md, "Tests that come with the registry").
@@ -118,6 +119,15 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
         `${step.object.apiVersion} ${step.object.kind}`,
       );
     }
+  });
+
+  it("has every kind its plans emit watched by the operator, so that their drift is corrected at once", () => {
+    const watched = watchedKinds(REGISTRY.kinds).map((w) => `${w.apiVersion} ${w.kind}`);
+    for (const emitted of module.emits) expect(watched).toContain(`${emitted.apiVersion} ${emitted.kind}`);
+    const resource = sample(module);
+    const plan = planResource(module, resource, readyView(module, resource), context);
+    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-credentials" ? [s.object] : []));
+    for (const object of made) expect(watched).toContain(`${object.apiVersion} ${object.kind}`);
   });
 
   it("plans purely: deep-frozen inputs, the same plan twice", () => {

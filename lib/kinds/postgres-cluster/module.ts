@@ -102,7 +102,6 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
       kind: "Cluster",
       plural: CNPG_CLUSTERS,
       label: "CNPG Cluster",
-      watched: true,
       // Kept with a retained Cluster: the Secrets its spec takes passwords from (without them the retained
       // data has no usable password) and the Database objects describing its databases (deleting one never
       // drops its database under CNPG's default reclaim policy `retain`, but they are the user's record of

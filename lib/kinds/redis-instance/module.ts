@@ -112,7 +112,6 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
     ...[REDIS_STANDALONE, REDIS_REPLICATION].map((kind) => ({
       ...kind,
       label: kind.kind,
-      watched: true,
       stateful: { keeps: keepsPassword },
     })),
   ],

@@ -131,7 +131,6 @@ export const STACK_MODULE: KindModule<Stack, StackStatus> = {
       apiVersion: API_GROUP_VERSION,
       kind: POSTGRES_CLUSTER_KIND,
       plural: POSTGRES_CLUSTER_DEFINITION.plural,
-      watched: true,
       product: true,
     },
   ],

@@ -1,0 +1,42 @@
+import type { KubernetesObject } from "@kubernetes/client-node";
+import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
+import type { CapabilityEntry } from "../../lib/catalog/capability.js";
+import { HELM_NAME_LABEL, HELM_OWNER_LABEL, HELM_STATUS_LABEL } from "../../lib/cluster/helm-release-record.js";
+
+/**
+ * The release Secrets of the capability releases the product installed: helm's own label (`owner=helm`)
+ * and the ownership marks the installer stores on the record (`helm install --labels`). A release someone
+ * else installed carries no marks and is not watched: it is adopted, never reinstalled.
+ */
+export const OWNED_RELEASE_SELECTOR = [
+  `${HELM_OWNER_LABEL}=helm`,
+  ...Object.entries(OWNERSHIP_MARKS).map(([label, value]) => `${label}=${value}`),
+].join(",");
+
+/** What the operator watches for the capability releases: one list-watch per release namespace of the catalog. */
+export interface OwnedReleases {
+  /** The namespaces the catalog installs releases in, each once. */
+  readonly namespaces: readonly string[];
+  /**
+   * The capability whose release a watch event shows gone: its record deleted (`helm uninstall`) or kept
+   * as uninstalled (`helm uninstall --keep-history`). Undefined for any other event: the installer's own
+   * writes (a new revision, a status moving to deployed) concern no one.
+   */
+  released(object: KubernetesObject, event: string): string | undefined;
+}
+
+/** The owned releases of a catalog: by `namespace/name` of the fixed release, the capability it installs. */
+export function ownedReleases(catalog: ReadonlyMap<string, CapabilityEntry>): OwnedReleases {
+  const byRelease = new Map<string, string>();
+  for (const entry of catalog.values()) byRelease.set(`${entry.release.namespace}/${entry.release.name}`, entry.name);
+  const namespaces = [...new Set([...catalog.values()].map((e) => e.release.namespace))].sort();
+  return {
+    namespaces,
+    released: (object, event) => {
+      const labels = object.metadata?.labels ?? {};
+      const gone = event === "delete" || labels[HELM_STATUS_LABEL] === "uninstalled";
+      if (!gone) return undefined;
+      return byRelease.get(`${object.metadata?.namespace ?? ""}/${labels[HELM_NAME_LABEL] ?? ""}`);
+    },
+  };
+}
