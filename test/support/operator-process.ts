@@ -5,9 +5,17 @@ import { FIXTURE_CHARTS } from "./capabilities.js";
 /**
  * Starts `navique operator` in its own process, as users run it, against the test plane with the fixture
  * chart mirror and a 2-second resync. Its output accumulates in `output()`. `kubeconfig` gives it another
- * identity than the plane's administrator. @default the plane's kubeconfig
+ * identity than the plane's administrator (@default the plane's kubeconfig); `extraArgs` are appended.
+ * Without leader election unless `leaderElect`: suites run side by side on one plane, each with an operator
+ * of its own, and one leader Lease for all would keep every operator but one waiting.
  */
-export function startOperatorProcess(options: { readonly kubeconfig?: string } = {}): {
+export function startOperatorProcess(
+  options: {
+    readonly kubeconfig?: string;
+    readonly leaderElect?: boolean;
+    readonly extraArgs?: readonly string[];
+  } = {},
+): {
   readonly process: ChildProcess;
   readonly output: () => string;
 } {
@@ -25,6 +33,8 @@ export function startOperatorProcess(options: { readonly kubeconfig?: string } =
       `dir:${FIXTURE_CHARTS}`,
       "--resync",
       "2",
+      `--leader-elect=${options.leaderElect ?? false}`,
+      ...(options.extraArgs ?? []),
     ],
     // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both.
     { stdio: ["ignore", "pipe", "pipe"], detached: true },
