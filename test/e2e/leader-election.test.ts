@@ -59,14 +59,18 @@ describe("leader election between two operator processes", () => {
   }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
-    for (const operator of operators) await stopOperatorProcess(operator.process).catch(() => undefined);
-    if (ns) await discardNamespace(client, ns);
-    if (client) {
-      await removeLicence(client);
-      await deleteLeaderLease();
+    try {
+      // The leader still running finalizes the namespace's PostgresCluster as the namespace goes.
+      if (ns) await discardNamespace(client, ns);
+    } finally {
+      for (const operator of operators) await stopOperatorProcess(operator.process).catch(() => undefined);
+      if (client) {
+        await removeLicence(client);
+        await deleteLeaderLease();
+      }
+      if (work) await rm(work, { recursive: true, force: true });
+      await unlock?.();
     }
-    if (work) await rm(work, { recursive: true, force: true });
-    await unlock?.();
   });
 
   // GIVEN two operators that disagree on the License, the second started while the first leads
