@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { type V1Lease, V1MicroTime } from "@kubernetes/client-node";
-import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../api/group.js";
+import { API_GROUP, OPERATOR_NAME, SYSTEM_NAMESPACE } from "../api/group.js";
+import { holderAnnotations, holderProcessGone } from "./holder-process.js";
 import { type KubeClient, orUndefined, statusOf } from "./kube-client.js";
 
 /** The Lease the operator's replicas elect their leader on, in the system namespace. */
@@ -22,6 +23,27 @@ export const LEADER_RETRY_PERIOD_MS = 2_000;
  * operators) never share one.
  */
 export const CANDIDATE_IDENTITY = `${hostname()}_${randomBytes(4).toString("hex")}`;
+
+/** Which leader Lease a process holds, as whom: what its install locks record (lib/apply/lease-lock.ts). */
+export interface Leadership {
+  readonly namespace: string;
+  readonly name: string;
+  readonly identity: string;
+}
+
+/**
+ * The annotation an install lock's holder that leads writes on the lock: its leadership. A leader that lost
+ * it has exited (its renew deadline is shorter than the lease), so a lock whose holder no longer leads is
+ * a dead holder's.
+ */
+export const HOLDER_LEADERSHIP_ANNOTATION = `${API_GROUP}/holder-leadership`;
+
+let heldLeadership: Leadership | undefined;
+
+/** The leadership this process holds now, if it leads. */
+export function leadershipHeld(): Leadership | undefined {
+  return heldLeadership;
+}
 
 export interface LeaderElectionOptions {
   readonly client: KubeClient;
@@ -97,6 +119,7 @@ export class LeaderElector {
       try {
         if (await this.tryAcquireOrRenew()) {
           this.leading = true;
+          heldLeadership = { namespace: this.namespace, name: this.leaseName, identity: this.identity };
           this.lastRenewal = this.now();
           return true;
         }
@@ -117,6 +140,7 @@ export class LeaderElector {
     const lose = (reason: string) => {
       if (!this.leading) return;
       this.leading = false;
+      heldLeadership = undefined;
       this.stopRenewing();
       onLost(reason);
     };
@@ -145,6 +169,7 @@ export class LeaderElector {
     await this.renewal;
     if (!this.leading) return;
     this.leading = false;
+    heldLeadership = undefined;
     const current = await orUndefined(
       this.options.client.coordination.readNamespacedLease({ name: this.leaseName, namespace: this.namespace }),
     );
@@ -187,7 +212,7 @@ export class LeaderElector {
         await client.coordination.createNamespacedLease({
           namespace: this.namespace,
           body: {
-            metadata: { name: this.leaseName, namespace: this.namespace },
+            metadata: { name: this.leaseName, namespace: this.namespace, annotations: holderAnnotations() },
             spec: {
               holderIdentity: this.identity,
               leaseDurationSeconds: seconds,
@@ -204,7 +229,12 @@ export class LeaderElector {
       const record = `${holder}/${current.metadata?.resourceVersion ?? ""}`;
       if (this.observed?.record !== record) this.observed = { record, at: now };
       const recordDurationMs = (current.spec?.leaseDurationSeconds ?? seconds) * 1000;
-      const held = holder !== "" && holder !== this.identity && this.observed.at + recordDurationMs > now;
+      // Beyond client-go: a holder on this machine whose process has ended is known dead at once.
+      const held =
+        holder !== "" &&
+        holder !== this.identity &&
+        this.observed.at + recordDurationMs > now &&
+        !holderProcessGone(current.metadata?.annotations);
       if (held) {
         this.reportLeader(holder);
         return false;
@@ -217,10 +247,13 @@ export class LeaderElector {
         renewTime: at,
         ...(ours ? {} : { acquireTime: at, leaseTransitions: (current.spec?.leaseTransitions ?? 0) + 1 }),
       };
+      const metadata = ours
+        ? current.metadata
+        : { ...current.metadata, annotations: holderAnnotations(current.metadata?.annotations) };
       const updated = await client.coordination.replaceNamespacedLease({
         name: this.leaseName,
         namespace: this.namespace,
-        body: { ...current, spec },
+        body: { ...current, metadata, spec },
       });
       this.observed = { record: `${this.identity}/${updated.metadata?.resourceVersion ?? ""}`, at: now };
       if (!ours) this.reportLeader(this.identity);
