@@ -32,6 +32,7 @@ const { values: flags } = parseArgs({
     kubeconfig: { type: "string" },
     kills: { type: "string", default: "5" },
     window: { type: "string", default: "30" },
+    "same-namespace": { type: "boolean", default: false },
   },
 });
 const kubeconfig = flags.kubeconfig ?? process.env.KUBECONFIG;
@@ -56,8 +57,10 @@ const config = new KubeConfig();
 config.loadFromFile(kubeconfig);
 const work = await mkdtemp(join(tmpdir(), "navique-bench-failover-"));
 const running: Operator[] = [];
+// Each in a pid namespace of its own, as two Pods, unless --same-namespace: then a standby sees at once
+// that the leader's process has ended (the same-machine shortcut of docs/adr/0027-leader-election.md).
 const start = (trust: readonly string[], leaderElect: boolean) => {
-  const operator = startOperatorProcess({ leaderElect, extraArgs: trust });
+  const operator = startOperatorProcess({ leaderElect, extraArgs: trust, ownPidNamespace: !flags["same-namespace"] });
   running.push(operator);
   return operator;
 };
@@ -95,7 +98,8 @@ try {
   let leader = start(a.trustArgs, true);
   await outputContains(leader.process, leader.output, "[operator] started");
   for (let round = 0; round < KILLS; round++) {
-    const standby = start(round % 2 === 0 ? b.trustArgs : a.trustArgs, true);
+    // Trusting the same key: a leader that found the License untrusted would cap new resources at Community's 2.
+    const standby = start(a.trustArgs, true);
     await outputContains(standby.process, standby.output, "waits as a standby");
     // Renewed a moment ago or up to a retry period ago: a random instant, as a crash is.
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 2_000));
@@ -118,7 +122,7 @@ try {
   const sorted = [...failovers].sort((x, y) => x - y);
   const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
   process.stdout.write(
-    `failover over ${KILLS} kills: median ${median} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms (goal: within 20,000 ms)\n`,
+    `failover over ${KILLS} kills${flags["same-namespace"] ? " (one pid namespace)" : " (a pid namespace each)"}: median ${median} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms (goal: within 20,000 ms)\n`,
   );
   // The leader finalizes the PostgresClusters as they go.
   await emptyNamespace(client, NAMESPACE);

@@ -35,8 +35,10 @@ describe("leader election between two operator processes", () => {
   const deleteLeaderLease = () =>
     orUndefined(client.coordination.deleteNamespacedLease({ name: LEADER_LEASE_NAME, namespace: SYSTEM_NAMESPACE }));
 
+  // Each in a pid namespace of its own, as two Pods: a standby cannot tell from the leader's pid that it
+  // died (the same-machine shortcut, docs/adr/0027-leader-election.md), and waits out its lease.
   const start = (trust: readonly string[]) => {
-    const operator = startOperatorProcess({ leaderElect: true, extraArgs: trust });
+    const operator = startOperatorProcess({ leaderElect: true, extraArgs: trust, ownPidNamespace: true });
     operators.push(operator);
     return operator;
   };

@@ -14,6 +14,12 @@ export function startOperatorProcess(
     readonly kubeconfig?: string;
     readonly leaderElect?: boolean;
     readonly extraArgs?: readonly string[];
+    /**
+     * Runs it in a pid namespace of its own (`unshare --pid`), as each Pod's container is: no other process
+     * on the machine can tell from its pid whether it runs. `stopOperatorProcess` signals its process
+     * group. @default false
+     */
+    readonly ownPidNamespace?: boolean;
   } = {},
 ): {
   readonly process: ChildProcess;
@@ -22,23 +28,28 @@ export function startOperatorProcess(
   const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
   const cli = join(process.cwd(), "lib", "cli", "main.ts");
   let output = "";
-  const child = spawn(
-    tsx,
-    [
-      cli,
-      "operator",
-      "--kubeconfig",
-      options.kubeconfig ?? process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-      "--chart-source",
-      `dir:${FIXTURE_CHARTS}`,
-      "--resync",
-      "2",
-      `--leader-elect=${options.leaderElect ?? false}`,
-      ...(options.extraArgs ?? []),
-    ],
-    // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both.
-    { stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
+  const operatorArgs = [
+    cli,
+    "operator",
+    "--kubeconfig",
+    options.kubeconfig ?? process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+    "--chart-source",
+    `dir:${FIXTURE_CHARTS}`,
+    "--resync",
+    "2",
+    `--leader-elect=${options.leaderElect ?? false}`,
+    ...(options.extraArgs ?? []),
+  ];
+  // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both. In a pid
+  // namespace, node runs the operator itself (tsx as a loader): one process, the namespace's init, so that
+  // a SIGTERM to the group reaches it once.
+  const child = options.ownPidNamespace
+    ? spawn(
+        "unshare",
+        ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, "--import", "tsx", ...operatorArgs],
+        { stdio: ["ignore", "pipe", "pipe"], detached: true },
+      )
+    : spawn(tsx, operatorArgs, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
   };
@@ -57,7 +68,9 @@ const STOP_GRACE_MS = 30_000;
 export async function stopOperatorProcess(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  child.kill("SIGTERM");
+  // unshare does not pass a signal on to the namespace it started: the group's processes get it.
+  if (child.spawnfile === "unshare" && child.pid) process.kill(-child.pid, "SIGTERM");
+  else child.kill("SIGTERM");
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), STOP_GRACE_MS);
