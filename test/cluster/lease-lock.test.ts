@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { V1MicroTime } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import { ensureSystemNamespace, type LeaseHolder, RENEW_EVERY_MS, withLeaseLock } from "../../lib/apply/lease-lock.js";
-import { HOLDER_PROCESS_ANNOTATION } from "../../lib/cluster/holder-process.js";
+import { HOLDER_PROCESS_ANNOTATION, holderProcessGone } from "../../lib/cluster/holder-process.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
 import { HOLDER_LEADERSHIP_ANNOTATION } from "../../lib/cluster/leader-election.js";
 import { run } from "../../lib/cluster/process.js";
@@ -89,6 +89,7 @@ describe("withLeaseLock", () => {
     });
     const exited = new Promise<void>((resolve) => holder.once("exit", () => resolve()));
     let heldBy = "";
+    let annotations: Record<string, string> = {};
     try {
       await new Promise<void>((resolve, reject) => {
         holder.stdout?.on("data", (chunk: Buffer) => {
@@ -100,11 +101,14 @@ describe("withLeaseLock", () => {
       heldBy = held.spec?.holderIdentity ?? "";
       expect(heldBy).not.toBe("");
       expect(heldBy).not.toBe("contender");
-      expect(Object.keys(held.metadata?.annotations ?? {})).toContain(HOLDER_PROCESS_ANNOTATION);
+      annotations = held.metadata?.annotations ?? {};
+      expect(Object.keys(annotations)).toContain(HOLDER_PROCESS_ANNOTATION);
     } finally {
       if (holder.pid) process.kill(-holder.pid, "SIGKILL");
     }
     await exited;
+    // tsx exits first; its child, the holder, a moment later: a kill is delivered, not awaited.
+    await eventually("the holder's process to end", async () => (holderProcessGone(annotations) ? true : undefined));
 
     const waits: LeaseHolder[] = [];
     const takeOvers: string[] = [];
