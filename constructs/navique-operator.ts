@@ -123,7 +123,9 @@ export class NaviqueOperator extends Construct {
       kind: "Deployment",
       metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels },
       spec: {
-        replicas: 1,
+        // Two replicas, one leader (docs/adr/0027-leader-election.md): the standby takes over within
+        // ~15 s of the leader's death, or at once when the leader stops gracefully.
+        replicas: OPERATOR_REPLICAS,
         selector: { matchLabels: labels },
         template: {
           metadata: { labels },
@@ -181,6 +183,9 @@ export class NaviqueOperator extends Construct {
     ];
   }
 }
+
+/** The operator's replicas: one leader reconciles, the other waits on the leader Lease as a standby. */
+export const OPERATOR_REPLICAS = 2;
 
 /** The volume of the mirrored charts. */
 export const CHART_MIRROR = "chart-mirror";

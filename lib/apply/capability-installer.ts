@@ -196,6 +196,7 @@ export class CapabilityInstaller {
         this.report(
           `[${name}] waiting for ${holder.identity}, which holds the install lock until ${holder.until.toISOString()} unless it renews it`,
         ),
+      onTakeOver: (holder, why) => this.report(`[${name}] taking the install lock from ${holder} at once: ${why}`),
       onRenewFailed: (error) =>
         this.report(
           `[${name}] renewing the install lock failed, trying again: ${error instanceof Error ? error.message : String(error)}`,

@@ -2,8 +2,11 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type V1Lease, V1MicroTime } from "@kubernetes/client-node";
+import { z } from "zod";
 import { SYSTEM_NAMESPACE } from "../api/group.js";
+import { holderAnnotations, holderProcessGone } from "../cluster/holder-process.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { HOLDER_LEADERSHIP_ANNOTATION, leadershipHeld } from "../cluster/leader-election.js";
 
 /**
  * How long a holder may go without renewing before another process may take the lock over. Short, so that
@@ -28,6 +31,8 @@ export interface LeaseLockOptions {
   readonly holder?: string;
   /** Called when the lock is found held by someone else, once per holder. */
   readonly onWait?: (holder: LeaseHolder) => void;
+  /** Called when the lock is taken at once from a holder known to be dead, with why it is known. */
+  readonly onTakeOver?: (holder: string, why: string) => void;
   /** Called when a renewal fails; the holder keeps working, and the next renewal tries again. */
   readonly onRenewFailed?: (error: unknown) => void;
   /** The lease's duration, as client-go's LeaseDuration. @default LEASE_SECONDS */
@@ -65,7 +70,8 @@ class LeaseObserver {
  * system namespace: Helm is not safe for concurrent operations on one release, so every install,
  * upgrade or uninstall of a capability runs under the lock named after it. The holder renews the lease
  * while `fn` runs (a timer: helm runs as a child process, so the event loop stays free to renew); a
- * holder that dies is replaced once its lease has gone unrenewed for its duration; optimistic
+ * holder that dies is replaced at once when it is known dead (its process ended on this machine, or it
+ * led and another leads now), else once its lease has gone unrenewed for its duration; optimistic
  * concurrency (resourceVersion) settles races. See docs/adr/0007-install-lock.md.
  */
 export async function withLeaseLock<T>(
@@ -76,7 +82,7 @@ export async function withLeaseLock<T>(
 ): Promise<T> {
   const holder = options.holder ?? HOLDER_IDENTITY;
   await ensureSystemNamespace(client);
-  await acquire(client, name, holder, options.leaseSeconds ?? LEASE_SECONDS, options.onWait);
+  await acquire(client, name, holder, options.leaseSeconds ?? LEASE_SECONDS, options);
   let renewal: Promise<void> = Promise.resolve();
   const renewer = setInterval(() => {
     // One renewal at a time; a failure is reported and never rejects (an unhandled rejection would end the process).
@@ -99,11 +105,58 @@ export async function ensureSystemNamespace(client: KubeClient): Promise<void> {
   }
 }
 
+/**
+ * What a holder records of itself, so that a contender can tell at once that it is dead: its process (a
+ * contender on the same machine sees it ended) and, when it leads, its leadership (a contender anywhere
+ * sees another lead: the holder exited, as a leader that lost the lead does).
+ */
+function lockAnnotations(): Record<string, string> {
+  const leadership = leadershipHeld();
+  return {
+    ...holderAnnotations(),
+    ...(leadership ? { [HOLDER_LEADERSHIP_ANNOTATION]: JSON.stringify(leadership) } : {}),
+  };
+}
+
+const recordedLeadership = z.strictObject({
+  namespace: z.string().min(1).max(63),
+  name: z.string().min(1).max(253),
+  identity: z.string().min(1).max(253),
+});
+
+/**
+ * Why the lock's holder is known to be dead without waiting out its lease, or undefined: its process ended
+ * on this machine, or it led when it took the lock and no longer does.
+ */
+async function deadHolder(client: KubeClient, lease: V1Lease): Promise<string | undefined> {
+  const annotations = lease.metadata?.annotations;
+  if (holderProcessGone(annotations)) return "its process, on this machine, has ended";
+  const text = annotations?.[HOLDER_LEADERSHIP_ANNOTATION];
+  if (!text) return undefined;
+  let recorded: z.infer<typeof recordedLeadership>;
+  try {
+    recorded = recordedLeadership.parse(JSON.parse(text));
+  } catch {
+    return undefined;
+  }
+  const leader = await orUndefined(
+    client.coordination.readNamespacedLease({ name: recorded.name, namespace: recorded.namespace }),
+  );
+  const now = leader?.spec?.holderIdentity || "nobody";
+  if (now === recorded.identity) return undefined;
+  return `it led as ${recorded.identity} and the leader Lease ${recorded.namespace}/${recorded.name} is now held by ${now}`;
+}
+
 // Lease times are MicroTime: the apiserver refuses a timestamp with fewer than six fractional digits.
 function leaseBody(name: string, holder: string, seconds: number, now: Date, resourceVersion?: string): V1Lease {
   const at = new V1MicroTime(now.getTime());
   return {
-    metadata: { name, namespace: SYSTEM_NAMESPACE, ...(resourceVersion ? { resourceVersion } : {}) },
+    metadata: {
+      name,
+      namespace: SYSTEM_NAMESPACE,
+      annotations: lockAnnotations(),
+      ...(resourceVersion ? { resourceVersion } : {}),
+    },
     spec: { holderIdentity: holder, leaseDurationSeconds: seconds, acquireTime: at, renewTime: at },
   };
 }
@@ -113,7 +166,7 @@ async function acquire(
   name: string,
   holder: string,
   seconds: number,
-  onWait?: (holder: LeaseHolder) => void,
+  options: Pick<LeaseLockOptions, "onWait" | "onTakeOver">,
 ): Promise<void> {
   const observer = new LeaseObserver();
   let reported = "";
@@ -128,7 +181,9 @@ async function acquire(
         });
         return;
       }
-      if (current.spec?.holderIdentity === holder || observer.holder(current).expired) {
+      const dead = current.spec?.holderIdentity === holder ? undefined : await deadHolder(client, current);
+      if (dead) options.onTakeOver?.(current.spec?.holderIdentity ?? "unknown", dead);
+      if (current.spec?.holderIdentity === holder || observer.holder(current).expired || dead) {
         await client.coordination.replaceNamespacedLease({
           name,
           namespace: SYSTEM_NAMESPACE,
@@ -144,7 +199,7 @@ async function acquire(
     const other = observer.holder(current);
     if (other.identity !== reported) {
       reported = other.identity;
-      onWait?.(other);
+      options.onWait?.(other);
     }
     await sleep(POLL_MS);
   }

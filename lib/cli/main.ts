@@ -22,7 +22,11 @@ commands:
             --now INSTANT evaluates at another time
   operator  run the operator against the cluster: watch every kind of the product and reconcile it
             continuously (--chart-source official|dir:PATH|oci://REGISTRY, --resync SECONDS,
-            --helm PATH, --watch-namespaces NS[,NS...] to serve only those namespaces)`;
+            --helm PATH, --watch-namespaces NS[,NS...] to serve only those namespaces); with
+            --leader-elect (the default) only the holder of the Lease navique-system/
+            navique-ai-core-operator-leader reconciles and the others wait as standbys;
+            --leader-elect=false runs without election, for a single process; --trust ID=PUBFILE
+            also trusts that key for the License`;
 
 const OPTIONS = {
   kubeconfig: { type: "string" },
@@ -30,6 +34,7 @@ const OPTIONS = {
   resync: { type: "string" },
   helm: { type: "string" },
   "watch-namespaces": { type: "string" },
+  "leader-elect": { type: "string" },
   file: { type: "string", short: "f", multiple: true },
   out: { type: "string" },
   "key-id": { type: "string" },
@@ -70,7 +75,7 @@ async function license(action: string | undefined, values: Values): Promise<numb
 }
 
 async function operator(values: Values): Promise<number> {
-  const { parseWatchNamespaces, runOperator } = await import("./operator-command.js");
+  const { parseLeaderElect, parseWatchNamespaces, runOperator } = await import("./operator-command.js");
   const resync = values.resync === undefined ? undefined : Number(values.resync);
   if (resync !== undefined && !(resync > 0)) {
     throw new Error(`--resync ${values.resync}: expected a number of seconds greater than 0, e.g. --resync 30`);
@@ -81,6 +86,8 @@ async function operator(values: Values): Promise<number> {
     resyncSeconds: resync,
     helm: values.helm,
     watchNamespaces: parseWatchNamespaces(values["watch-namespaces"]),
+    leaderElect: parseLeaderElect(values["leader-elect"]),
+    trust: values.trust ?? [],
   });
   // Stopped, the server exits rather than waiting for the event loop to empty: client-node's informer opens
   // a watch it was told to stop while that watch was still connecting, and such a socket would hold it.
@@ -105,7 +112,10 @@ const COMMANDS: Record<string, (positionals: string[], values: Values) => Promis
 };
 
 async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  // `--leader-elect` alone means true, as a Go flag does (the chart and controller-runtime's operators spell
+  // it `--leader-elect=false` to turn it off).
+  const args = argv.map((arg) => (arg === "--leader-elect" ? "--leader-elect=true" : arg));
+  const { positionals, values } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   if (values.help) {
     process.stdout.write(`${USAGE}\n`);
     return 0;

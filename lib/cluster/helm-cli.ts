@@ -201,11 +201,13 @@ export class HelmCli {
 /**
  * One line of what helm said went wrong: its last `Error:` line (helm prints the cause there, after
  * any warnings), without the prefix, cut at 400 characters. Never the command line, which names the
- * values file, nor the rest of stderr.
+ * values file, nor the rest of stderr. A helm ended by a signal is `helm was killed by SIGKILL`: what it
+ * printed before is no cause.
  */
 export function helmErrorSummary(error: unknown): string {
   if (!(error instanceof CommandFailedError))
     return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+  if (error.result.signal) return `helm was killed by ${error.result.signal}`;
   const lines = (error.result.stderr || error.result.stdout).trim().split("\n");
   const errorLine = [...lines].reverse().find((line) => line.startsWith("Error:")) ?? lines[lines.length - 1] ?? "";
   const summary = errorLine.replace(/^Error:\s*/, "").trim();

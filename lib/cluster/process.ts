@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { constants } from "node:os";
+import { basename } from "node:path";
 
 export interface RunOptions {
   readonly cwd?: string;
@@ -9,9 +11,23 @@ export interface RunOptions {
 }
 
 export interface RunResult {
+  /** The exit code; 128 + the signal's number when a signal ended the command, as a shell reports it. */
   readonly code: number;
+  /** The signal that ended the command (a kill, the OOM killer); undefined when it exited by itself. */
+  readonly signal?: NodeJS.Signals;
   readonly stdout: string;
   readonly stderr: string;
+}
+
+/**
+ * `helm was killed by SIGKILL`: what ended a command a signal ended, naming the program by its file name, or
+ * undefined for a command that exited by itself. A killed command has said nothing of why: its output is no
+ * cause, and an exit code would hide what happened.
+ */
+export function killedBy(command: string, result: RunResult): string | undefined {
+  if (!result.signal) return undefined;
+  const program = basename(command.split(" ")[0] ?? command);
+  return `${program} was killed by ${result.signal}`;
 }
 
 /** A command that exited non-zero; the message carries the command line and the tail of its stderr. */
@@ -21,7 +37,8 @@ export class CommandFailedError extends Error {
     readonly result: RunResult,
   ) {
     const tail = (result.stderr || result.stdout).trim().split("\n").slice(-25).join("\n");
-    super(`\`${command}\` exited with code ${result.code}:\n${tail}`);
+    const ended = result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+    super(`\`${command}\` ${ended}:\n${tail}`);
     this.name = "CommandFailedError";
   }
 }
@@ -58,7 +75,8 @@ export function runUnchecked(file: string, args: readonly string[], options: Run
     child.on("error", reject);
     child.on("close", (code, signal) => {
       resolve({
-        code: code ?? (signal ? 128 : 1),
+        code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1),
+        ...(signal ? { signal } : {}),
         stdout: Buffer.concat(out).toString("utf8"),
         stderr: Buffer.concat(err).toString("utf8"),
       });

@@ -1,7 +1,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import { StepFailure } from "../apply/step-failure.js";
 import { ChartSourceError } from "../catalog/chart-source.js";
-import { CommandFailedError } from "../cluster/process.js";
+import { CommandFailedError, killedBy } from "../cluster/process.js";
 
 /** The longest error summary a condition, an Event and a log line carry. */
 const SUMMARY_LIMIT = 400;
@@ -61,6 +61,8 @@ export function apiserverRefusal(error: unknown): string | undefined {
 
 /** The line of a failed command's output that names the error (helm's `Error: …`), else its last line. */
 function commandError(error: CommandFailedError): string {
+  const killed = killedBy(error.command, error.result);
+  if (killed) return killed;
   const lines = (error.result.stderr || error.result.stdout)
     .split("\n")
     .map((l) => l.trim())

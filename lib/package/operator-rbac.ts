@@ -166,14 +166,14 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
   ];
 }
 
-/** The system namespace's rules: the install locks, one Lease per capability. */
+/** The system namespace's rules: the install locks, one Lease per capability, and the leader Lease. */
 export function operatorSystemNamespaceRules(): OperatorRule[] {
   return [
     {
       apiGroups: ["coordination.k8s.io"],
       resources: ["leases"],
       verbs: ["get", "create", "update", "delete"],
-      why: "The capability install locks (docs/adr/0007-install-lock.md): a Lease per capability, taken, renewed and released.",
+      why: "The capability install locks (docs/adr/0007-install-lock.md): a Lease per capability, taken, renewed and released; and the leader Lease the replicas elect their leader on (docs/adr/0027-leader-election.md): created, read, renewed and released by update.",
     },
   ];
 }

@@ -83,7 +83,8 @@ describe("the operator with its chart's permissions", () => {
     const asOperator = { ...admin, users: admin.users.map((u) => ({ name: u.name, user: { token } })) };
     await writeFile(kubeconfig, stringify(asOperator), { mode: 0o600 });
     ns = (await createTestNamespace("operator-rbac")).name;
-    const started = startOperatorProcess({ kubeconfig });
+    // With leader election, as the chart runs it: the Role on leases covers the leader Lease too.
+    const started = startOperatorProcess({ kubeconfig, leaderElect: true });
     operator = started.process;
     output = started.output;
     playing = setInterval(() => {
@@ -198,6 +199,7 @@ describe("the operator with its chart's permissions", () => {
   }, 360_000);
 
   it("was refused nothing: no Forbidden in its output or in any Event it recorded", async () => {
+    expect(output()).toContain("acquired the leader lease");
     expect(output()).toContain("[operator] started");
     expect(
       output()

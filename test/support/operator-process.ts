@@ -10,11 +10,23 @@ export interface OperatorProcessOptions {
    * corrected by the watches, as users see it, not by a resync made short for the test.
    */
   readonly resyncSeconds?: number;
+  /** `--leader-elect`. @default false */
+  readonly leaderElect?: boolean;
+  /** Appended to the command line. */
+  readonly extraArgs?: readonly string[];
+  /**
+   * Runs it in a pid namespace of its own (`unshare --pid`), as each Pod's container is: no other process
+   * on the machine can tell from its pid whether it runs. `stopOperatorProcess` signals its process
+   * group. @default false
+   */
+  readonly ownPidNamespace?: boolean;
 }
 
 /**
  * Starts `navique operator` in its own process, as users run it, against the test plane with the fixture
- * chart mirror. Its output accumulates in `output()`.
+ * chart mirror, at the operator's own resync unless `resyncSeconds` says. Its output accumulates in
+ * `output()`. Without leader election unless `leaderElect`: suites run side by side on one plane, each with
+ * an operator of its own, and one leader Lease for all would keep every operator but one waiting.
  */
 export function startOperatorProcess(options: OperatorProcessOptions = {}): {
   readonly process: ChildProcess;
@@ -23,20 +35,27 @@ export function startOperatorProcess(options: OperatorProcessOptions = {}): {
   const tsx = join(process.cwd(), "node_modules", ".bin", "tsx");
   const cli = join(process.cwd(), "lib", "cli", "main.ts");
   let output = "";
-  const child = spawn(
-    tsx,
-    [
-      cli,
-      "operator",
-      "--kubeconfig",
-      options.kubeconfig ?? process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
-      "--chart-source",
-      `dir:${FIXTURE_CHARTS}`,
-      ...(options.resyncSeconds === undefined ? [] : ["--resync", String(options.resyncSeconds)]),
-    ],
-    // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both.
-    { stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
+  const operatorArgs = [
+    cli,
+    "operator",
+    "--kubeconfig",
+    options.kubeconfig ?? process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+    "--chart-source",
+    `dir:${FIXTURE_CHARTS}`,
+    ...(options.resyncSeconds === undefined ? [] : ["--resync", String(options.resyncSeconds)]),
+    `--leader-elect=${options.leaderElect ?? false}`,
+    ...(options.extraArgs ?? []),
+  ];
+  // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both. In a pid
+  // namespace, node runs the operator itself (tsx as a loader): one process, the namespace's init, so that
+  // a SIGTERM to the group reaches it once.
+  const child = options.ownPidNamespace
+    ? spawn(
+        "unshare",
+        ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, "--import", "tsx", ...operatorArgs],
+        { stdio: ["ignore", "pipe", "pipe"], detached: true },
+      )
+    : spawn(tsx, operatorArgs, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
   };
@@ -55,7 +74,9 @@ const STOP_GRACE_MS = 30_000;
 export async function stopOperatorProcess(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  child.kill("SIGTERM");
+  // unshare does not pass a signal on to the namespace it started: the group's processes get it.
+  if (child.spawnfile === "unshare" && child.pid) process.kill(-child.pid, "SIGTERM");
+  else child.kill("SIGTERM");
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), STOP_GRACE_MS);
