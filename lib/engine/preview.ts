@@ -109,6 +109,29 @@ function awaitedReads(
     );
 }
 
+/** The decisions on a resource the licence refuses or skips: nothing else would happen for it. */
+function licenceRefused(
+  plan: Plan<unknown>,
+  refusal: LicenceRefusal,
+  prefix: string,
+  passes: readonly PlannedPass[],
+): PreviewDecisions & { readonly plan: Plan<unknown> } {
+  const stalled = stalledOf(plan.conditions);
+  return {
+    capabilities: [],
+    steps: [],
+    events: plan.events,
+    lines: [stalled ? stalledLine(prefix, stalled) : `${prefix}: ${refusal.message}`],
+    changes: false,
+    inPlace: false,
+    needsHelm: false,
+    refusal,
+    ...(stalled ? { stalled } : {}),
+    passes,
+    plan,
+  };
+}
+
 /**
  * Observes and plans, changing nothing: the decisions of `pulumi preview`, `navique plan` and the operator
  * alike. `live`: the resource is the one in the cluster (with the desired spec), not a new one.
@@ -133,25 +156,12 @@ export async function previewDecisions(
   const prefix = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
   const ready = plan.conditions.find((c) => c.type === READY);
   const stalled = stalledOf(plan.conditions);
-  if (plan.refusal) {
-    const lines = [stalled ? stalledLine(prefix, stalled) : `${prefix}: ${plan.refusal.message}`];
-    return {
-      capabilities: [],
-      steps: [],
-      events: plan.events,
-      lines,
-      changes: false,
-      inPlace: false,
-      needsHelm: false,
-      refusal: plan.refusal,
-      ...(stalled ? { stalled } : {}),
-      passes,
-      plan,
-    };
-  }
-  // Decisions only where something would change: a resource in place says nothing.
+  if (plan.refusal) return licenceRefused(plan, plan.refusal, prefix, passes);
+  // Decisions only where something would change: a resource in place says nothing. A Stalled resource is
+  // refused before any capability is ensured (lib/engine/plan.ts): none is installed or relied on for it.
   const changing = steps.filter((s) => !changesNothing(s, view));
-  const capabilities = view.capabilities.filter((d) => capabilityChanges(resource, d));
+  const relied = stalled ? [] : view.capabilities;
+  const capabilities = relied.filter((d) => capabilityChanges(resource, d));
   const spec = options.live ? specChanges(options.live.spec, resource.spec) : [];
   const lines = [
     ...capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
@@ -159,10 +169,9 @@ export async function previewDecisions(
     ...changing.map((s) => `${prefix}: ${s.description}`),
   ];
   const needsHelm =
-    view.capabilities.some((d) => d.action !== "none" || !d.ready) ||
-    steps.some((s) => s.kind === "release-capability");
+    relied.some((d) => d.action !== "none" || !d.ready) || steps.some((s) => s.kind === "release-capability");
   const changes = !options.live || lines.length > 0;
-  const base = { capabilities: view.capabilities, steps, events: plan.events, changes, needsHelm, passes, plan };
+  const base = { capabilities: relied, steps, events: plan.events, changes, needsHelm, passes, plan };
   if (stalled) {
     // Said before anything is created, exactly as the condition will say it: `up` would stop there.
     lines.push(stalledLine(prefix, stalled));
