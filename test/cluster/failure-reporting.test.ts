@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { KubeClient } from "../../lib/cluster/kube-client.js";
+import { KubeClient, statusOf } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
+import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -15,14 +16,14 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { condition } from "../support/cluster.js";
+import { condition, eventually } from "../support/cluster.js";
 import {
   adoptingPostgresCluster,
   installCloudnativePg,
   naviqueCrdsServed,
   USER_PASSWORD,
 } from "../support/failing-step.js";
-import { TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import {
   createPostgresCluster,
@@ -86,6 +87,7 @@ describe("a failing step is reported on the PostgresCluster", () => {
         kind: "Service",
         metadata: { name: "cnpg-webhook-service", namespace: CLOUDNATIVE_PG.release.namespace },
       });
+      await removeLicence(client);
       await namespaces.discard(context);
       await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
     } finally {
@@ -193,6 +195,21 @@ describe("a failing step is reported on the PostgresCluster", () => {
         },
       ],
     } as never);
+    // The apiserver learns of a new webhook configuration through an informer: wait until a dry-run apply
+    // of a Cluster in the namespace meets it.
+    await eventually("the webhook to be in force", async () => {
+      const probe = {
+        apiVersion: CNPG_API_VERSION,
+        kind: "Cluster",
+        metadata: { name: "probe", namespace: ns },
+        spec: { instances: 1, storage: { size: "1Gi" } },
+      };
+      const refused = await client.apply(probe as never, { dryRun: true }).then(
+        () => false,
+        (error: unknown) => statusOf(error) === 500,
+      );
+      return refused ? true : undefined;
+    });
     const retried: string[] = [];
     const counting = createReconcileContext({
       client: KubeClient.fromFile(process.env.NAVIQUE_TEST_KUBECONFIG ?? "", {
@@ -202,6 +219,9 @@ describe("a failing step is reported on the PostgresCluster", () => {
       source: FIXTURE_SOURCE,
       trustedKeys: TEST_TRUSTED_KEYS,
     });
+    // The suite's earlier PostgresClusters fill the Community edition's cap: room for this one. The
+    // License is cluster-wide (under the capability lock) and removed by the suite's cleanup.
+    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
     await createPostgresCluster(client, ns, "pg", {});
 
     const started = Date.now();
