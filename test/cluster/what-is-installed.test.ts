@@ -20,7 +20,7 @@ import {
 } from "../support/capabilities.js";
 import { condition, eventually } from "../support/cluster.js";
 import { naviqueCrdsServed } from "../support/failing-step.js";
-import { TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import {
   createPostgresCluster,
@@ -66,11 +66,14 @@ describe("what is installed, and for whom", () => {
     unlock = await lockCapabilities();
     await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
+    // Room under the cap whatever other suites hold: the License is cluster-wide, hence under the lock.
+    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     if (!unlock) return;
     try {
+      await removeLicence(client);
       await namespaces.discard(context);
       await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
     } finally {
