@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CNPG_CLUSTER_TARGET } from "../kinds/postgres-cluster/cnpg.js";
+import { CNPG_APP_OWNER, CNPG_CLUSTER_TARGET } from "../kinds/postgres-cluster/cnpg.js";
 import type { BackendTypes } from "./backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import { datastoreModeRules } from "./datastore-mode-rules.js";
@@ -126,7 +126,9 @@ export const PostgresDatabase = z
     ),
     owner: pgIdentifier
       .optional()
-      .describe("Role that owns the database, created when missing. Default: a role named as the database."),
+      .describe(
+        `Role that owns the database. Default: in managed mode \`${CNPG_APP_OWNER}\`, the role CloudNativePG's initdb creates (its password in Secret <name>-credentials); in adopt mode the user of spec.adopt.credentialsSecretRef. In managed mode any other role is created, its password in Secret <name>-<owner>-credentials ('_' written '-').`,
+      ),
   })
   .strict();
 export type PostgresDatabase = z.infer<typeof PostgresDatabase>;

@@ -76,6 +76,15 @@ export interface CapabilityInstallerOptions {
   readonly report?: Reporter;
 }
 
+/** A helm install or upgrade this process carried out: what a resource's Event records. */
+export interface PerformedInstall {
+  readonly capability: string;
+  readonly action: "install" | "upgrade";
+  /** The chart version installed: the catalog's pin, which every chart source holds to. */
+  readonly chartVersion: string;
+  readonly release: { readonly name: string; readonly namespace: string };
+}
+
 /** The name of the Lease that serialises helm operations on one capability, across processes. */
 export function capabilityLockName(name: string): string {
   return `capability-${name}`;
@@ -120,8 +129,30 @@ export class CapabilityInstaller {
     name: string,
     decide: (name: string) => Promise<CapabilityDecision> = async (current) => (await this.observe(current)).decision,
   ): Promise<CapabilityDecision[]> {
+    return this.required(name, decide);
+  }
+
+  /**
+   * The decisions for a capability and the prerequisites the product needs for it, prerequisites first,
+   * each once. A prerequisite is needed only for a capability the product installs or keeps (Absent,
+   * Owned): an Adopted one was installed by someone else, with whatever it needs, and the product installs
+   * nothing for it — cert-manager is not installed for a CloudNativePG the user runs. `decide` observes.
+   */
+  private async required(
+    name: string,
+    decide: (name: string) => Promise<CapabilityDecision>,
+  ): Promise<CapabilityDecision[]> {
+    // Refuses a cycle in the catalog before anything is observed.
+    withPrerequisites(name, this.catalog);
     const decisions: CapabilityDecision[] = [];
-    for (const current of withPrerequisites(name, this.catalog)) decisions.push(await decide(current));
+    const visit = async (current: string): Promise<void> => {
+      if (decisions.some((d) => d.capability === current)) return;
+      const decision = await decide(current);
+      if (decision.state !== "Adopted")
+        for (const prerequisite of this.entry(current).prerequisites) await visit(prerequisite);
+      if (!decisions.some((d) => d.capability === current)) decisions.push(decision);
+    };
+    await visit(name);
     return decisions;
   }
 
@@ -178,13 +209,16 @@ export class CapabilityInstaller {
    * and the pass stops at the first one not Ready yet (the caller requeues; waiting is not an error).
    * Returns the decisions made, prerequisites first, each as observed after acting.
    */
-  async ensure(name: string): Promise<CapabilityDecision[]> {
+  async ensure(name: string, onPerformed?: (performed: PerformedInstall) => void): Promise<CapabilityDecision[]> {
     const decisions: CapabilityDecision[] = [];
-    for (const current of withPrerequisites(name, this.catalog)) {
-      let { decision } = await this.observe(current);
-      if (decision.action !== "none") decision = await this.act(current);
-      decisions.push(decision);
-      if (!decision.ready) break;
+    // Only the prerequisites the product needs for it (see `required`): none of an Adopted capability.
+    for (const planned of await this.required(name, async (current) => (await this.observe(current)).decision)) {
+      // Acting decides again on fresh state, under the lock: a decision observed before a prerequisite's
+      // install is not acted on as it was.
+      const acted = planned.action === "none" ? { decision: planned } : await this.act(planned.capability);
+      if (acted.performed) onPerformed?.(acted.performed);
+      decisions.push(acted.decision);
+      if (!acted.decision.ready) break;
     }
     return decisions;
   }
@@ -204,7 +238,7 @@ export class CapabilityInstaller {
     };
   }
 
-  private async act(name: string): Promise<CapabilityDecision> {
+  private async act(name: string): Promise<{ decision: CapabilityDecision; performed?: PerformedInstall }> {
     const entry = this.entry(name);
     return withLeaseLock(
       this.client,
@@ -212,7 +246,7 @@ export class CapabilityInstaller {
       async () => {
         // Another process may have acted while we waited for the lock: decide again on fresh state.
         const { observation, decision } = await this.observe(name);
-        if (decision.action === "none") return decision;
+        if (decision.action === "none") return { decision };
         this.report(`[${name}] ${decision.summary}`);
         const chart = await resolveChart(entry, this.source);
         const options = this.installOptions(entry, chart);
@@ -246,7 +280,13 @@ export class CapabilityInstaller {
         });
         // The chart may have brought new CRDs: the next apply must discover them.
         this.client.refreshDiscovery();
-        return (await this.observe(name)).decision;
+        const performed: PerformedInstall = {
+          capability: name,
+          action: decision.action,
+          chartVersion: entry.chart.version,
+          release: entry.release,
+        };
+        return { decision: (await this.observe(name)).decision, performed };
       },
       this.lockReports(name),
     );

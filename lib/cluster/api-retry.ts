@@ -14,6 +14,11 @@ import { setTimeout as sleep } from "node:timers/promises";
  *   sent). client-go retries connection resets for GET only; a POST (create), a JSON patch (an appended
  *   finalizer) or a DELETE repeated after it succeeded would answer differently, and are left to the caller.
  * - A connection refused never reached the apiserver (it is restarting): every verb is sent again.
+ * - A 500 that says an admission webhook could not be called (lib/cluster/admission-webhook-failure.ts) is
+ *   the caller's at once: the apiserver is healthy and answered; the webhook behind it has no ready
+ *   endpoint or does not answer, which no retry within one request clears — ten of them only made the
+ *   failure take ~100 s to be reported, as "check the apiserver's health". The caller names the webhook;
+ *   the reconcile's own backoff retries the pass.
  *
  * Waits grow exponentially from `baseDelayMs`, capped at `maxDelayMs`; a Retry-After is honoured up to
  * `maxRetryAfterMs`; after `maxRetries` (client-go's default: 10) the last answer is the caller's. Each
@@ -54,7 +59,13 @@ export interface RetriedRequest {
 
 /** One attempt's outcome: an HTTP answer, or a transport error (its Node.js `code`, when it has one). */
 export type AttemptOutcome =
-  | { readonly kind: "response"; readonly status: number; readonly retryAfter?: string | undefined }
+  | {
+      readonly kind: "response";
+      readonly status: number;
+      readonly retryAfter?: string | undefined;
+      /** The admission webhook the apiserver says it could not call, when its answer says so. */
+      readonly failedWebhook?: string | undefined;
+    }
   | { readonly kind: "error"; readonly code: string | undefined };
 
 const RETRIED_WITHOUT_RETRY_AFTER = new Set([500, 502, 503, 504]);
@@ -106,6 +117,7 @@ function baseDelay(
     if (NEVER_SENT.has(code)) return backoff;
     return CONNECTION_LOST.has(code) && repeatable(request) ? backoff : undefined;
   }
+  if (outcome.failedWebhook !== undefined) return undefined;
   const asked = retryAfterMs(outcome.retryAfter);
   const serverSaysRetry = outcome.status === 429 || (outcome.status >= 500 && asked !== undefined);
   if (serverSaysRetry) return Math.max(backoff, Math.min(asked ?? 0, policy.maxRetryAfterMs));

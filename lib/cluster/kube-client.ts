@@ -20,6 +20,7 @@ import {
   setHeaderMiddleware,
 } from "@kubernetes/client-node";
 import { OPERATOR_NAME } from "../api/group.js";
+import { failedWebhookCall, statusMessage } from "./admission-webhook-failure.js";
 import { type AttemptOutcome, DEFAULT_RETRY_POLICY, type RetryPolicy, sendWithRetries } from "./api-retry.js";
 
 /** The field manager of every server-side apply the product makes. */
@@ -296,7 +297,16 @@ export class KubeClient {
       this.retry,
       { method: "PATCH", contentType: "application/apply-patch+yaml" },
       () => send(url, requestOptions, payload),
-      (response) => ({ kind: "response", status: response.status, retryAfter: response.retryAfter }),
+      (response) => ({
+        kind: "response",
+        status: response.status,
+        retryAfter: response.retryAfter,
+        // An apply passes through admission: a webhook that cannot be called is not a transient 500.
+        failedWebhook:
+          response.status === 500
+            ? failedWebhookCall(statusMessage(response.body) ?? response.body)?.webhook
+            : undefined,
+      }),
       async () => {},
       (outcome, waitMs, retry) => this.onRetry?.(`PATCH ${url.pathname}`, outcome, waitMs, retry),
     );

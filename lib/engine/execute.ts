@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
+import type { PerformedInstall } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import type { ReconcileContext } from "./context.js";
 import { removeFinalizer } from "./finalizer.js";
 import { emittedKindOf } from "./garbage.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import { keyOf } from "./objects.js";
-import type { PlanStep } from "./steps.js";
+import type { PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
 
 const PASSWORD_BYTES = 24;
@@ -69,20 +70,46 @@ function versionOf(object: unknown): string | undefined {
   return (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
 }
 
-/** Performs one step of any kind's plan: the one executor. */
+/** Reasons of the Normal Event of an install or upgrade this pass made. */
+export const CAPABILITY_INSTALLED = "CapabilityInstalled";
+export const CAPABILITY_UPGRADED = "CapabilityUpgraded";
+
+/** The Normal Event of an install or upgrade made for the resource: which capability, version and release. */
+function installedEvent(performed: PerformedInstall): PlannedEvent {
+  const { capability, chartVersion, release } = performed;
+  const where = `release ${release.namespace}/${release.name}`;
+  return performed.action === "install"
+    ? {
+        type: "Normal",
+        reason: CAPABILITY_INSTALLED,
+        message: `installed ${capability} ${chartVersion} as ${where}`,
+      }
+    : {
+        type: "Normal",
+        reason: CAPABILITY_UPGRADED,
+        message: `upgraded ${capability} to ${chartVersion} (${where})`,
+      };
+}
+
+/**
+ * Performs one step of any kind's plan: the one executor. What it did that the plan could not foresee
+ * (a capability installed) is added to `happened`, as Events to record.
+ */
 export async function execute(
   context: ReconcileContext,
   module: KindModule,
   resource: EngineResource,
   step: PlanStep,
   view: EngineView,
+  happened: PlannedEvent[] = [],
 ): Promise<StepResult> {
   const { client } = context;
   switch (step.kind) {
     case "ensure-capability":
       // Exactly the capability the step names (the installer brings its prerequisites first); the pass
-      // ends here, so that the operator's new kinds are discovered before they are used.
-      await context.installer.ensure(step.capability);
+      // ends here, so that the operator's new kinds are discovered before they are used. Each install or
+      // upgrade made is recorded on the resource it was made for.
+      await context.installer.ensure(step.capability, (performed) => happened.push(installedEvent(performed)));
       return "stop";
     case "apply": {
       // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).

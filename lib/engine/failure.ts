@@ -1,6 +1,8 @@
 import { ApiException } from "@kubernetes/client-node";
 import { StepFailure } from "../apply/step-failure.js";
+import { CATALOG } from "../catalog/catalog.js";
 import { ChartSourceError } from "../catalog/chart-source.js";
+import { type FailedWebhookCall, failedWebhookCall } from "../cluster/admission-webhook-failure.js";
 import { CommandFailedError, killedBy } from "../cluster/process.js";
 
 /** The longest error summary a condition, an Event and a log line carry. */
@@ -111,6 +113,37 @@ const STEP_REASON: Record<string, string> = {
   "remove-finalizer": "FinalizeFailed",
 };
 
+/** Reason of a step failure when the apiserver could not call an admission webhook for it. */
+export const ADMISSION_WEBHOOK_FAILED = "AdmissionWebhookFailed";
+
+/**
+ * A write the apiserver could not admit because an admission webhook it must call (failurePolicy Fail)
+ * did not answer: the webhook is named, with its Service and — when that Service lives in a capability's
+ * release namespace — the capability, so that the reader looks there and not at the apiserver.
+ */
+function webhookFailure(
+  step: FailedStep,
+  call: FailedWebhookCall,
+  subject: string,
+  verb: string,
+  code: number,
+  said: string,
+): StepFailure {
+  const { service } = call;
+  const owner = service
+    ? [...CATALOG.values()].find((entry) => entry.release.namespace === service.namespace)
+    : undefined;
+  const where = service ? `Its Service ${service.namespace}/${service.name}` : "Its Service";
+  const capability = owner
+    ? `; it belongs to capability ${owner.name} (release ${owner.release.namespace}/${owner.release.name}): check that its controller is Ready`
+    : "";
+  return new StepFailure(
+    ADMISSION_WEBHOOK_FAILED,
+    `admission webhook "${call.webhook}" could not be called for the ${verb} ${subject} (${code}): ${said}. ${where} has no ready endpoint or does not answer: check the Deployment behind it${capability}. The next pass retries`,
+    `${ADMISSION_WEBHOOK_FAILED}:${step.kind}:${subject}:${call.webhook}`,
+  );
+}
+
 function apiFailure(step: FailedStep, error: ApiException<unknown>, subject: string, verb: string): StepFailure {
   const said = summarise(apiserverMessage(error) ?? `HTTP ${error.code}`);
   const code = error.code;
@@ -144,6 +177,8 @@ function apiFailure(step: FailedStep, error: ApiException<unknown>, subject: str
       `Conflict:${step.kind}:${subject}`,
     );
   }
+  const call = failedWebhookCall(apiserverMessage(error) ?? "");
+  if (call) return webhookFailure(step, call, subject, verb, code, said);
   return new StepFailure(
     "ApiUnavailable",
     `the apiserver did not complete the ${verb} ${subject} (${code}): ${said}. It is retried with backoff; check the apiserver's health if this persists`,

@@ -176,17 +176,23 @@ function deletionPass<Status>(
   };
 }
 
-/** The desired state applied — unless a name it needs is taken — and what is no longer desired collected. */
+/**
+ * The desired state applied — unless a name it needs is taken, or the resource is refused before its
+ * operators are Ready — and what is no longer desired collected.
+ */
 function desiredPass<Status>(
   module: KindModule,
   resource: EngineResource,
   view: EngineView,
   before: readonly string[],
   needed: readonly string[],
+  operatorsReady: boolean,
 ): Pass<Status> {
   const desired = markedDesired<Status>(module, resource, view);
   const wanted = desired.steps.map((s) => s.object);
   const taken = takenBy(resource, desired.steps, view);
+  // A refused resource whose operators are not Ready applies nothing of its own: its kinds may not be served.
+  const applied = taken.length === 0 && operatorsReady;
   const orphans = ownOrphans(module, resource, resource.status?.emitted ?? [], wanted, view.objects);
   const collected = collect(orphans, changeReason(module, resource));
   const verdict = taken.length > 0 ? nameTakenVerdict(resource, taken) : desired.verdict;
@@ -196,21 +202,65 @@ function desiredPass<Status>(
       ? [{ type: "Warning", reason: NAME_TAKEN, message: verdict.message }]
       : [];
   return {
-    steps: [
-      ...(taken.length > 0 ? [] : desired.steps),
-      ...collected.steps,
-      ...releases(resource, view, before, needed),
-    ],
+    steps: [...(applied ? desired.steps : []), ...collected.steps, ...releases(resource, view, before, needed)],
     events: [...(desired.events ?? []), ...nameTaken, ...collected.events],
     verdict,
     desired,
-    made: taken.length > 0 ? [] : wanted,
+    made: applied ? wanted : [],
   };
 }
 
 /**
+ * Why the resource is refused whatever its operators do — a name it needs taken, or its kind's verdict a
+ * cause waiting cannot clear (Stalled) —, or undefined. Judged before any capability is ensured, so that
+ * nothing is installed for a resource that would then be refused: the licence, scope and grant gates
+ * come earlier still (heldBack).
+ */
+function refusalOf(module: KindModule, resource: EngineResource, view: EngineView): Verdict | undefined {
+  const desired = markedDesired(module, resource, view);
+  const taken = takenBy(resource, desired.steps, view);
+  if (taken.length > 0) return nameTakenVerdict(resource, taken);
+  return !desired.verdict.ok && desired.verdict.stalled ? desired.verdict : undefined;
+}
+
+/** OperatorsReady of a refused resource whose operators are not all Ready: nothing is installed for it. */
+function operatorsHeld(resource: EngineResource, needed: readonly string[], refusal: Verdict): Condition {
+  return condition(
+    resource,
+    OPERATORS_READY,
+    false,
+    refusal.reason,
+    `nothing is installed for it (${needed.join(", ")}) while it is refused: ${refusal.message}`,
+  );
+}
+
+/**
+ * The phase after the gates: a resource being deleted or desired once its operators are Ready; a refused
+ * one at once, so that its refusal is said and nothing is installed for it; otherwise the operators first.
+ */
+function passOf<Status>(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  state: {
+    readonly before: readonly string[];
+    readonly needed: readonly string[];
+    readonly operatorsOk: boolean;
+    readonly refused: boolean;
+  },
+): Pass<Status> {
+  const { before, needed, operatorsOk, refused } = state;
+  if (resource.metadata.deletionTimestamp !== undefined) {
+    return operatorsOk ? deletionPass(module, resource, view, before, needed) : waitingForOperators(view);
+  }
+  if (operatorsOk || refused) return desiredPass<Status>(module, resource, view, before, needed, operatorsOk);
+  return waitingForOperators(view);
+}
+
+/**
  * Ready, OperatorsReady, the kind's phase condition and Licensed, in that order, for a pass past the gates;
- * then Stalled when the verdict's cause is one that waiting cannot clear.
+ * then Stalled when the verdict's cause is one that waiting cannot clear. A refused resource is reported
+ * by its refusal, whatever its operators.
  */
 function passConditions(
   module: KindModule,
@@ -219,10 +269,11 @@ function passConditions(
   operators: Condition,
   verdict: Verdict,
   readyMessage: string | undefined,
+  refused: boolean,
 ): Condition[] {
   const phase = condition(resource, module.phase, verdict.ok, verdict.reason, verdict.message);
   const ready =
-    operators.status !== "True"
+    operators.status !== "True" && !refused
       ? condition(resource, READY, false, operators.reason, operators.message)
       : !verdict.ok
         ? condition(resource, READY, false, verdict.reason, verdict.message)
@@ -230,7 +281,7 @@ function passConditions(
   const { entitlements } = view.licence;
   const edition = entitlements.edition === "Licensed" ? `licence ${entitlements.licenseId}` : "the Community edition";
   const licensed = condition(resource, LICENSED, true, "Admitted", `admitted under ${edition}`);
-  const stalled = operators.status === "True" && verdict.stalled;
+  const stalled = (operators.status === "True" || refused) && verdict.stalled;
   return [
     ready,
     operators,
@@ -258,22 +309,28 @@ export function planResource<Status = Record<string, unknown>>(
   if (held) return held as Plan<Status>;
   const needed = neededNow(module, resource, context);
   const before = neededBefore(module, resource, context);
+  const refusal = deleting ? undefined : refusalOf(module, resource, view);
   const events: PlannedEvent[] = adoptionEvents(resource, view.capabilities);
-  const operators = operatorsCondition(resource, needed, view.capabilities);
-  const operatorsOk = operators.status === "True";
+  const observed = operatorsCondition(resource, needed, view.capabilities);
+  const operatorsOk = observed.status === "True";
+  const operators = refusal && !operatorsOk ? operatorsHeld(resource, needed, refusal) : observed;
 
-  const pass = !operatorsOk
-    ? waitingForOperators(view)
-    : deleting
-      ? deletionPass(module, resource, view, before, needed)
-      : desiredPass<Status>(module, resource, view, before, needed);
+  const pass = passOf<Status>(module, resource, view, { before, needed, operatorsOk, refused: refusal !== undefined });
   const { steps, verdict, desired, made, waitingForMembers } = pass;
   events.push(...pass.events);
   if (deleting && !waitingForMembers) {
     steps.push({ kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" });
   }
 
-  const conditions = passConditions(module, resource, view, operators, verdict, desired?.readyMessage);
+  const conditions = passConditions(
+    module,
+    resource,
+    view,
+    operators,
+    verdict,
+    desired?.readyMessage,
+    refusal !== undefined,
+  );
   const [ready] = conditions as [Condition, ...Condition[]];
   const status = {
     ...(deleting ? resource.status : {}),

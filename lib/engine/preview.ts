@@ -109,19 +109,43 @@ function awaitedReads(
     );
 }
 
+/** The decisions on a resource the licence refuses or skips: nothing else would happen for it. */
+function licenceRefused(
+  plan: Plan<unknown>,
+  refusal: LicenceRefusal,
+  prefix: string,
+  passes: readonly PlannedPass[],
+): PreviewDecisions & { readonly plan: Plan<unknown> } {
+  const stalled = stalledOf(plan.conditions);
+  return {
+    capabilities: [],
+    steps: [],
+    events: plan.events,
+    lines: [stalled ? stalledLine(prefix, stalled) : `${prefix}: ${refusal.message}`],
+    changes: false,
+    inPlace: false,
+    needsHelm: false,
+    refusal,
+    ...(stalled ? { stalled } : {}),
+    passes,
+    plan,
+  };
+}
+
 /**
  * The lines of what would change, and only that — a resource in place says nothing: the capabilities
- * installed, upgraded or newly relied on, the spec's fields that change, the steps that would write
+ * (of those `relied` on) installed, upgraded or newly relied on, the spec's fields that change, the steps that would write
  * something the cluster does not hold.
  */
 function changeLines(
   prefix: string,
   resource: EngineResource,
+  relied: readonly CapabilityDecision[],
   view: EngineView,
   steps: readonly PlanStep[],
   live: EngineResource | undefined,
 ): string[] {
-  const capabilities = view.capabilities.filter((d) => capabilityChanges(resource, d));
+  const capabilities = relied.filter((d) => capabilityChanges(resource, d));
   const spec = live ? specChanges(live.spec, resource.spec) : [];
   return [
     ...capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
@@ -154,29 +178,16 @@ export async function previewDecisions(
   const prefix = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
   const ready = plan.conditions.find((c) => c.type === READY);
   const stalled = stalledOf(plan.conditions);
-  if (plan.refusal) {
-    const lines = [stalled ? stalledLine(prefix, stalled) : `${prefix}: ${plan.refusal.message}`];
-    return {
-      capabilities: [],
-      steps: [],
-      events: plan.events,
-      lines,
-      changes: false,
-      inPlace: false,
-      needsHelm: false,
-      refusal: plan.refusal,
-      ...(stalled ? { stalled } : {}),
-      passes,
-      plan,
-    };
-  }
-  const lines = changeLines(prefix, resource, view, steps, options.live);
+  if (plan.refusal) return licenceRefused(plan, plan.refusal, prefix, passes);
+  // A Stalled resource is refused before any capability is ensured (lib/engine/plan.ts): none is
+  // installed or relied on for it.
+  const relied = stalled ? [] : view.capabilities;
+  const lines = changeLines(prefix, resource, relied, view, steps, options.live);
   const changing = steps.filter((s) => !changesNothing(s, view));
   const needsHelm =
-    view.capabilities.some((d) => d.action !== "none" || !d.ready) ||
-    steps.some((s) => s.kind === "release-capability");
+    relied.some((d) => d.action !== "none" || !d.ready) || steps.some((s) => s.kind === "release-capability");
   const changes = !options.live || lines.length > 0;
-  const base = { capabilities: view.capabilities, steps, events: plan.events, changes, needsHelm, passes, plan };
+  const base = { capabilities: relied, steps, events: plan.events, changes, needsHelm, passes, plan };
   if (stalled) {
     // Said before anything is created, exactly as the condition will say it: `up` would stop there.
     lines.push(stalledLine(prefix, stalled));

@@ -10,7 +10,7 @@ import { failedPlan, failurePhase, planResource } from "./plan.js";
 import type { ObservedGrant } from "./reference-grants.js";
 import { recordEvents, writeStatus } from "./report.js";
 import { silentReporter } from "./reporter.js";
-import type { Plan } from "./steps.js";
+import type { Plan, PlannedEvent } from "./steps.js";
 
 /** What one pass did. */
 export interface ReconcileOutcome<Status = Record<string, unknown>> {
@@ -87,10 +87,11 @@ export async function reconcileResource<Status = Record<string, unknown>>(
   const performed: string[] = [];
   let stoppedEarly = false;
   let failure: ReconcileFailure | undefined;
+  const happened: PlannedEvent[] = [];
   for (const step of plan.steps) {
     let next: StepResult;
     try {
-      next = await execute(context, module, resource, step, view);
+      next = await execute(context, module, resource, step, view, happened);
     } catch (error) {
       const cause = stepFailureOf(step, error);
       plan = failedPlan(module, resource, plan as never, step, cause) as Plan<Status>;
@@ -104,7 +105,7 @@ export async function reconcileResource<Status = Record<string, unknown>>(
       break;
     }
   }
-  await recordEvents(context.client, resource, plan.events, now(), report);
+  await recordEvents(context.client, resource, [...plan.events, ...happened], now(), report);
   const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
   const written = finalized
     ? "unchanged"

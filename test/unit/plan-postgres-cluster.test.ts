@@ -215,6 +215,47 @@ describe("planPostgresCluster", () => {
     expect(again.events).toEqual([]);
   });
 
+  it("refused for a name taken before its operators are installed: no capability ensured, NameTaken on Ready, the phase and OperatorsReady, Stalled", () => {
+    // A Secret of the user's under the name of the generated credentials, with no capability installed yet.
+    const theirs: KubeObject = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "main-credentials", namespace: "team-a" },
+    };
+    const absent = (capability: string) =>
+      decision(capability, {
+        state: "Absent",
+        action: "install",
+        summary: `install ${capability}`,
+        ready: false,
+        waitingFor: ["not installed"],
+      });
+    const plan = planPostgresCluster(
+      resource({}),
+      {
+        ...nothing,
+        capabilities: [absent("cert-manager"), absent("cloudnative-pg")],
+        objects: new Map([["Secret/team-a/main-credentials", theirs]]),
+      },
+      context,
+    );
+    expect(plan.steps).toEqual([]);
+    const message =
+      "Secret team-a/main-credentials already exists and is not this PostgresCluster's: it is left alone. Rename the PostgresCluster, or delete or rename that resource";
+    expect(plan.conditions.filter((c) => c.status === "False").map((c) => [c.type, c.reason, c.message])).toEqual([
+      ["Ready", "NameTaken", message],
+      [
+        "OperatorsReady",
+        "NameTaken",
+        `nothing is installed for it (cert-manager, cloudnative-pg) while it is refused: ${message}`,
+      ],
+      ["DatastoreReady", "NameTaken", message],
+    ]);
+    expect(stalledOf(plan.conditions)).toMatchObject({ reason: "NameTaken", message });
+    expect(plan.events).toEqual([{ type: "Warning", reason: "NameTaken", message }]);
+    expect(plan.requeue).toBe(false);
+  });
+
   it("is a pure function: the same inputs give the same plan", () => {
     const observation = { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] };
     expect(planPostgresCluster(resource({}), observation, context)).toEqual(

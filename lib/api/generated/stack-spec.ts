@@ -59,7 +59,7 @@ export interface StackSpecInput {
        */
       readonly name: string;
       /**
-       * Role that owns the database, created when missing. Default: a role named as the database.
+       * Role that owns the database. Default: in managed mode `app`, the role CloudNativePG's initdb creates (its password in Secret <name>-credentials); in adopt mode the user of spec.adopt.credentialsSecretRef. In managed mode any other role is created, its password in Secret <name>-<owner>-credentials ('_' written '-').
        */
       readonly owner?: string;
     }[];
