@@ -26,7 +26,7 @@ commands:
             --leader-elect (the default) only the holder of the Lease navique-system/
             navique-ai-core-operator-leader reconciles and the others wait as standbys;
             --leader-elect=false runs without election, for a single process; --trust ID=PUBFILE
-            also trusts that key for the License`;
+            also trusts that key for the licence`;
 
 const OPTIONS = {
   kubeconfig: { type: "string" },
