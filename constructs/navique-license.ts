@@ -36,7 +36,8 @@ export class NaviqueLicense extends Construct {
     const problems = new PropsProblems();
     problems.take(checkInput(LicenseSpec, { token: props.token }, "spec"));
     this.node.addValidation({ validate: () => problems.lines(LICENSE_KIND) });
-    this.entitlements = resolveEntitlements(props.token, {
+    // A token of the wrong form is reported above; the app is then judged as Community.
+    this.entitlements = resolveEntitlements(problems.problems.length === 0 ? props.token : undefined, {
       now: props.now ?? new Date(),
       ...(props.trustedKeys ? { trustedKeys: props.trustedKeys } : {}),
     });

@@ -115,10 +115,13 @@ export const DatastoreMode = z
 export type DatastoreMode = z.infer<typeof DatastoreMode>;
 
 /** A PostgreSQL identifier as CNPG accepts it for database and role names. */
-const pgIdentifier = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, {
-  message:
-    "must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters",
-});
+const pgIdentifier = z
+  .string()
+  .max(63)
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+    message:
+      "must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters",
+  });
 
 export const PostgresDatabase = z
   .object({
