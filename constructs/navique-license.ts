@@ -1,11 +1,13 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
-import { LICENSE_KIND, LICENSE_NAME } from "../lib/api/license.js";
+import { LICENSE_KIND, LICENSE_NAME, LicenseSpec } from "../lib/api/license.js";
+import { checkInput } from "../lib/api/validation.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
 import { appChanged } from "./app-declarations.js";
 import { clusterScoped } from "./cluster-scoped.js";
+import { PropsProblems } from "./props-problems.js";
 
 export interface NaviqueLicenseProps {
   /** The signed licence token. */
@@ -29,7 +31,13 @@ export class NaviqueLicense extends Construct {
   constructor(scope: Construct, id: string, props: NaviqueLicenseProps) {
     super(scope, id);
     appChanged(this);
-    this.entitlements = resolveEntitlements(props.token, {
+    // The token's form, as the CRD checks it, reported at synth with every other construct's problems;
+    // whether it verifies is the entitlements' business (a refused licence applies the Community defaults).
+    const problems = new PropsProblems();
+    problems.take(checkInput(LicenseSpec, { token: props.token }, "spec"));
+    this.node.addValidation({ validate: () => problems.lines(LICENSE_KIND) });
+    // A token of the wrong form is reported above; the app is then judged as Community.
+    this.entitlements = resolveEntitlements(problems.problems.length === 0 ? props.token : undefined, {
       now: props.now ?? new Date(),
       ...(props.trustedKeys ? { trustedKeys: props.trustedKeys } : {}),
     });

@@ -1,12 +1,19 @@
 import { z } from "zod";
 
 /**
+ * Longest image reference: the distribution project's reference package bounds a repository name at 255
+ * characters (NameTotalLengthMax), a tag at 128, and a sha256 digest is `@sha256:` and 64 hex digits.
+ */
+export const MAX_IMAGE_REFERENCE = 255 + ":".length + 128 + "@sha256:".length + 64;
+
+/**
  * A container image reference as the container runtimes read it: `[registry[:port]/]path[:tag][@sha256:…]`
  * (the grammar of the distribution project's reference package, lowercase path components). A digest
  * pins the content; a tag alone does not.
  */
 export const imageReference = z
   .string()
+  .max(MAX_IMAGE_REFERENCE)
   .regex(
     /^([a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?)*(:[0-9]+)?\/)?[a-z0-9]+([._-]+[a-z0-9]+)*(\/[a-z0-9]+([._-]+[a-z0-9]+)*)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$/,
     { message: "must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits>" },

@@ -14,6 +14,12 @@ export const LicenseSpec = z
       .string()
       .min(1)
       .max(8192)
+      // Checked before the signature: base64url parts and dots, with the blank space a pasted token may
+      // carry around it; nothing that could break a line of a status or Event the token's parts reach.
+      .regex(/^[\t\n\r ]*[A-Za-z0-9_.-]+[\t\n\r ]*$/, {
+        message:
+          "must be a licence token: nvq1.<key id>.<payload>.<signature>, letters, digits, '-', '_' and '.' only; copy the whole token again",
+      })
       .describe("The signed licence token (nvq1.<key id>.<payload>.<signature>), verified offline by the product."),
   })
   .strict()

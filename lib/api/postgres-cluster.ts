@@ -4,6 +4,7 @@ import type { BackendTypes } from "./backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
 import { datastoreModeRules } from "./datastore-mode-rules.js";
 import { withDefault } from "./named-default.js";
+import { byteQuantity } from "./quantity.js";
 import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "./refs.js";
 import { ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
@@ -114,10 +115,13 @@ export const DatastoreMode = z
 export type DatastoreMode = z.infer<typeof DatastoreMode>;
 
 /** A PostgreSQL identifier as CNPG accepts it for database and role names. */
-const pgIdentifier = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, {
-  message:
-    "must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters",
-});
+const pgIdentifier = z
+  .string()
+  .max(63)
+  .regex(/^[a-z_][a-z0-9_]{0,62}$/, {
+    message:
+      "must be a PostgreSQL identifier: lowercase letters, digits and '_', starting with a letter or '_', at most 63 characters",
+  });
 
 export const PostgresDatabase = z
   .object({
@@ -133,9 +137,31 @@ export const PostgresDatabase = z
   .strict();
 export type PostgresDatabase = z.infer<typeof PostgresDatabase>;
 
-const quantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
-  message: 'must be a Kubernetes quantity such as "10Gi"',
-});
+/**
+ * Refuses a database list that names a database twice: the apiserver refuses it too (the list is keyed by
+ * name), so every front end refuses it before anything is applied. `field` names the list in the message,
+ * `path` locates it from the refined object. The one rule for every list of databases.
+ */
+export function refuseDuplicateDatabases(
+  databases: readonly PostgresDatabase[],
+  field: string,
+  path: readonly (string | number)[],
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Set<string>();
+  for (const [index, database] of databases.entries()) {
+    if (seen.has(database.name)) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${field} names must be unique: "${database.name}" appears twice; rename or remove the duplicate`,
+        path: [...path, index, "name"],
+      });
+    }
+    seen.add(database.name);
+  }
+}
+
+const quantity = byteQuantity("10Gi");
 
 export const DeletionPolicy = z
   .enum(["Retain", "Delete"])
@@ -226,17 +252,7 @@ export const PostgresClusterSpec = z
     for (const broken of POSTGRES_MODE_RULES.broken(spec)) {
       ctx.addIssue({ code: "custom", message: broken.message, path: [...broken.path] });
     }
-    const seen = new Set<string>();
-    for (const [index, database] of spec.databases.entries()) {
-      if (seen.has(database.name)) {
-        ctx.addIssue({
-          code: "custom",
-          message: `spec.databases names must be unique: "${database.name}" appears twice; rename or remove the duplicate`,
-          path: ["databases", index, "name"],
-        });
-      }
-      seen.add(database.name);
-    }
+    refuseDuplicateDatabases(spec.databases, "spec.databases", ["databases"], ctx);
   })
   .meta({ "x-kubernetes-validations": POSTGRES_SPEC_RULES.map(({ rule, message }) => ({ rule, message })) })
   .describe("Desired state of a shared PostgreSQL cluster.");

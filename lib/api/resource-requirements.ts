@@ -1,12 +1,16 @@
 import { z } from "zod";
+import { MAX_QUANTITY } from "./quantity.js";
 
 /**
  * A CPU or memory quantity as Kubernetes reads it: a decimal number with an optional binary (Ki…Ei),
  * decimal (k…E) or milli (m) suffix — "100m", "0.5", "256Mi", "1G".
  */
-const computeQuantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
-  message: 'must be a Kubernetes quantity such as "100m" (CPU) or "256Mi" (memory)',
-});
+const computeQuantity = z
+  .string()
+  .max(MAX_QUANTITY)
+  .regex(/^[0-9]+(\.[0-9]+)?(m|Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
+    message: 'must be a Kubernetes quantity such as "100m" (CPU) or "256Mi" (memory)',
+  });
 
 const computeResources = z.strictObject({ cpu: computeQuantity.optional(), memory: computeQuantity.optional() });
 

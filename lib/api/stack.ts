@@ -12,6 +12,7 @@ import {
   MAX_POSTGRES_CLUSTER_NAME,
   PostgresDatabase,
   PostgresManaged,
+  refuseDuplicateDatabases,
 } from "./postgres-cluster.js";
 import { namespaceName, objectName } from "./refs.js";
 import { Connection, ENGINE_STATUS } from "./resource-status.js";
@@ -60,10 +61,13 @@ export const StackPostgres = z
         .meta({ "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"] }),
       { DEFAULT_STACK_DATABASES: [...DEFAULT_STACK_DATABASES] },
     ).describe(
-      `Databases inside it, at most ${MAX_DATABASES}. Default: ${DEFAULT_STACK_DATABASES.map((d) => d.name).join(" and ")}, for the gateway and the observability.`,
+      `Databases inside it, at most ${MAX_DATABASES}, names unique. Default: ${DEFAULT_STACK_DATABASES.map((d) => d.name).join(" and ")}, for the gateway and the observability.`,
     ),
   })
-  .strict();
+  .strict()
+  .superRefine((postgres, ctx) =>
+    refuseDuplicateDatabases(postgres.databases, "spec.postgres.databases", ["databases"], ctx),
+  );
 
 /** @default for `spec.postgres`: the curated bundle's PostgreSQL member. */
 export const DEFAULT_STACK_POSTGRES: z.output<typeof StackPostgres> = {

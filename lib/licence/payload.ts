@@ -1,13 +1,21 @@
 import { z } from "zod";
 import { CAPPED_KINDS, CappedKind, FEATURE_KINDS, Feature } from "./entitlements.js";
 
+/** Text with no control or format characters (line breaks, bidi overrides). */
+const PRINTABLE = /^[^\p{Cc}\p{Cf}]*$/u;
+
 const instant = z.iso.datetime({ offset: true }).describe("An RFC 3339 instant, e.g. 2027-01-31T00:00:00Z.");
 
 /** What a licence says, signed: identity, validity window, features and caps. Strict: nothing else. */
 export const LicensePayload = z
   .object({
-    licenseId: z.string().min(1).max(128),
-    licensee: z.string().min(1).max(256),
+    // Quoted in statuses and Events: printable text only, even from a signed payload.
+    licenseId: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(PRINTABLE, { message: "must be printable text, no control characters" }),
+    licensee: z.string().min(1).max(256).regex(PRINTABLE, { message: "must be printable text, no control characters" }),
     issuedAt: instant,
     notBefore: instant,
     expiresAt: instant,

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
 import { CAPPED_KINDS, FEATURES } from "./entitlements.js";
 import { LicensePayload } from "./payload.js";
+import { quoteUntrusted } from "./untrusted-text.js";
 
 /** Version tag of the token format: `nvq1.<keyId>.<payload>.<signature>`, base64url parts. */
 export const TOKEN_VERSION = "nvq1";
@@ -106,11 +107,19 @@ export function verifyLicense(
     );
   }
   const [version, keyId = "", body = "", signatureText = ""] = parts;
+  // The key id is read before anything is verified: it is quoted only once it has the form of a key id,
+  // and then escaped and bounded all the same, since the message reaches statuses and Events.
+  if (!KEY_ID.test(keyId)) {
+    throw new LicenseError(
+      "malformed",
+      `the licence token's key id ${quoteUntrusted(keyId)} is not a key id (lowercase letters, digits and '-', at most 63 characters): copy the whole token again`,
+    );
+  }
   const publicKey = options.trustedKeys.get(keyId);
   if (!publicKey) {
     throw new LicenseError(
       "unknown-key",
-      `the licence is signed with key "${keyId}", which this product does not trust (trusted: ${[...options.trustedKeys.keys()].join(", ") || "none"}): upgrade the product or ask for a licence signed with a current key`,
+      `the licence is signed with key ${quoteUntrusted(keyId)}, which this product does not trust (trusted: ${[...options.trustedKeys.keys()].join(", ") || "none"}): upgrade the product or ask for a licence signed with a current key`,
     );
   }
   const signature = decodeCanonical(signatureText, "signature");

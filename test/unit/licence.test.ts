@@ -92,6 +92,35 @@ describe("licence tokens", () => {
     );
   });
 
+  it("quote a hostile key id of a token that does not verify escaped and bounded, never as it is", () => {
+    const forged = (keyId: string) => `nvq1.${keyId}.${token.split(".")[2]}.${token.split(".")[3]}`;
+    const newline = refusal(() => verifyLicense(forged("evil\nValid: True"), { trustedKeys, now }));
+    expect(newline).toMatchObject({
+      code: "malformed",
+      message:
+        "the licence token's key id \"evil\\nValid: True\" is not a key id (lowercase letters, digits and '-', at most 63 characters): copy the whole token again",
+    });
+    const long = refusal(() => verifyLicense(forged("k".repeat(200_000)), { trustedKeys, now }));
+    expect(long.message).toBe(
+      `the licence token's key id "${"k".repeat(64)}"… (200000 characters) is not a key id (lowercase letters, digits and '-', at most 63 characters): copy the whole token again`,
+    );
+    const bidi = refusal(() => verifyLicense(forged('a\u202eb\u0000"c'), { trustedKeys, now }));
+    expect(bidi.message).toContain('key id "a\\u202eb\\u0000\\"c" is not a key id');
+    // What reaches the License's status and every refused resource's condition and Event.
+    const reason = resolveEntitlements(forged("evil\r\nkey"), { trustedKeys, now }).reason ?? "";
+    expect(reason).toBe(
+      "malformed: the licence token's key id \"evil\\r\\nkey\" is not a key id (lowercase letters, digits and '-', at most 63 characters): copy the whole token again",
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 300 }), (keyId) => {
+        const message = resolveEntitlements(forged(keyId.replaceAll(".", "")), { trustedKeys, now }).reason ?? "";
+        expect(message).toMatch(/^[\x20-\x7e…]*$/u);
+        expect(message.length).toBeLessThan(700);
+      }),
+      { numRuns: 300, seed: 20 },
+    );
+  });
+
   it("give distinct, explicit errors for each kind of bad licence", () => {
     expect(refusal(() => verifyLicense("not a token", { trustedKeys, now }))).toMatchObject({
       code: "malformed",

@@ -49,7 +49,7 @@ export interface StackSpecInput {
       readonly deletionPolicy?: "Retain" | "Delete";
     };
     /**
-     * Databases inside it, at most 64. Default: litellm and langfuse, for the gateway and the observability.
+     * Databases inside it, at most 64, names unique. Default: litellm and langfuse, for the gateway and the observability.
      *
      * @default [{"name":"litellm"},{"name":"langfuse"}] (DEFAULT_STACK_DATABASES)
      */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { BackendTypes } from "../../api/backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { datastoreModeRules } from "../../api/datastore-mode-rules.js";
+import { imageReference } from "../../api/image-reference.js";
 import { withDefault } from "../../api/named-default.js";
 import {
   DATASTORE_NAME_PATTERN,
@@ -12,6 +13,7 @@ import {
   datastoreName,
   datastoreNameRules,
 } from "../../api/postgres-cluster.js";
+import { byteQuantity } from "../../api/quantity.js";
 import { namespaceName, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
@@ -43,9 +45,7 @@ export const redisInstanceName = datastoreName(
   NAMED_AFTER_REDIS_INSTANCE,
 );
 
-const quantity = z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|Ei|k|M|G|T|P|E)?$/, {
-  message: 'must be a Kubernetes quantity such as "1Gi"',
-});
+const quantity = byteQuantity("1Gi");
 
 export const RedisType = z
   .enum(["redis"])
@@ -88,10 +88,10 @@ export const RedisManaged = z
     sentinel: withDefault(z.boolean(), { DEFAULT_REDIS_SENTINEL }).describe(
       `With topology replication: Sentinels beside the pods, which fail the master over. Default ${DEFAULT_REDIS_SENTINEL}.`,
     ),
-    image: withDefault(z.string().min(1), { DEFAULT_REDIS_IMAGE }).describe(
+    image: withDefault(imageReference, { DEFAULT_REDIS_IMAGE }).describe(
       `The Redis image (the redis-operator has none of its own). Default ${DEFAULT_REDIS_IMAGE}.`,
     ),
-    sentinelImage: withDefault(z.string().min(1), { DEFAULT_SENTINEL_IMAGE }).describe(
+    sentinelImage: withDefault(imageReference, { DEFAULT_SENTINEL_IMAGE }).describe(
       `The Sentinel image, with sentinel: true. Default ${DEFAULT_SENTINEL_IMAGE}.`,
     ),
     storage: z

@@ -1,0 +1,297 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, Chart } from "cdk8s";
+import fc from "fast-check";
+import { stringify } from "yaml";
+import {
+  NaviqueLicense,
+  PostgresCluster as PostgresClusterConstruct,
+  RedisInstance as RedisInstanceConstruct,
+  ReferenceGrant as ReferenceGrantConstruct,
+  Stack as StackConstruct,
+} from "../../constructs/index.js";
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/api/license.js";
+import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/api/postgres-cluster.js";
+import { REFERENCE_GRANT_DEFINITION } from "../../lib/api/reference-grant.js";
+import { STACK_DEFINITION } from "../../lib/api/stack.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { runUnchecked } from "../../lib/cluster/process.js";
+import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
+import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
+import { createTestNamespace } from "../support/cluster.js";
+import { type MalformedSpec, malformedSpecs, unjudgedStrings } from "../support/malformed-specs.js";
+import { discardNamespace } from "../support/namespace-content.js";
+
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+/** A fixed seed and a bounded number of cases: the same specs every run. */
+const SEED = 20;
+const CASES_PER_BREAKAGE = 2;
+
+const SECRET = { name: "pg", key: "password", namespace: "data" };
+
+interface FuzzedKind {
+  readonly definition: typeof POSTGRES_CLUSTER_DEFINITION;
+  readonly cluster: boolean;
+  /** Valid specs, one per mode, each holding every field of its mode. */
+  readonly bases: readonly Record<string, unknown>[];
+  /** The kind's construct for `spec`, in `chart`; undefined where its props cannot carry the fault. */
+  readonly construct: (chart: Chart, id: string, spec: Record<string, unknown>, malformed: MalformedSpec) => boolean;
+}
+
+const KINDS: readonly FuzzedKind[] = [
+  {
+    definition: POSTGRES_CLUSTER_DEFINITION,
+    cluster: false,
+    bases: [
+      {
+        type: "cnpg",
+        mode: "managed",
+        databases: [{ name: "app", owner: "app_owner" }, { name: "logs" }],
+        managed: { instances: 2, storage: { size: "10Gi", storageClass: "standard" }, deletionPolicy: "Retain" },
+      },
+      {
+        mode: "adopt",
+        adopt: { clusterRef: { name: "shared", namespace: "data" }, credentialsSecretRef: SECRET },
+      },
+      { mode: "external", external: { connectionSecretRef: { name: "pg", key: "uri" } } },
+    ],
+    construct: (chart, id, spec) => {
+      new PostgresClusterConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
+      return true;
+    },
+  },
+  {
+    definition: REDIS_INSTANCE_DEFINITION,
+    cluster: false,
+    bases: [
+      {
+        type: "redis",
+        mode: "managed",
+        managed: {
+          topology: "replication",
+          replicas: 3,
+          sentinel: true,
+          image: "quay.io/opstree/redis:v7.0.15",
+          sentinelImage: "quay.io/opstree/redis-sentinel:v7.0.15",
+          storage: { size: "1Gi", storageClass: "standard" },
+          deletionPolicy: "Delete",
+        },
+      },
+      {
+        mode: "adopt",
+        adopt: { redisRef: { kind: "Redis", name: "cache", namespace: "data" }, credentialsSecretRef: SECRET },
+      },
+      { mode: "external", external: { connectionSecretRef: { name: "redis", key: "password" } } },
+    ],
+    construct: (chart, id, spec) => {
+      new RedisInstanceConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
+      return true;
+    },
+  },
+  {
+    definition: STACK_DEFINITION,
+    cluster: false,
+    bases: [
+      {
+        postgres: {
+          managed: { instances: 1, storage: { size: "10Gi", storageClass: "standard" }, deletionPolicy: "Retain" },
+          databases: [{ name: "litellm", owner: "gateway" }, { name: "langfuse" }],
+        },
+      },
+    ],
+    construct: (chart, id, spec) => {
+      new StackConstruct(chart, id, { namespace: "apps", spec: spec as never });
+      return true;
+    },
+  },
+  {
+    definition: REFERENCE_GRANT_DEFINITION,
+    cluster: false,
+    bases: [
+      {
+        from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "apps" }],
+        to: [{ group: "", kind: "Secret", name: "pg" }],
+      },
+    ],
+    construct: (chart, id, spec) => {
+      new ReferenceGrantConstruct(chart, id, { namespace: "data", spec: spec as never });
+      return true;
+    },
+  },
+  {
+    definition: LICENSE_DEFINITION as typeof POSTGRES_CLUSTER_DEFINITION,
+    cluster: true,
+    bases: [{ token: "nvq1.test-key.e30.AAAA" }],
+    // The construct takes the token alone: a field beside it cannot be written.
+    construct: (chart, id, spec, malformed) => {
+      if (malformed.unknownField) return false;
+      new NaviqueLicense(chart, id, { token: spec.token as string });
+      return true;
+    },
+  },
+];
+
+/** The cases, the same every run: CASES_PER_BREAKAGE of each way to break each field of each kind, distinct. */
+function cases(): MalformedSpec[] {
+  const all = KINDS.flatMap(({ definition, bases }) =>
+    malformedSpecs(definition.kind, definition.spec, bases).flatMap((breakage) =>
+      fc.sample(breakage, { seed: SEED, numRuns: CASES_PER_BREAKAGE }),
+    ),
+  );
+  return [
+    ...new Map(all.map((malformed) => [`${malformed.what}|${JSON.stringify(malformed.spec)}`, malformed])).values(),
+  ];
+}
+
+const kindOf = (malformed: MalformedSpec) => KINDS.find((k) => k.definition.kind === malformed.kind) as FuzzedKind;
+const nameOf = (malformed: MalformedSpec, index: number) =>
+  kindOf(malformed).cluster ? LICENSE_NAME : `fuzz-${index}`;
+
+/** What a front end said of each case: its refusal's text, or undefined when it accepted it. */
+type Verdicts = Map<number, string | undefined>;
+
+/** Each malformed spec in the real apiserver, against the CRDs generated from the schemas: a dry-run create. */
+async function apiserverVerdicts(
+  client: KubeClient,
+  namespace: string,
+  all: readonly MalformedSpec[],
+): Promise<Verdicts> {
+  const verdicts: Verdicts = new Map();
+  for (const [index, malformed] of all.entries()) {
+    const { definition, cluster } = kindOf(malformed);
+    const body = {
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: definition.kind,
+      metadata: { name: nameOf(malformed, index), ...(cluster ? {} : { namespace }) },
+      spec: malformed.spec,
+    };
+    // What kubectl sends: a field the schema does not declare is an error (--validate=strict), not pruned.
+    const common = {
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: definition.plural,
+      body,
+      dryRun: "All",
+      fieldValidation: "Strict",
+    };
+    const outcome = await (cluster
+      ? client.custom.createClusterCustomObject(common)
+      : client.custom.createNamespacedCustomObject({ ...common, namespace })
+    ).then(
+      () => undefined,
+      (error: unknown) => String((error as { body?: unknown }).body ?? error),
+    );
+    verdicts.set(index, outcome);
+  }
+  return verdicts;
+}
+
+/** `navique plan` on one file holding every case, run once: its exit code and what it said of each document. */
+async function planVerdicts(work: string, namespace: string, all: readonly MalformedSpec[]) {
+  const file = join(work, "malformed.yaml");
+  const documents = all.map((malformed, index) => {
+    const { definition, cluster } = kindOf(malformed);
+    return stringify({
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: definition.kind,
+      metadata: { name: nameOf(malformed, index), ...(cluster ? {} : { namespace }) },
+      spec: malformed.spec,
+    });
+  });
+  await writeFile(file, documents.join("---\n"));
+  const plan = await runUnchecked(TSX, [
+    CLI,
+    "plan",
+    "-f",
+    file,
+    "--kubeconfig",
+    process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+  ]);
+  const verdicts: Verdicts = new Map();
+  const text = `${plan.stdout}\n${plan.stderr}`;
+  for (const [index] of all.entries()) {
+    // `malformed.yaml document N (line L) is invalid:` then its problems, each on a line of its own.
+    const header = new RegExp(`malformed\\.yaml document ${index + 1} \\(line \\d+\\) is invalid:\\n((?:  .*\\n?)*)`);
+    verdicts.set(index, header.exec(text)?.[1]);
+  }
+  return { code: plan.code, text, verdicts };
+}
+
+/** Each case as its construct in an app of its own, synthesized: cdk8s's collected problems, or undefined. */
+function constructVerdicts(all: readonly MalformedSpec[]): Verdicts {
+  const verdicts: Verdicts = new Map();
+  for (const [index, malformed] of all.entries()) {
+    const chart = new Chart(new App({ outdir: join(tmpdir(), "navique-fuzz-never-written") }), "fuzz");
+    if (!kindOf(malformed).construct(chart, `fuzz-${index}`, malformed.spec, malformed)) continue;
+    try {
+      App.of(chart).synthYaml();
+      verdicts.set(index, undefined);
+    } catch (error) {
+      verdicts.set(index, (error as Error).message);
+    }
+  }
+  return verdicts;
+}
+
+describe("malformed specs generated from the schemas, refused alike by every front end", () => {
+  let client: KubeClient;
+  let namespace = "";
+  let work = "";
+  let unlock: (() => Promise<void>) | undefined;
+  const all = cases();
+
+  beforeAll(async () => {
+    // The CRDs are cluster-wide: this suite's, generated from these schemas, stay applied while it runs.
+    unlock = await lockCapabilities();
+    client = testClient();
+    await ensureNaviqueCrds(client);
+    namespace = (await createTestNamespace("malformed")).name;
+    work = await mkdtemp(join(tmpdir(), "navique-malformed-"));
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  afterAll(async () => {
+    if (namespace) await discardNamespace(client, namespace);
+    if (work) await rm(work, { recursive: true, force: true });
+    await unlock?.();
+  });
+
+  it("leaves no string of any kind's spec unbounded or free of a pattern", () => {
+    for (const { definition } of KINDS)
+      expect([definition.kind, unjudgedStrings(definition.spec)]).toEqual([definition.kind, []]);
+  });
+
+  it("generates cases of every kind, each breaking one field", () => {
+    const kinds = new Set(all.map((malformed) => malformed.kind));
+    expect([...kinds].sort()).toEqual(KINDS.map((k) => k.definition.kind).sort());
+    expect(all.length).toBeGreaterThanOrEqual(KINDS.length * 10);
+  });
+
+  it("is refused by the apiserver, navique plan and the cdk8s constructs, each naming the field", async () => {
+    const apiserver = await apiserverVerdicts(client, namespace, all);
+    const plan = await planVerdicts(work, namespace, all);
+    const constructs = constructVerdicts(all);
+    // A refusal fails the plan as a CI gate (docs/plan.md).
+    expect(plan.code).toBe(1);
+    const disagreements: string[] = [];
+    for (const [index, malformed] of all.entries()) {
+      const judged = {
+        apiserver: apiserver.get(index),
+        plan: plan.verdicts.get(index),
+        construct: constructs.get(index),
+      };
+      for (const [frontEnd, verdict] of Object.entries(judged)) {
+        if (frontEnd === "construct" && !constructs.has(index)) continue;
+        if (verdict === undefined) disagreements.push(`${malformed.kind} ${malformed.what}: accepted by ${frontEnd}`);
+        else if (!verdict.includes(malformed.field))
+          disagreements.push(
+            `${malformed.kind} ${malformed.what}: ${frontEnd} does not name ${malformed.field}: ${verdict.slice(0, 400)}`,
+          );
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
+});
