@@ -147,14 +147,21 @@ describe("the operator corrects drift at its default resync", () => {
     if (took === undefined)
       throw new Error(`${entry.name}: not reinstalled within ${(DEFAULT_RESYNC_MS * 2) / 1000} s`);
     expect(took).toBeLessThan(REINSTALL_STARTED_WITHIN_MS);
-    // Then deployed, and the resources needing it Ready again.
+    // Then deployed — one record, the reinstall's, once its install has finished —, and the resources
+    // needing it Ready again.
+    const statuses = async () =>
+      (
+        await client.core.listNamespacedSecret({
+          namespace: entry.release.namespace,
+          labelSelector: `owner=helm,name=${entry.release.name}`,
+        })
+      ).items.map((r) => r.metadata?.labels?.status);
+    await eventually(
+      `${entry.name}'s reinstall to be deployed`,
+      async () => ((await statuses()).some((status) => status?.startsWith("pending")) ? undefined : true),
+      { timeoutMs: 120_000 },
+    );
+    expect(await statuses()).toEqual(["deployed"]);
     await bothReady();
-    const records = (
-      await client.core.listNamespacedSecret({
-        namespace: entry.release.namespace,
-        labelSelector: `owner=helm,name=${entry.release.name}`,
-      })
-    ).items;
-    expect(records.map((r) => r.metadata?.labels?.status)).toEqual(["deployed"]);
   });
 });
