@@ -54,7 +54,9 @@ describe("the operator's Helm chart", () => {
         name: OPERATOR_NAME,
         namespace: SYSTEM_NAMESPACE,
       });
-      expect(deployment.status?.readyReplicas).toBe(1);
+      // Two replicas, one leading and one standing by (docs/adr/0027-leader-election.md); kwok makes both Ready.
+      expect(deployment.spec?.replicas).toBe(2);
+      expect(deployment.status?.readyReplicas).toBe(2);
       const container = deployment.spec?.template.spec?.containers[0];
       expect(container?.image).toBe("registry.example/navique-ai-core-operator:test");
       expect(container?.args).toEqual([
