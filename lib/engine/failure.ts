@@ -116,6 +116,15 @@ const STEP_REASON: Record<string, string> = {
 /** Reason of a step failure when the apiserver could not call an admission webhook for it. */
 export const ADMISSION_WEBHOOK_FAILED = "AdmissionWebhookFailed";
 
+/** The reason of a write refused because the namespace it goes to is being deleted. */
+export const NAMESPACE_TERMINATING = "NamespaceTerminating";
+
+/**
+ * kube-apiserver's NamespaceLifecycle admission plugin's refusal (403 Forbidden): "unable to create new
+ * content in namespace NS because it is being terminated".
+ */
+const TERMINATING_NAMESPACE = /unable to create new content in namespace \S+ because it is being terminated/;
+
 /**
  * A write the apiserver could not admit because an admission webhook it must call (failurePolicy Fail)
  * did not answer: the webhook is named, with its Service and — when that Service lives in a capability's
@@ -153,6 +162,15 @@ function apiFailure(step: FailedStep, error: ApiException<unknown>, subject: str
       `the apiserver refused the ${verb} ${subject} (${code}): ${said}. Correct what it names (this resource's spec or name, or the object in the way) and the next retry applies it`,
       `ApplyRejected:${step.kind}:${subject}:${said}`,
       { stalled: true },
+    );
+  }
+  if (code === 403 && TERMINATING_NAMESPACE.test(said)) {
+    // The NamespaceLifecycle admission refuses new content in a namespace being deleted: no permission is
+    // missing, and what would be written goes with the namespace.
+    return new StepFailure(
+      NAMESPACE_TERMINATING,
+      `the ${verb} ${subject} was refused because its namespace is being deleted (${code}): ${said}. Nothing to grant: what the namespace held goes with it; if it should stay, recreate the namespace once it is gone and the next pass writes this again`,
+      `${NAMESPACE_TERMINATING}:${step.kind}:${subject}`,
     );
   }
   if (code === 401 || code === 403) {
