@@ -1,7 +1,7 @@
 import { type Condition, READY, stalledOf } from "../api/conditions.js";
 import type { LicenceRefusal } from "../licence/enforce.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
-import { stalledLine } from "./conditions.js";
+import { resourceLabel, stalledLine } from "./conditions.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
 import { changesNothing } from "./in-place.js";
 import type { EngineResource } from "./kind-module.js";
@@ -134,15 +134,14 @@ function licenceRefused(
 
 /**
  * The lines of what would change, and only that — a resource in place says nothing: the capabilities
- * (of those `relied` on) installed, upgraded or newly relied on, the spec's fields that change, the steps that would write
- * something the cluster does not hold.
+ * (of those `relied` on) installed, upgraded or newly relied on, the spec's fields that change, the steps
+ * that would write something the cluster does not hold (`changing`).
  */
 function changeLines(
   prefix: string,
   resource: EngineResource,
   relied: readonly CapabilityDecision[],
-  view: EngineView,
-  steps: readonly PlanStep[],
+  changing: readonly PlanStep[],
   live: EngineResource | undefined,
 ): string[] {
   const capabilities = relied.filter((d) => capabilityChanges(resource, d));
@@ -150,7 +149,7 @@ function changeLines(
   return [
     ...capabilities.map((d) => `${prefix}: capability ${d.capability}: ${d.summary}`),
     ...(spec.length > 0 ? [`${prefix}: change ${spec.join(", ")}`] : []),
-    ...steps.filter((s) => !changesNothing(s, view)).map((s) => `${prefix}: ${s.description}`),
+    ...changing.map((s) => `${prefix}: ${s.description}`),
   ];
 }
 
@@ -175,15 +174,15 @@ export async function previewDecisions(
   const plan = planResource(module, resource, assumingOperatorsReady, planContext(context));
   const passes = [{ resource, live: options.live, view, plan }];
   const steps = plan.steps.filter((s) => s.kind !== "ensure-capability");
-  const prefix = `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
+  const prefix = resourceLabel(resource);
   const ready = plan.conditions.find((c) => c.type === READY);
   const stalled = stalledOf(plan.conditions);
   if (plan.refusal) return licenceRefused(plan, plan.refusal, prefix, passes);
   // A Stalled resource is refused before any capability is ensured (lib/engine/plan.ts): none is
   // installed or relied on for it.
   const relied = stalled ? [] : view.capabilities;
-  const lines = changeLines(prefix, resource, relied, view, steps, options.live);
   const changing = steps.filter((s) => !changesNothing(s, view));
+  const lines = changeLines(prefix, resource, relied, changing, options.live);
   const needsHelm =
     relied.some((d) => d.action !== "none" || !d.ready) || steps.some((s) => s.kind === "release-capability");
   const changes = !options.live || lines.length > 0;
