@@ -7,6 +7,7 @@ import { SYSTEM_NAMESPACE } from "../api/group.js";
 import { holderAnnotations, holderProcessGone } from "../cluster/holder-process.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import { HOLDER_LEADERSHIP_ANNOTATION, leadershipHeld } from "../cluster/leader-election.js";
+import { type LeaseHolder, LeaseObserver } from "../cluster/lease-observer.js";
 
 /**
  * How long a holder may go without renewing before another process may take the lock over. Short, so that
@@ -21,11 +22,7 @@ const POLL_MS = 500;
 /** This process's identity as a lock holder: unique per process, readable in `kubectl get lease`. */
 export const HOLDER_IDENTITY = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
 
-/** Who holds a lock another process waits for, and until when its lease runs unless renewed. */
-export interface LeaseHolder {
-  readonly identity: string;
-  readonly until: Date;
-}
+export type { LeaseHolder } from "../cluster/lease-observer.js";
 
 export interface LeaseLockOptions {
   readonly holder?: string;
@@ -39,30 +36,6 @@ export interface LeaseLockOptions {
   readonly leaseSeconds?: number;
   /** How often the holder renews, as client-go's RetryPeriod. @default RENEW_EVERY_MS */
   readonly renewEveryMs?: number;
-}
-
-/**
- * A holder's lease is judged as client-go's leader election judges it: by how long the record has gone
- * unchanged as this process saw it, never by comparing the holder's renewTime with this machine's clock,
- * so that clocks skewed between machines cannot make a live holder look expired.
- */
-class LeaseObserver {
-  private seen: { readonly version: string; readonly at: number } | undefined;
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  holder(lease: V1Lease): LeaseHolder & { readonly expired: boolean } {
-    const version = `${lease.spec?.holderIdentity ?? ""}/${lease.metadata?.resourceVersion ?? ""}`;
-    const now = this.now();
-    if (this.seen?.version !== version) this.seen = { version, at: now };
-    const duration = (lease.spec?.leaseDurationSeconds ?? LEASE_SECONDS) * 1000;
-    const until = this.seen.at + duration;
-    return {
-      identity: lease.spec?.holderIdentity ?? "unknown",
-      until: new Date(until),
-      expired: !lease.spec?.holderIdentity || until < now,
-    };
-  }
 }
 
 /**
@@ -183,7 +156,7 @@ async function acquire(
       }
       const dead = current.spec?.holderIdentity === holder ? undefined : await deadHolder(client, current);
       if (dead) options.onTakeOver?.(current.spec?.holderIdentity ?? "unknown", dead);
-      if (current.spec?.holderIdentity === holder || observer.holder(current).expired || dead) {
+      if (current.spec?.holderIdentity === holder || observer.holder(current, LEASE_SECONDS).expired || dead) {
         await client.coordination.replaceNamespacedLease({
           name,
           namespace: SYSTEM_NAMESPACE,
@@ -196,7 +169,7 @@ async function acquire(
       if (statusOf(error) !== 409) throw error;
       continue;
     }
-    const other = observer.holder(current);
+    const other = observer.holder(current, LEASE_SECONDS);
     if (other.identity !== reported) {
       reported = other.identity;
       options.onWait?.(other);

@@ -4,6 +4,7 @@ import { type V1Lease, V1MicroTime } from "@kubernetes/client-node";
 import { API_GROUP, OPERATOR_NAME, SYSTEM_NAMESPACE } from "../api/group.js";
 import { holderAnnotations, holderProcessGone } from "./holder-process.js";
 import { type KubeClient, orUndefined, statusOf } from "./kube-client.js";
+import { LeaseObserver } from "./lease-observer.js";
 
 /** The Lease the operator's replicas elect their leader on, in the system namespace. */
 export const LEADER_LEASE_NAME = `${OPERATOR_NAME}-leader`;
@@ -83,8 +84,8 @@ export class LeaderElector {
   private readonly retryMs: number;
   private readonly now: () => number;
   private readonly report: (line: string) => void;
-  /** The record last seen (holder and resourceVersion) and when this process first saw it. */
-  private observed: { readonly record: string; readonly at: number } | undefined;
+  /** The record last seen and when this process first saw it: what tells an expired lease. */
+  private readonly observer: LeaseObserver;
   private lastRenewal = 0;
   private renewer: NodeJS.Timeout | undefined;
   private renewal: Promise<void> = Promise.resolve();
@@ -99,6 +100,7 @@ export class LeaderElector {
     this.deadlineMs = options.renewDeadlineMs ?? LEADER_RENEW_DEADLINE_MS;
     this.retryMs = options.retryPeriodMs ?? LEADER_RETRY_PERIOD_MS;
     this.now = options.now ?? Date.now;
+    this.observer = new LeaseObserver(this.now);
     this.report = options.report ?? (() => {});
     if (!(this.deadlineMs < this.durationMs))
       throw new Error(
@@ -195,7 +197,7 @@ export class LeaderElector {
   }
 
   private observedHolder(): string {
-    return this.observed?.record.split("/")[0] || "nobody";
+    return this.observer.lastHolder || "nobody";
   }
 
   /** One step of client-go's tryAcquireOrRenew: true when this process holds the Lease after it. */
@@ -226,15 +228,10 @@ export class LeaderElector {
         return true;
       }
       const holder = current.spec?.holderIdentity ?? "";
-      const record = `${holder}/${current.metadata?.resourceVersion ?? ""}`;
-      if (this.observed?.record !== record) this.observed = { record, at: now };
-      const recordDurationMs = (current.spec?.leaseDurationSeconds ?? seconds) * 1000;
+      const { expired } = this.observer.holder(current, seconds);
       // Beyond client-go: a holder on this machine whose process has ended is known dead at once.
       const held =
-        holder !== "" &&
-        holder !== this.identity &&
-        this.observed.at + recordDurationMs > now &&
-        !holderProcessGone(current.metadata?.annotations);
+        holder !== "" && holder !== this.identity && !expired && !holderProcessGone(current.metadata?.annotations);
       if (held) {
         this.reportLeader(holder);
         return false;
@@ -255,7 +252,7 @@ export class LeaderElector {
         namespace: this.namespace,
         body: { ...current, metadata, spec },
       });
-      this.observed = { record: `${this.identity}/${updated.metadata?.resourceVersion ?? ""}`, at: now };
+      this.observer.holder(updated, seconds);
       if (!ours) this.reportLeader(this.identity);
       return true;
     } catch (error) {
