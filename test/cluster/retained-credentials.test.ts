@@ -66,6 +66,14 @@ const withRole = (policy: "Retain" | "Delete"): PostgresClusterSpecInput => ({
 // on the local plane: the tests play its controller by writing the Cluster status it writes once Ready
 // (playCnpgClusterReady); what CNPG does with a password Secret (ALTER ROLE) is asserted through the spec
 // and labels that make it do so (docs/adr/0014-credentials-on-deletion-and-drift.md).
+/**
+ * How long the garbage collector may take to act. Its workers stay paused while it resyncs its monitors
+ * with discovery (kube-controller-manager's garbagecollector.go, every 30 s), and a resync waits up to 30 s
+ * per attempt for informers of CRDs that other suites install and delete at the same time: 90 s was seen
+ * to run out on a busy machine.
+ */
+const GC_ACTS_WITHIN_MS = 240_000;
+
 describe("credentials on deletion and drift", () => {
   let client: KubeClient;
   let helm: HelmCli;
@@ -121,7 +129,7 @@ describe("credentials on deletion and drift", () => {
           (await orUndefined(client.core.readNamespacedConfigMap({ name: `${name}-gc-sentinel`, namespace: ns })))
             ? undefined
             : true,
-        { timeoutMs: 90_000 },
+        { timeoutMs: GC_ACTS_WITHIN_MS },
       );
   };
 
@@ -184,45 +192,53 @@ describe("credentials on deletion and drift", () => {
     }
   });
 
-  it("deleting under Retain keeps the CNPG Cluster, its credentials Secrets (same passwords) and Databases, with no mark of ours, past the garbage collector", async () => {
-    const ns = await namespace("pg-keep-creds");
-    await createPostgresCluster(client, ns, "main", withRole("Retain"));
-    await reconcileToReady(ns, "main");
-    const before = await passwords(ns);
-    expect(before.every((d) => d !== undefined)).toBe(true);
-    const collected = await gcSentinel(ns, "main");
+  it(
+    "deleting under Retain keeps the CNPG Cluster, its credentials Secrets (same passwords) and Databases, with no mark of ours, past the garbage collector",
+    async () => {
+      const ns = await namespace("pg-keep-creds");
+      await createPostgresCluster(client, ns, "main", withRole("Retain"));
+      await reconcileToReady(ns, "main");
+      const before = await passwords(ns);
+      expect(before.every((d) => d !== undefined)).toBe(true);
+      const collected = await gcSentinel(ns, "main");
 
-    await deletePostgresCluster(client, ns, "main");
-    await finalizePostgresClusters(context, ns);
-    expect(await readPostgresCluster(client, ns, "main")).toBeUndefined();
-    await collected();
+      await deletePostgresCluster(client, ns, "main");
+      await finalizePostgresClusters(context, ns);
+      expect(await readPostgresCluster(client, ns, "main")).toBeUndefined();
+      await collected();
 
-    await expectRetained(ns, before);
-  });
+      await expectRetained(ns, before);
+    },
+    GC_ACTS_WITHIN_MS + 60_000,
+  );
 
-  it("a foreground deletion under Retain (kubectl --cascade=foreground, Argo CD) leaves the garbage collector no credentials to take", async () => {
-    const ns = await namespace("pg-fg-creds");
-    await createPostgresCluster(client, ns, "main", withRole("Retain"));
-    await reconcileToReady(ns, "main");
-    const before = await passwords(ns);
-    const collected = await gcSentinel(ns, "main");
+  it(
+    "a foreground deletion under Retain (kubectl --cascade=foreground, Argo CD) leaves the garbage collector no credentials to take",
+    async () => {
+      const ns = await namespace("pg-fg-creds");
+      await createPostgresCluster(client, ns, "main", withRole("Retain"));
+      await reconcileToReady(ns, "main");
+      const before = await passwords(ns);
+      const collected = await gcSentinel(ns, "main");
 
-    // In a foreground deletion the garbage collector deletes every dependent while the finalizer still
-    // holds the PostgresCluster: once the sentinel is gone, it has acted — before any finalization pass.
-    await client.custom.deleteNamespacedCustomObject({
-      group: "core.navique.com",
-      version: "v1alpha1",
-      plural: "postgresclusters",
-      namespace: ns,
-      name: "main",
-      propagationPolicy: "Foreground",
-    });
-    await collected();
-    expect(await passwords(ns)).toEqual(before);
-    await finalizePostgresClusters(context, ns);
-    expect(await readPostgresCluster(client, ns, "main")).toBeUndefined();
-    await expectRetained(ns, before);
-  });
+      // In a foreground deletion the garbage collector deletes every dependent while the finalizer still
+      // holds the PostgresCluster: once the sentinel is gone, it has acted — before any finalization pass.
+      await client.custom.deleteNamespacedCustomObject({
+        group: "core.navique.com",
+        version: "v1alpha1",
+        plural: "postgresclusters",
+        namespace: ns,
+        name: "main",
+        propagationPolicy: "Foreground",
+      });
+      await collected();
+      expect(await passwords(ns)).toEqual(before);
+      await finalizePostgresClusters(context, ns);
+      expect(await readPostgresCluster(client, ns, "main")).toBeUndefined();
+      await expectRetained(ns, before);
+    },
+    GC_ACTS_WITHIN_MS + 60_000,
+  );
 
   it("deleting under Delete deletes the CNPG Cluster, its credentials Secrets and Databases", async () => {
     const ns = await namespace("pg-delete-creds");

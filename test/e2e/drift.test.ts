@@ -120,10 +120,16 @@ describe("the operator corrects drift at its default resync", () => {
     const drift = emittedObjectCases(client, ns).find((c) => c.name === "generated Secret deleted");
     if (!drift) throw new Error("no drift case for the generated Secret");
     await corrects(drift, CORRECTED_WITHIN_MS);
-    const events = await client.events.listNamespacedEvent({ namespace: ns });
-    expect(events.items.filter((e) => e.reason === "CredentialsRotated").map((e) => e.regarding?.name)).toContain(
-      DRIFT_POSTGRES,
+    // The Event is recorded after the pass's writes: the Secret can be read back a moment before it.
+    const rotated = await eventually(
+      `a CredentialsRotated Event on PostgresCluster ${ns}/${DRIFT_POSTGRES}`,
+      async () => {
+        const events = await client.events.listNamespacedEvent({ namespace: ns });
+        return events.items.find((e) => e.reason === "CredentialsRotated" && e.regarding?.name === DRIFT_POSTGRES);
+      },
+      { timeoutMs: CORRECTED_WITHIN_MS },
     );
+    expect(rotated.type).toBe("Warning");
   });
 
   it.each(["Redis edited", "Redis deleted"])("puts back the %s within 5 s", async (name) => {
