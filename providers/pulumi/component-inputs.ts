@@ -1,4 +1,5 @@
 import { relative, resolve } from "node:path";
+import { inspect } from "node:util";
 import * as pulumi from "@pulumi/pulumi";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
@@ -60,6 +61,11 @@ function refuse(component: pulumi.Resource, where: string, error: unknown): neve
   // prefixes the error's message with the property it was serializing (`error serializing property
   // "namespace": …`) before rethrowing the same error. The message already names every field: kept as it is.
   Object.defineProperty(refusal, "message", { get: () => message, set: () => undefined, enumerable: false });
+  // The SDK's handler of an unhandled rejection records every error it sees with util.inspect, even one
+  // it then prints as its message alone; inspected, a ResourceError walks its component and the resource
+  // graph behind it: ~10 s of CPU per refused component, minutes for a program with several. Inspected,
+  // the refusal is its message.
+  Object.defineProperty(refusal, inspect.custom, { value: () => message, enumerable: false });
   throw refusal;
 }
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -18,12 +18,15 @@ import { REFERENCE_GRANT_DEFINITION } from "../../lib/api/reference-grant.js";
 import { STACK_DEFINITION } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { runUnchecked } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
+import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { type MalformedSpec, malformedSpecs, unjudgedStrings } from "../support/malformed-specs.js";
 import { discardNamespace } from "../support/namespace-content.js";
+import { REPOSITORY } from "../support/repository.js";
+import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
@@ -32,6 +35,12 @@ const SEED = 20;
 const CASES_PER_BREAKAGE = 2;
 
 const SECRET = { name: "pg", key: "password", namespace: "data" };
+/** The Pulumi program handing each case to its component (test/fixtures/pulumi/fuzz-program). */
+const PULUMI_PROGRAM = join(REPOSITORY, "test", "fixtures", "pulumi", "fuzz-program");
+/** The kinds with a Pulumi component; the others have none to judge their cases. */
+const PULUMI_KINDS = new Set(["PostgresCluster", "RedisInstance", "Stack"]);
+/** How many cases one preview hands its components through outputs. */
+const OUTPUT_CASES = 24;
 
 interface FuzzedKind {
   readonly definition: typeof POSTGRES_CLUSTER_DEFINITION;
@@ -221,6 +230,38 @@ async function planVerdicts(work: string, namespace: string, all: readonly Malfo
   return { code: plan.code, text, verdicts };
 }
 
+/** The Pulumi components' verdicts: one `pulumi preview` of the fuzz program, each case a plain value. */
+async function pulumiVerdicts(work: string, env: NodeJS.ProcessEnv, all: readonly MalformedSpec[]): Promise<Verdicts> {
+  const casesFile = join(work, "pulumi-cases.json");
+  const verdictsFile = join(work, "pulumi-verdicts.json");
+  const judged = [...all.entries()].filter(([, malformed]) => PULUMI_KINDS.has(malformed.kind));
+  await writeFile(
+    casesFile,
+    JSON.stringify(judged.map(([index, malformed]) => ({ index, kind: malformed.kind, spec: malformed.spec }))),
+  );
+  await run("pulumi", ["preview", "--non-interactive"], {
+    cwd: PULUMI_PROGRAM,
+    env: { ...env, NAVIQUE_TEST_FUZZ_CASES: casesFile, NAVIQUE_TEST_FUZZ_VERDICTS: verdictsFile },
+  });
+  const written = JSON.parse(await readFile(verdictsFile, "utf8")) as Record<string, string | null>;
+  return new Map(judged.map(([index]) => [index, written[index] ?? undefined]));
+}
+
+/**
+ * What `pulumi preview` printed on each component (`  <type> (<name>):` then its diagnostics, indented),
+ * by the component's name.
+ */
+function diagnosticsByResource(output: string): Map<string, string> {
+  const byResource = new Map<string, string>();
+  const headers = [...output.matchAll(/^ {2}\S+ \((\S+)\):$/gm)];
+  for (const [i, header] of headers.entries()) {
+    const end = headers[i + 1]?.index ?? output.length;
+    const name = header[1] ?? "";
+    byResource.set(name, `${byResource.get(name) ?? ""}${output.slice((header.index ?? 0) + header[0].length, end)}`);
+  }
+  return byResource;
+}
+
 /** Each case as its construct in an app of its own, synthesized: cdk8s's collected problems, or undefined. */
 function constructVerdicts(all: readonly MalformedSpec[]): Verdicts {
   const verdicts: Verdicts = new Map();
@@ -242,6 +283,7 @@ describe("malformed specs generated from the schemas, refused alike by every fro
   let namespace = "";
   let work = "";
   let unlock: (() => Promise<void>) | undefined;
+  let pulumiEnv: NodeJS.ProcessEnv = {};
   const all = cases();
 
   beforeAll(async () => {
@@ -251,12 +293,57 @@ describe("malformed specs generated from the schemas, refused alike by every fro
     await ensureNaviqueCrds(client);
     namespace = (await createTestNamespace("malformed")).name;
     work = await mkdtemp(join(tmpdir(), "navique-malformed-"));
+    const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "fuzz" });
+    pulumiEnv = {
+      ...environment.env,
+      KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG,
+      NAVIQUE_TEST_NAMESPACE: namespace,
+      ...TYPESCRIPT_SOURCES_ENV,
+    };
+    // A salt left beside the program by a run with another passphrase would refuse this one.
+    await rm(join(PULUMI_PROGRAM, "Pulumi.fuzz.yaml"), { force: true });
+    await run("pulumi", ["stack", "init", "fuzz", "--non-interactive"], { cwd: PULUMI_PROGRAM, env: pulumiEnv });
   }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     if (namespace) await discardNamespace(client, namespace);
     if (work) await rm(work, { recursive: true, force: true });
+    await rm(join(PULUMI_PROGRAM, "Pulumi.fuzz.yaml"), { force: true });
     await unlock?.();
+  });
+
+  it("reports each case arriving through an output on its component, in one message, all in one preview", async () => {
+    // One case of each kind per field broken, to bound the preview's time: what matters is that every
+    // component of a run is refused, each on its own, and that the run ends.
+    const sample = [
+      ...new Map(
+        [...all.entries()]
+          .filter(([, malformed]) => PULUMI_KINDS.has(malformed.kind))
+          .map(([index, malformed]) => [`${malformed.kind} ${malformed.field}`, { index, malformed }] as const),
+      ).values(),
+    ].slice(0, OUTPUT_CASES);
+    const casesFile = join(work, "pulumi-output-cases.json");
+    await writeFile(
+      casesFile,
+      JSON.stringify(sample.map(({ index, malformed }) => ({ index, kind: malformed.kind, spec: malformed.spec }))),
+    );
+    const preview = await runUnchecked("pulumi", ["preview", "--non-interactive"], {
+      cwd: PULUMI_PROGRAM,
+      env: { ...pulumiEnv, NAVIQUE_TEST_FUZZ_CASES: casesFile, NAVIQUE_TEST_FUZZ_THROUGH_OUTPUTS: "1" },
+    });
+    const output = `${preview.stdout}\n${preview.stderr}`;
+    expect(preview.code).not.toBe(0);
+    const diagnostics = diagnosticsByResource(output);
+    const wrong = sample.flatMap(({ index, malformed }) => {
+      const said = diagnostics.get(`fuzz-${index}`) ?? "";
+      const refusals = said.split(`${malformed.kind} fuzz-${index} is invalid:`).length - 1;
+      return refusals === 1 && said.includes(malformed.field)
+        ? []
+        : [`${malformed.kind} ${malformed.what}: ${refusals} refusal(s) on fuzz-${index}: ${said.slice(0, 300)}`];
+    });
+    expect(wrong).toEqual([]);
+    expect(output).not.toMatch(/\n\s+at .*\.(js|ts):\d+/);
+    expect(output).not.toContain("unhandled exception");
   });
 
   it("leaves no string of any kind's spec unbounded or free of a pattern", () => {
@@ -270,21 +357,24 @@ describe("malformed specs generated from the schemas, refused alike by every fro
     expect(all.length).toBeGreaterThanOrEqual(KINDS.length * 10);
   });
 
-  it("is refused by the apiserver, navique plan and the cdk8s constructs, each naming the field", async () => {
+  it("is refused by the apiserver, navique plan, the Pulumi components and the cdk8s constructs, each naming the field", async () => {
     const apiserver = await apiserverVerdicts(client, namespace, all);
     const plan = await planVerdicts(work, namespace, all);
+    const components = await pulumiVerdicts(work, pulumiEnv, all);
     const constructs = constructVerdicts(all);
     // A refusal fails the plan as a CI gate (docs/plan.md).
     expect(plan.code).toBe(1);
+    const frontEnds: Record<string, Verdicts> = {
+      apiserver,
+      plan: plan.verdicts,
+      component: components,
+      construct: constructs,
+    };
     const disagreements: string[] = [];
     for (const [index, malformed] of all.entries()) {
-      const judged = {
-        apiserver: apiserver.get(index),
-        plan: plan.verdicts.get(index),
-        construct: constructs.get(index),
-      };
-      for (const [frontEnd, verdict] of Object.entries(judged)) {
-        if (frontEnd === "construct" && !constructs.has(index)) continue;
+      // A front end with no verdict for a case cannot carry it (no component for the kind, a prop it lacks).
+      for (const [frontEnd, verdicts] of Object.entries(frontEnds).filter(([, v]) => v.has(index))) {
+        const verdict = verdicts.get(index);
         if (verdict === undefined) disagreements.push(`${malformed.kind} ${malformed.what}: accepted by ${frontEnd}`);
         else if (!verdict.includes(malformed.field))
           disagreements.push(
