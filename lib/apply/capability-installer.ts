@@ -1,3 +1,4 @@
+import pMap from "p-map";
 import { OWNERSHIP_MARKS } from "../api/group.js";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
@@ -14,7 +15,7 @@ import type { ReleaseRecord } from "../cluster/release-record.js";
 import { type Reporter, silentReporter } from "../engine/reporter.js";
 import { observeCapability } from "../observe/capability.js";
 import type { CapabilityObservation } from "../observe/capability-observation.js";
-import { observeExistingObjects, placeRenderedObjects } from "../observe/rendered-objects.js";
+import { observeExistingObjects, PREFLIGHT_CONCURRENCY, placeRenderedObjects } from "../observe/rendered-objects.js";
 import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
 import {
   decideReleaseOwnership,
@@ -331,27 +332,41 @@ export class CapabilityInstaller {
       );
     }
     await this.ensureNamespace(entry.release.namespace);
-    for (const object of rendered.served) {
-      try {
-        await this.client.apply(object, { fieldManager: HELM_FIELD_MANAGER, dryRun: true });
-      } catch (error) {
-        throw new StepFailure(
-          "InstallFailed",
-          `the apiserver refuses ${describeObject(object)} that ${entry.name} ${entry.chart.version} renders: ${apiRefusal(error)}. Nothing was installed (no helm revision). Remove the cause (a conflicting object, an admission policy, a quota) and the next pass installs`,
-          undefined,
-          { cause: error },
-        );
-      }
-    }
-    if (how.helmDryRun) {
-      // With --take-ownership in the DRY run only: the ownership check is ours (above, and helm's own
-      // again in the real operation), and the orphaned CRDs are not stamped yet, which helm would refuse.
-      await this.asInstallFailure(entry, "helm's dry run", () =>
-        how.verb === "install"
-          ? this.helm.install(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true })
-          : this.helm.upgrade(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true }),
+    // The apiserver's checks and helm's own dry run read only: they run at once, and a refusal is
+    // reported for the first object in the chart's order, whichever answered first.
+    const [refusals, helmDryRun] = await Promise.all([
+      pMap(
+        rendered.served,
+        (object) =>
+          this.client.apply(object, { fieldManager: HELM_FIELD_MANAGER, dryRun: true }).then(
+            () => undefined,
+            (error: unknown) => ({ object, error }),
+          ),
+        { concurrency: PREFLIGHT_CONCURRENCY },
+      ),
+      how.helmDryRun
+        ? // With --take-ownership in the DRY run only: the ownership check is ours (above, and helm's own
+          // again in the real operation), and the orphaned CRDs are not stamped yet, which helm would refuse.
+          this.asInstallFailure(entry, "helm's dry run", () =>
+            how.verb === "install"
+              ? this.helm.install(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true })
+              : this.helm.upgrade(entry.release.name, chart, { ...options, dryRun: true, takeOwnership: true }),
+          ).then(
+            () => undefined,
+            (error: unknown) => error,
+          )
+        : Promise.resolve(undefined),
+    ]);
+    const refused = refusals.find((r) => r !== undefined);
+    if (refused) {
+      throw new StepFailure(
+        "InstallFailed",
+        `the apiserver refuses ${describeObject(refused.object)} that ${entry.name} ${entry.chart.version} renders: ${apiRefusal(refused.error)}. Nothing was installed (no helm revision). Remove the cause (a conflicting object, an admission policy, a quota) and the next pass installs`,
+        undefined,
+        { cause: refused.error },
       );
     }
+    if (helmDryRun !== undefined) throw helmDryRun;
     return [...verdict.orphanedCrds];
   }
 

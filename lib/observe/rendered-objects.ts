@@ -1,3 +1,4 @@
+import pMap from "p-map";
 import { parseAllDocuments } from "yaml";
 import {
   HELM_NAME_LABEL,
@@ -78,27 +79,45 @@ function header(object: RenderedObject): ObjectHeader {
   return { apiVersion: object.apiVersion, kind: object.kind, metadata: namespace ? { name, namespace } : { name } };
 }
 
+/**
+ * How many requests a preflight has in flight at once: a chart renders tens of objects, read one after
+ * the other they made a reinstall wait seconds; more at once would crowd an apiserver's priority levels.
+ */
+export const PREFLIGHT_CONCURRENCY = 8;
+
 /** The rendered objects that already exist, with their ownership metadata and the liveness of the release it names. */
 export async function observeExistingObjects(
   client: KubeClient,
   objects: readonly RenderedObject[],
 ): Promise<ExistingObject[]> {
-  const existing: ExistingObject[] = [];
-  for (const object of objects) {
-    const live = await client.read(header(object));
-    if (!live) continue;
-    const labels = live.metadata?.labels ?? {};
-    const annotations = live.metadata?.annotations ?? {};
-    const release = annotations[HELM_RELEASE_NAME_ANNOTATION];
-    const namespace = annotations[HELM_RELEASE_NAMESPACE_ANNOTATION];
-    existing.push({
-      object: header(object),
-      labels,
-      annotations,
-      ...(release && namespace
-        ? { holder: { release, namespace, live: await releaseLive(client, namespace, release) } }
-        : {}),
-    });
-  }
-  return existing;
+  // Many objects name the same release (the CRDs an earlier install left): its records are listed once.
+  const liveness = new Map<string, Promise<boolean>>();
+  const live = (namespace: string, release: string) => {
+    const key = `${namespace}/${release}`;
+    let known = liveness.get(key);
+    if (!known) {
+      known = releaseLive(client, namespace, release);
+      liveness.set(key, known);
+    }
+    return known;
+  };
+  const observed = await pMap(
+    objects,
+    async (object): Promise<ExistingObject | undefined> => {
+      const stored = await client.read(header(object));
+      if (!stored) return undefined;
+      const labels = stored.metadata?.labels ?? {};
+      const annotations = stored.metadata?.annotations ?? {};
+      const release = annotations[HELM_RELEASE_NAME_ANNOTATION];
+      const namespace = annotations[HELM_RELEASE_NAMESPACE_ANNOTATION];
+      return {
+        object: header(object),
+        labels,
+        annotations,
+        ...(release && namespace ? { holder: { release, namespace, live: await live(namespace, release) } } : {}),
+      };
+    },
+    { concurrency: PREFLIGHT_CONCURRENCY },
+  );
+  return observed.filter((o): o is ExistingObject => o !== undefined);
 }
