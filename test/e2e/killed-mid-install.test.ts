@@ -1,0 +1,103 @@
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { DRIFT_POSTGRES, playControllers } from "../support/drift.js";
+import { naviqueCrdsServed } from "../support/failing-step.js";
+import { killMidInstall, releaseStatuses } from "../support/killed-mid-install.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
+import { startOperatorProcess, stopOperatorProcess } from "../support/operator-process.js";
+import { createResource } from "../support/resources.js";
+
+const CAPABILITIES = [CLOUDNATIVE_PG, CERT_MANAGER];
+/** Issue 20's bound on a busy machine; bench/kill-mid-install.ts prints the figure beside stress-ng --cpu 4. */
+const CONVERGED_WITHIN_MS = 30_000;
+
+// `navique operator` in its own process, as users run it, killed with -9 (with the helm it runs) while it
+// holds an install lock, and started again at once, as a restarted container: it takes the lock the dead
+// process held, finishes what was half done and brings the resource to Ready, leaving each release with
+// one deployed record and none pending. CloudNativePG cannot run here: the test plays it (the Cluster
+// status it writes). Each case starts with nothing installed.
+describe("an operator killed -9 while it installs", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let unlock: (() => Promise<void>) | undefined;
+  const namespaces = suiteNamespaces();
+
+  beforeAll(async () => {
+    client = testClient();
+    helm = await testHelm();
+    unlock = await lockCapabilities();
+    await naviqueCrdsServed(client);
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  afterAll(async () => {
+    try {
+      if (helm) {
+        // The operators are stopped: what they left is finalized here, then the releases go.
+        await namespaces.discard(createReconcileContext({ client, helm, source: FIXTURE_SOURCE }));
+        await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
+      }
+    } finally {
+      await unlock?.();
+    }
+  });
+
+  it.each([
+    ["a prerequisite", CERT_MANAGER],
+    ["the capability itself", CLOUDNATIVE_PG],
+  ] as const)(
+    "converges within 30 s when killed holding the install lock of %s, one deployed record per release",
+    async (_what, target) => {
+      await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
+      const ns = await namespaces.create("killed-install");
+      const stopPlaying = playControllers(client, ns);
+      const first = startOperatorProcess();
+      const operators = [first];
+      try {
+        await createResource(client, "PostgresCluster", ns, DRIFT_POSTGRES, {
+          databases: [{ name: "app1" }],
+          managed: { deletionPolicy: "Delete" },
+        });
+        const killed = await killMidInstall({
+          client,
+          running: first,
+          restart: () => {
+            const restarted = startOperatorProcess();
+            operators.push(restarted);
+            return restarted;
+          },
+          target,
+          killWhen: "lock-held",
+          resource: { kind: "PostgresCluster", namespace: ns, name: DRIFT_POSTGRES },
+          timeoutMs: 120_000,
+        });
+        expect(killed.convergedAfterMs).toBeLessThan(CONVERGED_WITHIN_MS);
+        for (const entry of CAPABILITIES) {
+          const statuses = await releaseStatuses(client, entry);
+          expect([entry.name, statuses.filter((s) => s === "deployed").length, statuses.at(-1)]).toEqual([
+            entry.name,
+            1,
+            "deployed",
+          ]);
+          expect(statuses.filter((s) => s.startsWith("pending-"))).toEqual([]);
+        }
+        // The dead holder was this machine's process: its lock taken at once, not after the lease ran out.
+        expect(operators[1]?.output()).toContain(`[${target.name}] taking the install lock from `);
+      } finally {
+        stopPlaying();
+        for (const operator of operators) await stopOperatorProcess(operator.process);
+      }
+    },
+    CAPABILITY_SUITE_SETUP_MS,
+  );
+});
