@@ -1,23 +1,21 @@
-import { randomBytes } from "node:crypto";
 import type { PerformedInstall } from "../apply/capability-installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import type { ReconcileContext } from "./context.js";
 import { removeFinalizer } from "./finalizer.js";
 import { emittedKindOf } from "./garbage.js";
+import { generatedData } from "./generated-secret.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import { keyOf } from "./objects.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
 
-const PASSWORD_BYTES = 24;
-
 /** After a step: go on, go on without having changed anything, or end the pass here. */
 export type StepResult = "continue" | "unchanged" | "stop";
 
-/** Creates a generated credentials Secret unless it exists; true when this call created it. */
-async function generateCredentials(
+/** Creates a generated Secret unless it exists; true when this call created it. Never overwrites one. */
+async function generateSecret(
   client: KubeClient,
-  step: Extract<PlanStep, { kind: "generate-credentials" }>,
+  step: Extract<PlanStep, { kind: "generate-secret" }>,
 ): Promise<boolean> {
   const namespace = step.object.metadata.namespace ?? "";
   const existing = await orUndefined(client.core.readNamespacedSecret({ name: step.object.metadata.name, namespace }));
@@ -25,14 +23,11 @@ async function generateCredentials(
   try {
     await client.core.createNamespacedSecret({
       namespace,
-      body: {
-        ...(step.object as object),
-        stringData: { username: step.username, password: randomBytes(PASSWORD_BYTES).toString("base64url") },
-      },
+      body: { ...(step.object as object), stringData: generatedData(step.keys) },
     });
     return true;
   } catch (error) {
-    // Created meanwhile by another reconcile: the existing password stands.
+    // Created meanwhile by another reconcile: the existing values stand.
     if (statusOf(error) === 409) return false;
     throw error;
   }
@@ -117,8 +112,8 @@ export async function execute(
       const after = await client.apply(step.object);
       return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
     }
-    case "generate-credentials":
-      return (await generateCredentials(client, step)) ? "continue" : "unchanged";
+    case "generate-secret":
+      return (await generateSecret(client, step)) ? "continue" : "unchanged";
     case "delete":
       return (await client.delete({
         apiVersion: step.target.apiVersion,

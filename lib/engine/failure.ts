@@ -94,7 +94,7 @@ function redact(text: string, step: FailedStep): string {
 
 const VERB: Record<string, string> = {
   apply: "apply of",
-  "generate-credentials": "creation of",
+  "generate-secret": "creation of",
   delete: "deletion of",
   retain: "release of",
   "ensure-capability": "install of",
@@ -105,7 +105,7 @@ const VERB: Record<string, string> = {
 /** Reasons for errors that carry none of their own, by the kind of step that failed. */
 const STEP_REASON: Record<string, string> = {
   apply: "ApplyFailed",
-  "generate-credentials": "CredentialsFailed",
+  "generate-secret": "CredentialsFailed",
   delete: "DeleteFailed",
   retain: "RetainFailed",
   "ensure-capability": "InstallFailed",

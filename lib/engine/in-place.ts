@@ -33,7 +33,7 @@ function stored(object: object): object {
 
 /**
  * Whether a step would change nothing in the cluster as observed: an apply whose object is there with
- * every field it sets, or generated credentials already there (never overwritten). Deletions, releases,
+ * every field it sets, or a generated Secret already there (never overwritten). Deletions, releases,
  * installs and the finalizer's removal always change something. The preview leaves such steps out, so
  * that it shows decisions only where something would change.
  */
@@ -43,7 +43,7 @@ export function changesNothing(step: PlanStep, view: EngineView): boolean {
       const live = view.objects.get(keyOf(step.object));
       return live !== undefined && holds(live, stored(step.object));
     }
-    case "generate-credentials":
+    case "generate-secret":
       return view.objects.has(keyOf(step.object));
     default:
       return false;

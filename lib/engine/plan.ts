@@ -15,6 +15,7 @@ import { condition, stalledCondition } from "./conditions.js";
 import { withFailure } from "./failed-plan.js";
 import { collect, ownOrphans } from "./garbage.js";
 import { type GateContext, heldBack } from "./gates.js";
+import { rotations } from "./generated-secret.js";
 import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { emittedOf, type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
 import { marked, ownedBy } from "./ownership.js";
@@ -27,12 +28,22 @@ export interface PlanContext extends CapabilityCatalog, GateContext {}
 /** Reason of a phase condition when an object the resource would emit exists and is not its own. */
 export const NAME_TAKEN = "NameTaken";
 
-/** The desired state with the ownership marks on every object it makes. */
-function markedDesired<S>(module: KindModule, resource: EngineResource, view: EngineView): Desired<S> {
+/**
+ * The desired state with the ownership marks on every object it makes, and a generated Secret deleted
+ * by someone re-created as a rotation (lib/engine/generated-secret.ts): `rotated` holds its Events, said
+ * only when the pass applies the desired state.
+ */
+function markedDesired<S>(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+): Desired<S> & { readonly rotated: readonly PlannedEvent[] } {
   const desired = module.desired(resource, view) as Desired<S>;
+  const { steps, events } = rotations(resource.status?.emitted ?? [], view, desired.steps);
   return {
     ...desired,
-    steps: desired.steps.map((step): DesiredStep => ({ ...step, object: marked(resource, step.object) })),
+    steps: steps.map((step): DesiredStep => ({ ...step, object: marked(resource, step.object) })),
+    rotated: events,
   };
 }
 
@@ -203,7 +214,7 @@ function desiredPass<Status>(
       : [];
   return {
     steps: [...(applied ? desired.steps : []), ...collected.steps, ...releases(resource, view, before, needed)],
-    events: [...(desired.events ?? []), ...nameTaken, ...collected.events],
+    events: [...(desired.events ?? []), ...(applied ? desired.rotated : []), ...nameTaken, ...collected.events],
     verdict,
     desired,
     made: applied ? wanted : [],

@@ -1,6 +1,7 @@
 import type { Condition } from "../api/conditions.js";
 import type { EmittedObject } from "../api/resource-status.js";
 import type { LicenceRefusal } from "../licence/enforce.js";
+import type { KeyRule } from "./generated-secret.js";
 import type { KubeObject } from "./objects.js";
 import type { JsonPatchOperation } from "./release-marks.js";
 
@@ -8,10 +9,15 @@ import type { JsonPatchOperation } from "./release-marks.js";
 export type DesiredStep =
   | { readonly kind: "apply"; readonly object: KubeObject; readonly description: string }
   | {
-      /** Create a basic-auth Secret with a generated password unless it exists; never overwrite. */
-      readonly kind: "generate-credentials";
+      /**
+       * Create a Secret whose keys get their values by their rules unless it exists; never overwrite it.
+       * Made by generateSecretStep (lib/engine/generated-secret.ts), which also says what its deletion means.
+       */
+      readonly kind: "generate-secret";
       readonly object: KubeObject;
-      readonly username: string;
+      readonly keys: Readonly<Record<string, KeyRule>>;
+      /** What follows when it is re-created with new values (who applies them, who must pick them up). */
+      readonly rotation: string;
       readonly description: string;
     };
 

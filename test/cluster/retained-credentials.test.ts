@@ -307,7 +307,7 @@ describe("credentials on deletion and drift", () => {
       {
         type: "Warning",
         reason: "CredentialsRotated",
-        note: `Secret ${ns}/main-credentials was deleted and is re-created with a new generated password for role app, which CNPG sets in the database from that Secret (spec.bootstrap.initdb.secret of CNPG Cluster ${ns}/main): the old password stops working, every consumer must pick up the new one from the Secret`,
+        note: `Secret ${ns}/main-credentials was deleted and is re-created with a new generated password; CNPG sets it in the database for role app from that Secret (spec.bootstrap.initdb.secret of CNPG Cluster ${ns}/main): the old password stops working, every consumer must pick up the new one from the Secret`,
       },
     ]);
     expect(JSON.stringify(await rotated())).not.toContain(decode(renewed, "password"));

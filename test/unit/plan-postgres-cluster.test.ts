@@ -161,7 +161,7 @@ describe("planPostgresCluster", () => {
       { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] },
       context,
     );
-    expect(plan.steps.map((s) => s.kind)).toEqual(["generate-credentials", "apply", "apply"]);
+    expect(plan.steps.map((s) => s.kind)).toEqual(["generate-secret", "apply", "apply"]);
     expect(plan.conditions.find((c) => c.type === "DatastoreReady")).toMatchObject({
       status: "False",
       reason: "Provisioning",
@@ -593,13 +593,16 @@ describe("credentials on deletion and drift", () => {
       {
         type: "Warning",
         reason: "CredentialsRotated",
-        message: `Secret team-a/${name} was deleted and is re-created with a new generated password for role ${role}, which CNPG sets in the database from that Secret (${field} of CNPG Cluster team-a/main): the old password stops working, every consumer must pick up the new one from the Secret`,
+        message: `Secret team-a/${name} was deleted and is re-created with a new generated password; CNPG sets it in the database for role ${role} from that Secret (${field} of CNPG Cluster team-a/main): the old password stops working, every consumer must pick up the new one from the Secret`,
       },
     ]);
-    const step = plan.steps.find((s) => s.kind === "generate-credentials" && s.object.metadata.name === name);
-    expect(step).toMatchObject({ username: role, object: { metadata: { labels: { "cnpg.io/reload": "true" } } } });
+    const step = plan.steps.find((s) => s.kind === "generate-secret" && s.object.metadata.name === name);
+    expect(step).toMatchObject({
+      keys: { username: { fixed: role }, password: { length: 32, alphabet: "base64url" } },
+      object: { metadata: { labels: { "cnpg.io/reload": "true" } } },
+    });
     expect(step?.description).toBe(
-      `re-create Secret team-a/${name}, deleted, with a new password for role ${role}: CNPG applies it to the database (${field})`,
+      `re-create Secret team-a/${name}, deleted, with a new generated password (a rotation: Warning CredentialsRotated)`,
     );
   });
 
@@ -608,7 +611,7 @@ describe("credentials on deletion and drift", () => {
     ["Delete", [{ ...owner, controller: true, blockOwnerDeletion: true }]],
   ])("under %s, the generated Secrets carry owner references %j", (policy, references) => {
     const plan = planPostgresCluster(resource(withRole(policy)), { ...nothing, capabilities: operators }, context);
-    const secrets = plan.steps.flatMap((s) => (s.kind === "generate-credentials" ? [s.object] : []));
+    const secrets = plan.steps.flatMap((s) => (s.kind === "generate-secret" ? [s.object] : []));
     expect(secrets.map((s) => [s.metadata.name, s.metadata.ownerReferences])).toEqual([
       ["main-credentials", references],
       ["main-langfuse-credentials", references],

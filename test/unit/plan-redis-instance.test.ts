@@ -66,6 +66,22 @@ const plan = (resource: EngineResource, v: EngineView) =>
   planResource<RedisInstanceStatus>(module, resource, v, context);
 
 describe("a RedisInstance", () => {
+  it("its generated Secret deleted by hand: re-created with a new password, reported as a rotation", () => {
+    const emitted = [{ apiVersion: "v1", kind: "Secret", namespace: "apps", name: "cache-credentials" }];
+    const rotated = plan(redis({}, { emitted }), view());
+    expect(rotated.steps[0]?.description).toBe(
+      "re-create Secret apps/cache-credentials, deleted, with a new generated password (a rotation: Warning CredentialsRotated)",
+    );
+    expect(rotated.events.filter((e) => e.reason === "CredentialsRotated")).toEqual([
+      {
+        type: "Warning",
+        reason: "CredentialsRotated",
+        message:
+          "Secret apps/cache-credentials was deleted and is re-created with a new generated password; the Redis pods read it from that Secret when they start (spec.kubernetesConfig.redisSecret of Redis apps/cache): until they restart they accept the old one, every consumer must pick up the new one from the Secret",
+      },
+    ]);
+  });
+
   it("managed standalone: a generated password, a Redis that reads it, kept data under Retain; Ready once its StatefulSet is", () => {
     const first = plan(redis({}), view());
     expect(first.steps.map((s) => s.description)).toEqual([
@@ -232,7 +248,7 @@ describe("a RedisInstance", () => {
     const emitted = managed.status.emitted;
     const live = new Map<string, KubeObject>();
     for (const step of managed.steps) {
-      if (step.kind === "apply" || step.kind === "generate-credentials")
+      if (step.kind === "apply" || step.kind === "generate-secret")
         live.set(`${step.object.kind}/apps/${step.object.metadata.name}`, step.object);
     }
     const spec = { mode: "external", external: { connectionSecretRef: { name: "redis-conn" } } };

@@ -70,11 +70,12 @@ describe("a step that changes nothing", () => {
       false,
     ],
     [
-      "generated credentials already there (never overwritten)",
+      "a generated Secret already there (never overwritten)",
       {
-        kind: "generate-credentials",
+        kind: "generate-secret",
         object: { apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "apps" } },
-        username: "app",
+        keys: { username: { fixed: "app" }, password: { length: 32, alphabet: "base64url" } },
+        rotation: "",
         description: "",
       },
       [{ apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "apps" } }],

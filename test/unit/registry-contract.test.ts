@@ -75,7 +75,7 @@ function readyView(module: KindModule, resource: EngineResource, objects = new M
 function liveCopies(plan: ReturnType<typeof planResource>, marked: boolean): Map<string, KubeObject> {
   const objects = new Map<string, KubeObject>();
   for (const step of plan.steps) {
-    if (step.kind !== "apply" && step.kind !== "generate-credentials") continue;
+    if (step.kind !== "apply" && step.kind !== "generate-secret") continue;
     const { labels, annotations, ...metadata } = step.object.metadata;
     objects.set(keyOf(step.object), marked ? step.object : { ...step.object, metadata: { ...metadata, labels: {} } });
   }
@@ -114,7 +114,7 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
     const resource = sample(module);
     const plan = planResource(module, resource, readyView(module, resource), context);
     for (const step of plan.steps) {
-      if (step.kind !== "apply" && step.kind !== "generate-credentials") continue;
+      if (step.kind !== "apply" && step.kind !== "generate-secret") continue;
       expect(module.emits.map((e) => `${e.apiVersion} ${e.kind}`)).toContain(
         `${step.object.apiVersion} ${step.object.kind}`,
       );
@@ -126,7 +126,7 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
     for (const emitted of module.emits) expect(watched).toContain(`${emitted.apiVersion} ${emitted.kind}`);
     const resource = sample(module);
     const plan = planResource(module, resource, readyView(module, resource), context);
-    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-credentials" ? [s.object] : []));
+    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-secret" ? [s.object] : []));
     for (const object of made) expect(watched).toContain(`${object.apiVersion} ${object.kind}`);
   });
 
@@ -140,7 +140,7 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
   it("marks everything it applies as its own, and records it in status.emitted", () => {
     const resource = sample(module);
     const plan = planResource(module, resource, readyView(module, resource), context);
-    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-credentials" ? [s.object] : []));
+    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-secret" ? [s.object] : []));
     for (const object of made) {
       expect(object.metadata.labels?.[OWNED_BY_LABEL]).toBe(`${module.definition.kind.toLowerCase()}.team.sample`);
       expect(object.metadata.annotations?.["core.navique.com/owner"]).toBe(`${module.definition.kind}/team/sample`);

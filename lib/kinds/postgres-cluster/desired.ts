@@ -6,11 +6,12 @@ import {
 } from "../../api/postgres-cluster.js";
 import { refNamespace } from "../../api/refs.js";
 import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
+import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired } from "../../engine/kind-module.js";
 import { notImplemented } from "../../engine/not-implemented.js";
 import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
 import { ownerReference } from "../../engine/ownership.js";
-import type { DesiredStep, PlannedEvent } from "../../engine/steps.js";
+import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
 import { externalConnection } from "../external-connection.js";
 import {
@@ -60,17 +61,10 @@ function cnpgDatabase(cluster: string, namespace: string, name: string, owner: s
 }
 
 /**
- * A generated credentials Secret recorded as emitted and now absent: deleted by someone. It cannot come
- * back with the same password (the product keeps no copy of a password anywhere), so it comes back with
- * a new one that CNPG applies to the role — a rotation, reported — never silently (docs/adr/0014).
+ * The password CNPG takes for a role: 24 random bytes, as base64url. Generated once into its Secret, never
+ * kept anywhere else; a deleted Secret comes back with a new one, reported as a rotation (docs/adr/0014).
  */
-function recreated(resource: PostgresCluster, view: EngineView, secret: KubeObject): boolean {
-  const key = keyOf(secret);
-  const emitted = (resource.status?.emitted ?? []).some(
-    (e) => e.apiVersion === "v1" && `${e.kind}/${e.namespace}/${e.name}` === key,
-  );
-  return emitted && !view.objects.has(key);
-}
+const PASSWORD: KeyRule = { length: 32, alphabet: "base64url" };
 
 function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDesired {
   const { name, namespace } = resource.metadata;
@@ -137,16 +131,17 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
       field: "spec.managed.roles[].passwordSecret",
     })),
   ];
-  const rotated = passwordSecrets.filter((p) => recreated(resource, view, p.secret));
   const steps: DesiredStep[] = [
-    ...passwordSecrets.map<DesiredStep>(({ secret, role, field }) => ({
-      kind: "generate-credentials",
-      object: secret,
-      username: role,
-      description: rotated.some((r) => r.secret === secret)
-        ? `re-create Secret ${namespace}/${secret.metadata.name}, deleted, with a new password for role ${role}: CNPG applies it to the database (${field})`
-        : `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${role} (kept if it exists)`,
-    })),
+    ...passwordSecrets.map(({ secret, role, field }) =>
+      generateSecretStep(
+        secret,
+        { username: { fixed: role }, password: PASSWORD },
+        {
+          description: `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${role} (kept if it exists)`,
+          rotation: `CNPG sets it in the database for role ${role} from that Secret (${field} of CNPG Cluster ${namespace}/${name}): the old password stops working, every consumer must pick up the new one from the Secret`,
+        },
+      ),
+    ),
     {
       kind: "apply",
       object: cluster,
@@ -162,16 +157,10 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
   const ready = cnpgClusterReady(current?.status as CnpgClusterStatus | undefined);
   const phase = (current?.status as CnpgClusterStatus | undefined)?.phase;
   const host = readWriteHost(name, namespace);
-  const events: PlannedEvent[] = rotated.map(({ secret, role, field }) => ({
-    type: "Warning",
-    reason: "CredentialsRotated",
-    message: `Secret ${namespace}/${secret.metadata.name} was deleted and is re-created with a new generated password for role ${role}, which CNPG sets in the database from that Secret (${field} of CNPG Cluster ${namespace}/${name}): the old password stops working, every consumer must pick up the new one from the Secret`,
-  }));
   return {
     steps,
     status: connection(host, POSTGRES_PORT, { name: credentialsName, namespace }, "owned"),
     readyMessage: readyMessage(host, POSTGRES_PORT),
-    events,
     verdict: ready
       ? { ok: true, reason: "ClusterReady", message: `CNPG Cluster ${namespace}/${name} is Ready` }
       : {

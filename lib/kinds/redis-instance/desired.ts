@@ -1,6 +1,7 @@
 import type { V1StatefulSet } from "@kubernetes/client-node";
 import { refNamespace } from "../../api/refs.js";
 import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
+import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired } from "../../engine/kind-module.js";
 import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
 import { ownerReference } from "../../engine/ownership.js";
@@ -26,6 +27,8 @@ const SENTINELS = 3;
 
 /** The key of the password in every Secret the product writes for a Redis. */
 export const PASSWORD_KEY = "password";
+/** The password of a managed Redis: 24 random bytes, as base64url, generated once into its Secret. */
+const PASSWORD: KeyRule = { length: 32, alphabet: "base64url" };
 
 /** The name of the Secret an adopting RedisInstance copies the referenced password into. */
 export function adoptedCredentialsName(resource: RedisInstance): string {
@@ -103,12 +106,14 @@ function desiredManaged(resource: RedisInstance, view: EngineView): RedisDesired
   };
   const redis = upstream(resource, managed);
   const steps: DesiredStep[] = [
-    {
-      kind: "generate-credentials",
-      object: secret,
-      username: "default",
-      description: `create Secret ${namespace}/${secret.metadata.name} with a generated password (kept if it exists)`,
-    },
+    generateSecretStep(
+      secret,
+      { username: { fixed: "default" }, [PASSWORD_KEY]: PASSWORD },
+      {
+        description: `create Secret ${namespace}/${secret.metadata.name} with a generated password (kept if it exists)`,
+        rotation: `the Redis pods read it from that Secret when they start (spec.kubernetesConfig.redisSecret of ${redis.kind} ${namespace}/${name}): until they restart they accept the old one, every consumer must pick up the new one from the Secret`,
+      },
+    ),
     {
       kind: "apply",
       object: redis,
