@@ -6,7 +6,7 @@ import { datastoreModeRules } from "./datastore-mode-rules.js";
 import { withDefault } from "./named-default.js";
 import { byteQuantity } from "./quantity.js";
 import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "./refs.js";
-import { ENGINE_STATUS } from "./resource-status.js";
+import { Connection, ENGINE_STATUS } from "./resource-status.js";
 import { storedResource } from "./stored-resource.js";
 
 export const POSTGRES_CLUSTER_KIND = "PostgresCluster";
@@ -260,7 +260,7 @@ export type PostgresClusterSpec = z.infer<typeof PostgresClusterSpec>;
 /** What a program writes as a PostgresCluster's spec, each field documented (generated from PostgresClusterSpec). */
 export type { PostgresClusterSpecInput } from "./generated/postgres-cluster-spec.js";
 
-export { CapabilityStatus, EmittedObject, Provenance } from "./resource-status.js";
+export { CapabilityStatus, Connection, EmittedObject, Provenance } from "./resource-status.js";
 
 export const PostgresClusterStatus = z
   .object({
@@ -270,13 +270,20 @@ export const PostgresClusterStatus = z
     ),
     type: PostgresType.optional().describe("The type last reconciled."),
     provenance: z.enum(["owned", "adopted", "external"]).optional().describe("Who owns the datastore itself."),
+    connection: Connection.optional().describe(
+      "Where consumers connect: the read-write Service of the cluster or the external host, the port (5432 for a managed or adopted cluster), the Secret holding username and password, and the postgresql:// URL.",
+    ),
     host: z
       .string()
       .optional()
-      .describe("Host to connect to: the read-write Service of the cluster, or the external host."),
-    port: z.number().int().optional().describe("TCP port to connect to (5432 for a managed or adopted cluster)."),
+      .describe("Deprecated: read status.connection.host. Written as long as readers of it remain."),
+    port: z
+      .number()
+      .int()
+      .optional()
+      .describe("Deprecated: read status.connection.port. Written as long as readers of it remain."),
     credentialsSecret: ObjectRef.optional().describe(
-      "Secret, in this namespace, holding username and password for consumers.",
+      "Deprecated: read status.connection.credentialsSecret. Written as long as readers of it remain.",
     ),
   })
   .strict();
@@ -306,7 +313,7 @@ export const POSTGRES_CLUSTER_DEFINITION: KindDefinition = {
     { name: "Mode", type: "string", jsonPath: ".spec.mode", description: "managed, adopt or external" },
     { name: "Provenance", type: "string", jsonPath: ".status.provenance", description: "Who owns the datastore" },
     READY_COLUMN,
-    { name: "Host", type: "string", jsonPath: ".status.host", description: "Connection host", priority: 1 },
+    { name: "Host", type: "string", jsonPath: ".status.connection.host", description: "Connection host", priority: 1 },
     AGE_COLUMN,
   ],
   namePattern: DATASTORE_NAME_PATTERN,

@@ -26,13 +26,25 @@ export const EmittedObject = z
   .strict();
 export type EmittedObject = z.infer<typeof EmittedObject>;
 
-/** Where consumers connect to what a resource provides: never a password, the Secret that holds it. */
+/** The keys of the Secret a connection names: the same for every datastore, so that a consumer reads any. */
+export const CONNECTION_SECRET_KEYS = { username: "username", password: "password" } as const;
+
+/**
+ * Where consumers connect to what a resource provides, the one shape every datastore publishes as
+ * `status.connection`: never a password, the Secret that holds it, under fixed keys.
+ */
 export const Connection = z
   .object({
     host: z.string().describe("Host to connect to."),
     port: z.number().int().describe("TCP port to connect to."),
-    credentialsSecret: ObjectRef.optional().describe("Secret, in this namespace, holding the credentials."),
+    credentialsSecret: ObjectRef.optional().describe(
+      `Secret, in this namespace, holding the credentials: key ${CONNECTION_SECRET_KEYS.password}, and ${CONNECTION_SECRET_KEYS.username} where the datastore has users.`,
+    ),
     database: z.string().optional().describe("Database to use, when the datastore has several."),
+    url: z
+      .string()
+      .optional()
+      .describe("URL to connect to, without credentials (scheme, host and port), where the datastore has one."),
   })
   .strict();
 export type Connection = z.infer<typeof Connection>;

@@ -96,6 +96,14 @@ describe("PostgresCluster modes and garbage collection", () => {
     expect(outcome.plan.status.host).toBe(`main-rw.${ns}.svc`);
 
     const resource = await readPostgresCluster(client, ns, "main");
+    // Stored as the CRD declares it: the one connection shape, and the deprecated field beside it.
+    expect(resource?.status?.connection).toEqual({
+      host: `main-rw.${ns}.svc`,
+      port: 5432,
+      credentialsSecret: { name: "main-credentials", namespace: ns },
+      url: `postgresql://main-rw.${ns}.svc:5432`,
+    });
+    expect(resource?.status?.host).toBe(`main-rw.${ns}.svc`);
     expect(resource?.metadata.finalizers).toContain(FINALIZER);
     expect(condition(resource, "Ready")).toMatchObject({
       status: "True",

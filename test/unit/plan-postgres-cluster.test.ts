@@ -375,6 +375,21 @@ describe("planPostgresCluster", () => {
     },
   );
 
+  it("publishes status.connection, the shape every datastore publishes, and the deprecated fields beside it", () => {
+    const plan = planPostgresCluster(
+      resource(external),
+      { ...nothing, externalCredentials: { host: "fd00::5", port: "6432", username: "u", password: "p" } },
+      context,
+    );
+    const secret = { name: "pg", namespace: "team-a" };
+    expect(plan.status).toMatchObject({
+      connection: { host: "fd00::5", port: 6432, credentialsSecret: secret, url: "postgresql://[fd00::5]:6432" },
+      host: "fd00::5",
+      port: 6432,
+      credentialsSecret: secret,
+    });
+  });
+
   it("a type not implemented yet is Stalled: only a change of spec.type helps", () => {
     const plan = planPostgresCluster(resource({ type: "zalando" }), nothing, context);
     expect(stalledOf(plan.conditions)).toMatchObject({

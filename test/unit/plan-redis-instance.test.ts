@@ -113,6 +113,7 @@ describe("a RedisInstance", () => {
       host: "cache.apps.svc",
       port: 6379,
       credentialsSecret: { name: "cache-credentials", namespace: "apps" },
+      url: "redis://cache.apps.svc:6379",
     });
     const ready = plan(redis({}, first.status), view({ reads: { statefulSet: readyStatefulSet(1) as never } }));
     expect(ready.conditions[0]).toMatchObject({
@@ -234,6 +235,7 @@ describe("a RedisInstance", () => {
       host: "r.example",
       port: 6380,
       credentialsSecret: { name: "redis-conn", namespace: "apps" },
+      url: "redis://r.example:6380",
     });
     // What was checked, not a claim of reachability: the product never connects to an external Redis.
     expect(wired.conditions[0]).toMatchObject({

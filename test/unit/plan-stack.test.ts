@@ -131,6 +131,37 @@ describe("planStack", () => {
     expect(plan.requeue).toBe(true);
   });
 
+  it.each([
+    [
+      "its status.connection",
+      {
+        connection: {
+          host: "team-postgres-rw.ai.svc",
+          port: 5432,
+          credentialsSecret: { name: "team-postgres-credentials", namespace: "ai" },
+          url: "postgresql://team-postgres-rw.ai.svc:5432",
+        },
+      },
+    ],
+    [
+      "the deprecated fields an earlier release wrote",
+      {
+        host: "team-postgres-rw.ai.svc",
+        port: 5432,
+        credentialsSecret: { name: "team-postgres-credentials" },
+      },
+    ],
+  ])("publishes where its PostgreSQL member says consumers connect, read from %s", (_from, said) => {
+    const ready = member("team-postgres", true);
+    const withConnection = PostgresCluster.parse({ ...ready, status: { ...ready.status, ...said } });
+    const plan = planStack(stack("team"), observation(licensed({ Stack: 1 }), undefined, [ownMember(withConnection)]));
+    expect(plan.status.postgres).toMatchObject({
+      host: "team-postgres-rw.ai.svc",
+      port: 5432,
+      credentialsSecret: { name: "team-postgres-credentials", namespace: "ai" },
+    });
+  });
+
   it("is Ready when every member is, and says which member it waits for otherwise", () => {
     const waiting = planStack(
       stack("team"),

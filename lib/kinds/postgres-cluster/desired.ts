@@ -13,7 +13,9 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { connectionUrl } from "../connection-url.js";
 import { externalConnection } from "../external-connection.js";
+
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
@@ -37,14 +39,23 @@ function notReady(provenance: PostgresClusterStatus["provenance"], reason: strin
   return { steps: [], ...(provenance ? { status: { provenance } } : {}), verdict: { ok: false, reason, message } };
 }
 
-/** Where consumers connect: the status fields of a wired datastore. */
+/**
+ * Where consumers connect: `status.connection`, the shape every datastore publishes, and the deprecated
+ * top-level fields of the first releases beside it, as long as readers of them remain.
+ */
 function connection(
   host: string,
   port: number,
   secret: { name: string; namespace: string },
   provenance: NonNullable<PostgresClusterStatus["provenance"]>,
 ): Partial<PostgresClusterStatus> {
-  return { provenance, host, port, credentialsSecret: secret };
+  return {
+    provenance,
+    connection: { host, port, credentialsSecret: secret, url: connectionUrl("postgresql", host, port) },
+    host,
+    port,
+    credentialsSecret: secret,
+  };
 }
 
 function readyMessage(host: string, port: number): string {

@@ -21,6 +21,7 @@ import {
   POSTGRES_PORT,
 } from "./cnpg.js";
 import { adoptedCredentialsName, desiredPostgresCluster } from "./desired.js";
+import { postgresConnection } from "./status-connection.js";
 
 /** The capability a PostgresCluster of type cnpg in managed mode needs (its prerequisites come with it). */
 export const CNPG_CAPABILITY = "cloudnative-pg";
@@ -150,16 +151,16 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
       provenance: { secret: false },
       capabilities: { secret: false },
     },
-    credentialsSecret: (status) =>
-      status.credentialsSecret
-        ? { name: status.credentialsSecret.name, namespace: status.credentialsSecret.namespace ?? "" }
-        : undefined,
+    credentialsSecret: (status) => {
+      const secret = postgresConnection(status)?.credentialsSecret;
+      return secret ? { name: secret.name, namespace: secret.namespace ?? "" } : undefined;
+    },
     project: (status, namespace, credentials) => ({
-      host: status.host ?? "",
-      port: status.port ?? POSTGRES_PORT,
+      host: postgresConnection(status)?.host ?? "",
+      port: postgresConnection(status)?.port ?? POSTGRES_PORT,
       credentialsSecret: {
-        name: status.credentialsSecret?.name ?? "",
-        namespace: status.credentialsSecret?.namespace ?? namespace,
+        name: postgresConnection(status)?.credentialsSecret?.name ?? "",
+        namespace: postgresConnection(status)?.credentialsSecret?.namespace ?? namespace,
       },
       username: credentials?.username ?? "",
       password: credentials?.password ?? "",

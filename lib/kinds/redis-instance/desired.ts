@@ -7,6 +7,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { connectionUrl } from "../connection-url.js";
 import { externalConnection } from "../external-connection.js";
 import {
   REDIS_PORT,
@@ -51,7 +52,10 @@ function wired(
   secret: { name: string; namespace: string },
 ): Pick<RedisDesired, "status" | "readyMessage"> {
   return {
-    status: { provenance, connection: { host, port, credentialsSecret: secret } },
+    status: {
+      provenance,
+      connection: { host, port, credentialsSecret: secret, url: connectionUrl("redis", host, port) },
+    },
     readyMessage: `Redis reachable at ${host}:${port}`,
   };
 }

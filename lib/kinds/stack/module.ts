@@ -15,6 +15,7 @@ import type { Desired, KindModule } from "../../engine/kind-module.js";
 import { type KubeObject, keyOf, labelOf } from "../../engine/objects.js";
 import { ownedBy, ownerReference } from "../../engine/ownership.js";
 import type { EngineView } from "../../engine/view.js";
+import { postgresConnection, type WrittenPostgresStatus } from "../postgres-cluster/status-connection.js";
 
 /** Condition type: whether every member reports Ready. */
 export const MEMBERS_READY = "MembersReady";
@@ -51,11 +52,8 @@ export function stackMembers(stack: Stack): KubeObject[] {
 }
 
 /** What the Stack reads of a live member: its conditions, and where it says consumers connect. */
-interface MemberStatus {
+interface MemberStatus extends WrittenPostgresStatus {
   readonly conditions?: readonly Condition[];
-  readonly host?: string;
-  readonly port?: number;
-  readonly credentialsSecret?: { readonly name: string; readonly namespace?: string };
 }
 
 function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
@@ -75,21 +73,20 @@ function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
   // A member that cannot go on without a change holds the Stack as well.
   const stalled = waiting.some((m) => stalledOf(live(m)?.conditions) !== undefined);
   const postgres = live(members[0] as KubeObject);
-  const connection: Connection | undefined =
-    postgres?.host && postgres.port
+  // The member's `status.connection` (or, written by an earlier release, its top-level fields), its
+  // Secret placed in the Stack's namespace, where the member is.
+  const said = postgresConnection(postgres);
+  const connection: Connection | undefined = said && {
+    ...said,
+    ...(said.credentialsSecret
       ? {
-          host: postgres.host,
-          port: postgres.port,
-          ...(postgres.credentialsSecret
-            ? {
-                credentialsSecret: {
-                  name: postgres.credentialsSecret.name,
-                  namespace: postgres.credentialsSecret.namespace ?? stack.metadata.namespace,
-                },
-              }
-            : {}),
+          credentialsSecret: {
+            name: said.credentialsSecret.name,
+            namespace: said.credentialsSecret.namespace ?? stack.metadata.namespace,
+          },
         }
-      : undefined;
+      : {}),
+  };
   return {
     steps: members.map((object) => ({
       kind: "apply" as const,
