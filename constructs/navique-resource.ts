@@ -5,6 +5,7 @@ import { referenceFields } from "../lib/api/reference-fields.js";
 import { namespaceName } from "../lib/api/refs.js";
 import { checkInput } from "../lib/api/validation.js";
 import { licenceRefusal } from "../lib/engine/admission.js";
+import { allReferences } from "../lib/engine/dependencies.js";
 import { referrerOf } from "../lib/engine/gates.js";
 import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
 import { membersIn } from "../lib/engine/members.js";
@@ -187,7 +188,7 @@ export class NaviqueResource<K extends string = string>
     const referrer = referrerOf(resource);
     const ungranted = ungrantedReferences(
       referrer,
-      this.module.references(resource),
+      allReferences(this.module, resource),
       appDeclarations(this, community).grants,
     );
     if (ungranted.length === 0) return [];

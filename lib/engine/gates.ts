@@ -3,6 +3,7 @@ import { API_GROUP } from "../api/group.js";
 import { LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import { licenceRefusal } from "./admission.js";
 import { condition, stalledCondition } from "./conditions.js";
+import { allReferences, DEPENDENCIES_READY, dependenciesOf, dependencyVerdict } from "./dependencies.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import { labelOf, objectKey } from "./objects.js";
 import { ownedBy } from "./ownership.js";
@@ -178,10 +179,52 @@ export function heldBack(
 ): Plan | undefined {
   const refusal = licenceRefusal(module, resource, view);
   if (refusal) return refusedPlan(module, resource, view, refusal);
-  const references = module.references(resource);
+  const references = allReferences(module, resource);
   const outside = unwatched(references, context.watchNamespaces);
-  if (outside.length > 0) return outOfScopePlan(module, resource, outside, context.watchNamespaces ?? []);
+  if (outside.length > 0)
+    return withDependencies(module, resource, outOfScopePlan(module, resource, outside, context.watchNamespaces ?? []));
   const ungranted = ungrantedReferences(referrerOf(resource), references, view.referenceGrants ?? []);
-  if (ungranted.length > 0) return notPermittedPlan(module, resource, view, ungranted);
+  if (ungranted.length > 0)
+    return withDependencies(module, resource, notPermittedPlan(module, resource, view, ungranted));
   return undefined;
+}
+
+/** A held plan of a resource with dependencies says on DependenciesReady too why none is followed. */
+function withDependencies(module: KindModule, resource: EngineResource, plan: Plan): Plan {
+  if (dependenciesOf(module, resource).length === 0) return plan;
+  const [ready] = plan.conditions;
+  if (!ready) return plan;
+  const dependencies = condition(resource, DEPENDENCIES_READY, false, ready.reason, ready.message);
+  const conditions = [ready, dependencies, ...plan.conditions.slice(1)];
+  return { ...plan, conditions, status: { ...plan.status, conditions } };
+}
+
+/**
+ * A resource whose dependencies are not all there and Ready (lib/engine/dependencies.ts): nothing of it
+ * is applied — not even its operators installed —, DependenciesReady and Ready say what it waits for,
+ * each problem naming the field and the target, and it is looked at again (the operator also re-queues
+ * it when a target changes). One Warning Event for a target missing or refused by the licence; waiting
+ * for one to become Ready is no failure. Undefined when nothing holds it.
+ */
+export function waitingForDependencies(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+): Plan | undefined {
+  const verdict = dependencyVerdict(module, resource, view);
+  if (!verdict || verdict.ok) return undefined;
+  const conditions = [
+    condition(resource, READY, false, verdict.reason, verdict.message),
+    condition(resource, DEPENDENCIES_READY, false, verdict.reason, verdict.message),
+    condition(resource, module.phase, false, verdict.reason, verdict.message),
+  ];
+  const warn = verdict.reason === "DependencyMissing" || verdict.reason === "DependencyRefused";
+  return {
+    steps: [],
+    conditions,
+    events: warn ? onceEvent(resource, DEPENDENCIES_READY, verdict.reason, verdict.message) : [],
+    // Past the licence gate: admitted, as a resource whose operators are not Ready yet is.
+    status: heldStatus(resource, conditions, true),
+    requeue: true,
+  };
 }

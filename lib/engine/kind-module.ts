@@ -4,6 +4,7 @@ import type { Condition } from "../api/conditions.js";
 import type { KindDefinition } from "../api/crd.js";
 import type { EngineStatus } from "../api/resource-status.js";
 import type { Feature } from "../licence/entitlements.js";
+import type { Dependency } from "./dependencies.js";
 import type { Credentials, KubeObject } from "./objects.js";
 import type { Reference } from "./reference-grants.js";
 import type { DesiredStep, PlannedEvent } from "./steps.js";
@@ -130,7 +131,12 @@ export interface KindModule<R extends EngineResource = EngineResource, Status = 
   observes(resource: R): readonly ObservedRead[];
   /** The references a ReferenceGrant can open (into other namespaces), resolved against its namespace. */
   references(resource: R): readonly Reference[];
-  /** Product kinds it depends on (dependency gating, the operator's reverse index). */
+  /**
+   * The resources of the product's kinds it cannot do without (lib/engine/dependencies.ts): read into the
+   * view, granted like every reference, and gated on — nothing of it is applied before each is Ready.
+   */
+  dependsOn?(resource: R): readonly Dependency[];
+  /** The product kinds `dependsOn` may name: a cycle among the kinds is refused when the registry loads. */
   readonly referencesKinds: readonly string[];
   /** The pure decision. */
   desired(resource: R, view: EngineView): Desired<Status>;

@@ -1,4 +1,5 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
+import { API_GROUP, API_VERSION } from "../api/group.js";
 import type { CapabilityInstaller } from "../apply/capability-installer.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import { orUndefined } from "../cluster/kube-client.js";
@@ -10,6 +11,7 @@ import type { CapabilityDecision } from "../plan/provenance.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
 import { resourceLabel } from "./conditions.js";
+import { allReferences, dependenciesOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
 import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js";
 import { decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
@@ -157,7 +159,7 @@ export async function observeResource(
 
   const { namespace } = resource.metadata;
   const referrer = referrerOf(resource);
-  const references = module.references(resource);
+  const references = allReferences(module, resource);
   const foreign = grantNamespaces(referrer, references);
   const pending = (options.pendingGrants ?? []).filter((g) => foreign.includes(g.namespace));
   const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
@@ -181,11 +183,31 @@ export async function observeResource(
         if (found) reads[read.id] = found;
       }),
   );
+  const dependencies: Record<string, KubeObject> = {};
+  await Promise.all(
+    dependenciesOf(module, resource)
+      .filter((d) => d.namespace === namespace || permitted)
+      .map(async (d) => {
+        const target = options.registry.find((m) => m.definition.kind === d.kind);
+        if (!target) throw new Error(`${module.definition.kind} depends on ${d.kind}, which no registered kind is`);
+        const found = await orUndefined(
+          client.custom.getNamespacedCustomObject({
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: target.definition.plural,
+            namespace: d.namespace,
+            name: d.name,
+          }),
+        );
+        if (found) dependencies[d.field] = found as KubeObject;
+      }),
+  );
   const view: EngineView = {
     capabilities,
     consumers,
     objects: new Map(),
     reads,
+    ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
     ...(foreign.length > 0 ? { referenceGrants: grants } : {}),
     // The cached order holds for the resource when the cache knows it as it is: admitted or not alike.
     licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },

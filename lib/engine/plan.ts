@@ -12,9 +12,10 @@ import {
   releases,
 } from "./capabilities.js";
 import { condition, stalledCondition } from "./conditions.js";
+import { DEPENDENCIES_READY, dependencyVerdict } from "./dependencies.js";
 import { withFailure } from "./failed-plan.js";
 import { collect, ownOrphans } from "./garbage.js";
-import { type GateContext, heldBack } from "./gates.js";
+import { type GateContext, heldBack, waitingForDependencies } from "./gates.js";
 import { rotations } from "./generated-secret.js";
 import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { emittedOf, type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
@@ -316,7 +317,9 @@ export function planResource<Status = Record<string, unknown>>(
   context: PlanContext,
 ): Plan<Status> {
   const deleting = resource.metadata.deletionTimestamp !== undefined;
-  const held = deleting ? undefined : heldBack(module, resource, view, context);
+  const held = deleting
+    ? undefined
+    : (heldBack(module, resource, view, context) ?? waitingForDependencies(module, resource, view));
   if (held) return held as Plan<Status>;
   const needed = neededNow(module, resource, context);
   const before = neededBefore(module, resource, context);
@@ -342,6 +345,10 @@ export function planResource<Status = Record<string, unknown>>(
     desired?.readyMessage,
     refusal !== undefined,
   );
+  // Every dependency is Ready (else the pass was held above): said on its own condition, after Ready.
+  const dependencies = deleting ? undefined : dependencyVerdict(module, resource, view);
+  if (dependencies)
+    conditions.splice(1, 0, condition(resource, DEPENDENCIES_READY, true, dependencies.reason, dependencies.message));
   const [ready] = conditions as [Condition, ...Condition[]];
   const status = {
     ...(deleting ? resource.status : {}),

@@ -26,6 +26,11 @@ export interface EngineView {
   /** The kind's own reads (`observes`), by id; absent: not found, or not followed. */
   readonly reads?: Reads;
   /**
+   * The resources its dependencies name (lib/engine/dependencies.ts), as stored, by the referring field;
+   * absent: not found, or not followed (outside its namespace without a grant).
+   */
+  readonly dependencies?: Readonly<Record<string, KubeObject>>;
+  /**
    * The ReferenceGrants of every namespace the resource's references point into (none when they all stay
    * in its namespace). Absent: none observed, so no reference into another namespace is honoured.
    */

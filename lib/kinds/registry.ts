@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { customResourceDefinition, type KindDefinition } from "../api/crd.js";
 import { REFERENCE_GRANT_DEFINITION, ReferenceGrant, type ReferenceGrantSpec } from "../api/reference-grant.js";
+import { refuseReferenceCycles } from "../engine/dependencies.js";
 import type { KindModule } from "../engine/kind-module.js";
 import type { SingletonModule } from "../engine/singleton-module.js";
 import { LICENSE_MODULE } from "./license/module.js";
@@ -36,6 +37,8 @@ export const REGISTRY: Registry = {
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,
 };
+// Refused when the registry loads, before anything is reconciled: no resource can wait on itself.
+refuseReferenceCycles(REGISTRY.kinds);
 
 /**
  * The Pulumi runtime modules of the first release, one per kind, by file name: a stack recorded then

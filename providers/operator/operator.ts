@@ -9,6 +9,7 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { instanceOf, wasAdmitted } from "../../lib/engine/admission.js";
 import { neededNow } from "../../lib/engine/capabilities.js";
 import { observeOptions } from "../../lib/engine/context.js";
+import { allReferences } from "../../lib/engine/dependencies.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { CachedInstances } from "../../lib/engine/observe.js";
@@ -280,7 +281,10 @@ export class NaviqueOperator {
     }
     const owner = ownerOf(object, this.kindNames);
     if (owner) keys.push(owner);
-    if (namespace && name) keys.push(...this.references.referring(keyOf(watched.kind, namespace, name)));
+    if (namespace && name) {
+      const group = watched.apiVersion.includes("/") ? (watched.apiVersion.split("/")[0] ?? "") : "";
+      keys.push(...this.references.referring(ReferenceIndex.targetKey({ group, kind: watched.kind, namespace, name })));
+    }
     return keys;
   }
 
@@ -312,7 +316,7 @@ export class NaviqueOperator {
     }
     const parsed = module.schema.safeParse(object);
     if (!parsed.success) return;
-    this.references.set(key, module.references(parsed.data));
+    this.references.set(key, allReferences(module, parsed.data));
     this.consumers.set(key, neededNow(module, parsed.data, this.context));
   }
 

@@ -10,9 +10,12 @@ export class ReferenceIndex {
   private readonly byTarget = new ReverseIndex();
   private readonly byNamespace = new ReverseIndex();
 
-  /** `Kind/namespace/name` of a referenced object. */
-  static targetKey(reference: Pick<Reference, "kind" | "namespace" | "name">): string {
-    return `${reference.kind}/${reference.namespace}/${reference.name}`;
+  /**
+   * `group/Kind/namespace/name` of a referenced object: with its API group, so that two kinds of one name
+   * in two groups (a `Cluster` of CloudNativePG and one of another operator) never share referrers.
+   */
+  static targetKey(reference: Pick<Reference, "group" | "kind" | "namespace" | "name">): string {
+    return `${reference.group}/${reference.kind}/${reference.namespace}/${reference.name}`;
   }
 
   /** Records (or replaces) what `referrer` references now; an empty list forgets it. */
@@ -34,7 +37,7 @@ export class ReferenceIndex {
     return this.byNamespace.holders(namespace);
   }
 
-  /** The referrers of the object `Kind/namespace/name`. */
+  /** The referrers of the object `group/Kind/namespace/name` (targetKey). */
   referring(target: string): string[] {
     return this.byTarget.holders(target);
   }

@@ -39,9 +39,9 @@ describe("the operator's watches", () => {
 });
 
 describe("the reverse index of references", () => {
-  const reference = (namespace: string, kind: string, name: string) => ({
+  const reference = (namespace: string, kind: string, name: string, group = "g") => ({
     field: "spec.adopt.ref",
-    group: "g",
+    group,
     kind,
     name,
     namespace,
@@ -51,13 +51,15 @@ describe("the reverse index of references", () => {
     const index = new ReferenceIndex();
     index.set("PostgresCluster/apps/a", [reference("data", "Cluster", "shared"), reference("data", "Secret", "creds")]);
     index.set("RedisInstance/apps/b", [reference("cache", "Redis", "shared")]);
-    expect(index.referring("Cluster/data/shared")).toEqual(["PostgresCluster/apps/a"]);
+    expect(index.referring("g/Cluster/data/shared")).toEqual(["PostgresCluster/apps/a"]);
+    // Keyed by group too: a Cluster of another API group is another object, with other referrers.
+    expect(index.referring("other.example.com/Cluster/data/shared")).toEqual([]);
     expect(index.referringInto("data")).toEqual(["PostgresCluster/apps/a"]);
     expect(index.referringInto("cache")).toEqual(["RedisInstance/apps/b"]);
     index.set("PostgresCluster/apps/a", []);
     expect(index.referringInto("data")).toEqual([]);
     index.forget("RedisInstance/apps/b");
-    expect(index.referring("Redis/cache/shared")).toEqual([]);
+    expect(index.referring("g/Redis/cache/shared")).toEqual([]);
   });
 });
 

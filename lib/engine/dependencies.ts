@@ -1,0 +1,123 @@
+import { type Condition, READY } from "../api/conditions.js";
+import { LICENSED } from "../licence/enforce.js";
+import type { EngineResource, KindModule, Verdict } from "./kind-module.js";
+import type { KubeObject } from "./objects.js";
+import type { Reference } from "./reference-grants.js";
+import type { EngineView } from "./view.js";
+
+/** The condition a resource with references to other product resources reports them on. */
+export const DEPENDENCIES_READY = "DependenciesReady";
+
+/**
+ * A reference from one resource to another of the product's kinds, which it cannot do without: nothing of
+ * the referrer is applied before the target is Ready (`ready`), or Ready and publishing its
+ * `status.connection` (`connection`). Across namespaces only under a ReferenceGrant, as every reference.
+ */
+export interface Dependency extends Reference {
+  readonly needs: "ready" | "connection";
+}
+
+/** The dependencies a resource declares now, in its kind's order. */
+export function dependenciesOf(module: KindModule, resource: EngineResource): readonly Dependency[] {
+  const dependencies = module.dependsOn?.(resource) ?? [];
+  const undeclared = dependencies.filter((d) => !module.referencesKinds.includes(d.kind));
+  if (undeclared.length > 0)
+    throw new Error(
+      `${module.definition.kind} depends on ${undeclared.map((d) => `${d.kind} (${d.field})`).join(", ")}, which its referencesKinds does not declare: the registry's cycle check cannot see it`,
+    );
+  return dependencies;
+}
+
+/**
+ * Every reference a resource holds — those of its kind's own reads and its dependencies —: what grants,
+ * the operator's namespace scope and its index of referrers are judged on.
+ */
+export function allReferences(module: KindModule, resource: EngineResource): Reference[] {
+  return [...module.references(resource), ...dependenciesOf(module, resource)];
+}
+
+/** What is wrong with one dependency as observed, with the condition reason; undefined when it is fine. */
+function problem(dependency: Dependency, target: KubeObject | undefined): { reason: string; text: string } | undefined {
+  const subject = `${dependency.field}: ${dependency.kind} ${dependency.namespace}/${dependency.name}`;
+  if (!target)
+    return {
+      reason: "DependencyMissing",
+      text: `${subject} does not exist: create it, or point ${dependency.field} at one that does`,
+    };
+  const conditions = (target.status as { conditions?: readonly Condition[] } | undefined)?.conditions ?? [];
+  const licensed = conditions.find((c) => c.type === LICENSED);
+  if (licensed?.status === "False")
+    return { reason: "DependencyRefused", text: `${subject} is refused by the licence: ${licensed.message}` };
+  const ready = conditions.find((c) => c.type === READY);
+  if (ready?.status !== "True")
+    return {
+      reason: "DependencyNotReady",
+      text: `${subject} is not Ready${ready?.message ? ` (${ready.message})` : " yet"}`,
+    };
+  const connection = (target.status as { connection?: unknown } | undefined)?.connection;
+  if (dependency.needs === "connection" && !connection)
+    return { reason: "DependencyNotReady", text: `${subject} publishes no status.connection yet` };
+  return undefined;
+}
+
+/**
+ * The verdict on a resource's dependencies, from what was observed of each target (`view.dependencies`,
+ * by field): ok once every one is there, admitted by the licence and Ready (with its connection where it
+ * is needed); otherwise the first reason and every problem, each naming the field and the target.
+ * Undefined for a resource that declares none. Never Stalled: a target may still be created or become
+ * Ready; a reference no grant allows, or outside the operator's namespaces, is refused before (gates.ts).
+ */
+export function dependencyVerdict(module: KindModule, resource: EngineResource, view: EngineView): Verdict | undefined {
+  const dependencies = dependenciesOf(module, resource);
+  if (dependencies.length === 0) return undefined;
+  const problems = dependencies.flatMap((d) => {
+    const found = problem(d, view.dependencies?.[d.field]);
+    return found ? [found] : [];
+  });
+  const [first] = problems;
+  if (!first) {
+    const targets = dependencies.map((d) => `${d.kind} ${d.namespace}/${d.name} (${d.field})`).join(", ");
+    return { ok: true, reason: "DependenciesReady", message: `every dependency is Ready: ${targets}` };
+  }
+  return {
+    ok: false,
+    reason: first.reason,
+    message: `waiting for what it depends on: ${problems.map((p) => p.text).join("; ")}. Nothing of it is applied until then`,
+  };
+}
+
+/** Refuses kinds whose declared references form a cycle, naming it; what the registry runs when it loads. */
+export function refuseReferenceCycles(modules: readonly Pick<KindModule, "definition" | "referencesKinds">[]): void {
+  const cycle = referenceCycle(modules);
+  if (cycle)
+    throw new Error(
+      `the kinds reference each other in a cycle, ${cycle.join(" → ")}: each resource of it would wait for the other to be Ready. Remove one of these references from the kinds' referencesKinds and dependsOn`,
+    );
+}
+
+/**
+ * A cycle in the kinds' declared references (`referencesKinds`), as the path that closes it
+ * (`A → B → A`), or undefined. A cycle would leave each resource of it waiting for the other to be Ready.
+ */
+export function referenceCycle(
+  modules: readonly Pick<KindModule, "definition" | "referencesKinds">[],
+): string[] | undefined {
+  const edges = new Map(modules.map((m) => [m.definition.kind, m.referencesKinds]));
+  const done = new Set<string>();
+  const visit = (kind: string, path: readonly string[]): string[] | undefined => {
+    const seen = path.indexOf(kind);
+    if (seen >= 0) return [...path.slice(seen), kind];
+    if (done.has(kind)) return undefined;
+    for (const next of edges.get(kind) ?? []) {
+      const cycle = visit(next, [...path, kind]);
+      if (cycle) return cycle;
+    }
+    done.add(kind);
+    return undefined;
+  };
+  for (const kind of edges.keys()) {
+    const cycle = visit(kind, []);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

@@ -1,0 +1,184 @@
+import { API_GROUP, API_GROUP_VERSION } from "../../lib/api/group.js";
+import {
+  DEPENDENCIES_READY,
+  dependenciesOf,
+  referenceCycle,
+  refuseReferenceCycles,
+} from "../../lib/engine/dependencies.js";
+import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import { type PlanContext, planResource } from "../../lib/engine/plan.js";
+import type { EngineView } from "../../lib/engine/view.js";
+import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { CONSUMER } from "../support/consumer-kind.js";
+
+const context: PlanContext = { withPrerequisites: (name) => [name], releaseOf: (name) => ({ name, namespace: name }) };
+
+function gateway(databaseRefValue: { name: string; namespace?: string }): EngineResource {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: "Gateway",
+    metadata: { name: "gw", namespace: "apps", uid: "u-gw", generation: 1 },
+    spec: { databaseRef: databaseRefValue },
+    status: { conditions: [], admitted: true },
+  };
+}
+
+const condition = (type: string, status: "True" | "False", message = "") => ({ type, status, reason: "R", message });
+
+function postgres(conditions: object[], connection?: object) {
+  return {
+    apiVersion: API_GROUP_VERSION,
+    kind: "PostgresCluster",
+    metadata: { name: "shared", namespace: "apps" },
+    status: { conditions, ...(connection ? { connection } : {}) },
+  };
+}
+const CONNECTION = { host: "shared-rw.apps.svc", port: 5432, credentialsSecret: { name: "shared-credentials" } };
+
+function view(dependencies?: Record<string, unknown>, extra: Partial<EngineView> = {}): EngineView {
+  return {
+    capabilities: [],
+    consumers: [],
+    objects: new Map(),
+    licence: {
+      entitlements: communityEntitlements(),
+      instances: [{ namespace: "apps", name: "gw", creationTimestamp: "2027-01-01T00:00:00Z", admitted: true }],
+    },
+    ...(dependencies ? { dependencies: dependencies as EngineView["dependencies"] } : {}),
+    ...extra,
+  };
+}
+
+const plan = (resource: EngineResource, v: EngineView, watchNamespaces?: string[]) =>
+  planResource(CONSUMER, resource, v, { ...context, ...(watchNamespaces ? { watchNamespaces } : {}) });
+
+describe("dependencies between the product's kinds", () => {
+  it("applies nothing while the target is missing: DependenciesReady names the field, the target and what to do; one Warning", () => {
+    const held = plan(gateway({ name: "shared" }), view());
+    const message =
+      "waiting for what it depends on: spec.databaseRef: PostgresCluster apps/shared does not exist: create it, or point spec.databaseRef at one that does. Nothing of it is applied until then";
+    expect(held.steps).toEqual([]);
+    expect(held.conditions.slice(0, 2)).toEqual([
+      { type: "Ready", status: "False", reason: "DependencyMissing", message, observedGeneration: 1 },
+      { type: DEPENDENCIES_READY, status: "False", reason: "DependencyMissing", message, observedGeneration: 1 },
+    ]);
+    expect(held.events).toEqual([{ type: "Warning", reason: "DependencyMissing", message }]);
+    expect(held.requeue).toBe(true);
+  });
+
+  it.each([
+    [
+      "not Ready",
+      postgres([condition("Ready", "False", "waiting for CNPG Cluster apps/shared to be Ready")]),
+      "DependencyNotReady",
+      "spec.databaseRef: PostgresCluster apps/shared is not Ready (waiting for CNPG Cluster apps/shared to be Ready)",
+    ],
+    [
+      "Ready without its connection",
+      postgres([condition("Ready", "True")]),
+      "DependencyNotReady",
+      "spec.databaseRef: PostgresCluster apps/shared publishes no status.connection yet",
+    ],
+    [
+      "refused by the licence",
+      postgres([condition("Ready", "False"), condition("Licensed", "False", "the cap is reached")]),
+      "DependencyRefused",
+      "spec.databaseRef: PostgresCluster apps/shared is refused by the licence: the cap is reached",
+    ],
+  ])("applies nothing while the target is %s, saying why", (_case, target, reason, problem) => {
+    const held = plan(gateway({ name: "shared" }), view({ "spec.databaseRef": target }));
+    expect(held.steps).toEqual([]);
+    expect(held.conditions[1]).toMatchObject({
+      type: DEPENDENCIES_READY,
+      status: "False",
+      reason,
+      message: `waiting for what it depends on: ${problem}. Nothing of it is applied until then`,
+    });
+    // Waiting for a target to become Ready is no failure: no Event; missing or refused is one.
+    expect(held.events.length).toBe(reason === "DependencyNotReady" ? 0 : 1);
+  });
+
+  it("once the target is Ready with its connection: the desired state is applied, wired from it; DependenciesReady True", () => {
+    const ready = plan(
+      gateway({ name: "shared" }),
+      view({ "spec.databaseRef": postgres([condition("Ready", "True")], CONNECTION) }),
+    );
+    expect(ready.steps.map((s) => (s as { object?: { data?: unknown } }).object?.data)).toEqual([
+      { host: "shared-rw.apps.svc" },
+    ]);
+    expect(ready.conditions[1]).toMatchObject({
+      type: DEPENDENCIES_READY,
+      status: "True",
+      message: "every dependency is Ready: PostgresCluster apps/shared (spec.databaseRef)",
+    });
+    expect(ready.conditions[0]).toMatchObject({ type: "Ready", status: "True" });
+  });
+
+  it("into another namespace only under a ReferenceGrant there: refused naming the grant, on DependenciesReady too", () => {
+    const refused = plan(gateway({ name: "shared", namespace: "data" }), view(undefined, { referenceGrants: [] }));
+    expect(refused.steps).toEqual([]);
+    expect(refused.conditions[1]).toMatchObject({
+      type: DEPENDENCIES_READY,
+      status: "False",
+      reason: "ReferenceNotPermitted",
+    });
+    expect(refused.conditions[1]?.message).toContain("spec.databaseRef");
+    const granted = plan(
+      gateway({ name: "shared", namespace: "data" }),
+      view(
+        { "spec.databaseRef": { ...postgres([condition("Ready", "True")], CONNECTION) } },
+        {
+          referenceGrants: [
+            {
+              namespace: "data",
+              spec: {
+                from: [{ group: API_GROUP, kind: "Gateway", namespace: "apps" }],
+                to: [{ group: API_GROUP, kind: "PostgresCluster" }],
+              },
+            },
+          ],
+        },
+      ),
+    );
+    expect(granted.conditions[1]).toMatchObject({ type: DEPENDENCIES_READY, status: "True" });
+    expect(granted.steps).toHaveLength(1);
+  });
+
+  it("a target outside the namespaces the operator serves: refused naming the flag, on DependenciesReady too", () => {
+    const outside = plan(gateway({ name: "shared", namespace: "data" }), view(), ["apps"]);
+    expect(outside.conditions[1]).toMatchObject({
+      type: DEPENDENCIES_READY,
+      status: "False",
+      reason: "NamespaceNotWatched",
+    });
+    expect(outside.conditions[1]?.message).toContain('spec.databaseRef.namespace "data"');
+  });
+
+  it("refuses a dependency on a kind the module does not declare", () => {
+    const undeclared = { ...CONSUMER, referencesKinds: [] } as unknown as KindModule;
+    expect(() => dependenciesOf(undeclared, gateway({ name: "shared" }))).toThrow(
+      "Gateway depends on PostgresCluster (spec.databaseRef), which its referencesKinds does not declare",
+    );
+  });
+});
+
+describe("cycles between the kinds' references", () => {
+  const kind = (name: string, references: string[]) =>
+    ({ definition: { kind: name }, referencesKinds: references }) as never;
+
+  it("finds the cycle and names it; none among kinds that only point onwards", () => {
+    const kinds = [
+      kind("ChatUI", ["Gateway", "MongoCluster"]),
+      kind("Gateway", ["PostgresCluster"]),
+      kind("PostgresCluster", []),
+    ];
+    expect(referenceCycle(kinds)).toBeUndefined();
+    expect(() => refuseReferenceCycles(kinds)).not.toThrow();
+    const cyclic = [...kinds.slice(0, 2), kind("PostgresCluster", ["ChatUI"])];
+    expect(referenceCycle(cyclic)).toEqual(["ChatUI", "Gateway", "PostgresCluster", "ChatUI"]);
+    expect(() => refuseReferenceCycles(cyclic)).toThrow(
+      "the kinds reference each other in a cycle, ChatUI → Gateway → PostgresCluster → ChatUI: each resource of it would wait for the other to be Ready",
+    );
+    expect(referenceCycle([kind("Gateway", ["Gateway"])])).toEqual(["Gateway", "Gateway"]);
+  });
+});
