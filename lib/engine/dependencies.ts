@@ -1,5 +1,10 @@
 import { type Condition, READY } from "../api/conditions.js";
-import { LICENSED } from "../licence/enforce.js";
+import { edition as editionText, LICENSED } from "../licence/enforce.js";
+import { type Entitlements, type Feature, HOW_TO_LICENSE } from "../licence/entitlements.js";
+
+/** The licensed feature that lets the product wire a dependency from its target. */
+const AUTO_WIRING: Feature = "auto-wiring";
+
 import type { EngineResource, KindModule, Verdict } from "./kind-module.js";
 import type { KubeObject } from "./objects.js";
 import type { Reference } from "./reference-grants.js";
@@ -15,6 +20,34 @@ export const DEPENDENCIES_READY = "DependenciesReady";
  */
 export interface Dependency extends Reference {
   readonly needs: "ready" | "connection";
+  /**
+   * The explicit field a user fills instead when the reference is not auto-wired (a SecretKeyRef to what
+   * auto-wiring would have provided), and whether it is filled. Declared for a `connection` dependency:
+   * wiring it is the licensed feature `auto-wiring` (wiringOf).
+   */
+  readonly manual?: { readonly field: string; readonly provided: boolean };
+}
+
+/** How one dependency is wired: by the product from the target, or by the user through its manual field. */
+export type Wiring =
+  | { readonly mode: "auto" }
+  | { readonly mode: "manual"; readonly field: string; readonly provided: boolean };
+
+/**
+ * The one decision on wiring, for every kind and front end: a dependency with a manual alternative is
+ * auto-wired when the licence includes `auto-wiring`, otherwise manual — the user fills its manual field.
+ * A dependency without one (the target only has to be Ready) is always followed by the product.
+ */
+export function wiringOf(dependency: Dependency, entitlements: Entitlements): Wiring {
+  if (!dependency.manual || entitlements.features.has(AUTO_WIRING)) return { mode: "auto" };
+  return { mode: "manual", field: dependency.manual.field, provided: dependency.manual.provided };
+}
+
+/** What `navique plan` and `pulumi preview` say of one dependency's wiring. */
+export function wiringLine(dependency: Dependency, wiring: Wiring): string {
+  const target = `${dependency.field} → ${dependency.kind} ${dependency.namespace}/${dependency.name}`;
+  if (wiring.mode === "auto") return `${target}: auto-wired`;
+  return `${target}: manual: ${wiring.provided ? `${wiring.field} is set` : `set ${wiring.field}`}`;
 }
 
 /** The dependencies a resource declares now, in its kind's order. */
@@ -37,8 +70,21 @@ export function allReferences(module: KindModule, resource: EngineResource): Ref
 }
 
 /** What is wrong with one dependency as observed, with the condition reason; undefined when it is fine. */
-function problem(dependency: Dependency, target: KubeObject | undefined): { reason: string; text: string } | undefined {
+function problem(
+  dependency: Dependency,
+  target: KubeObject | undefined,
+  entitlements: Entitlements,
+): { reason: string; text: string } | undefined {
   const subject = `${dependency.field}: ${dependency.kind} ${dependency.namespace}/${dependency.name}`;
+  const wiring = wiringOf(dependency, entitlements);
+  if (wiring.mode === "manual") {
+    // Wired by the user: what the product would have read of the target, the manual field provides.
+    if (wiring.provided) return undefined;
+    return {
+      reason: "ManualWiringRequired",
+      text: `${subject} is not auto-wired: ${editionText(entitlements)} does not include auto-wiring. Set ${wiring.field} to wire it by hand, or ${HOW_TO_LICENSE}`,
+    };
+  }
   if (!target)
     return {
       reason: "DependencyMissing",
@@ -71,7 +117,7 @@ export function dependencyVerdict(module: KindModule, resource: EngineResource, 
   const dependencies = dependenciesOf(module, resource);
   if (dependencies.length === 0) return undefined;
   const problems = dependencies.flatMap((d) => {
-    const found = problem(d, view.dependencies?.[d.field]);
+    const found = problem(d, view.dependencies?.[d.field], view.licence.entitlements);
     return found ? [found] : [];
   });
   const [first] = problems;

@@ -3,6 +3,7 @@ import type { LicenceRefusal } from "../licence/enforce.js";
 import type { CapabilityDecision } from "../plan/provenance.js";
 import { resourceLabel, stalledLine } from "./conditions.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
+import { dependenciesOf, wiringLine, wiringOf } from "./dependencies.js";
 import { changesNothing } from "./in-place.js";
 import type { EngineResource } from "./kind-module.js";
 import { membersIn } from "./members.js";
@@ -178,6 +179,13 @@ export async function previewDecisions(
   const ready = plan.conditions.find((c) => c.type === READY);
   const stalled = stalledOf(plan.conditions);
   if (plan.refusal) return licenceRefused(plan, plan.refusal, prefix, passes);
+  // Where something is said of it, how each dependency with a manual alternative is wired: one decision
+  // (wiringOf), the licence's.
+  const wiring = dependenciesOf(module, resource)
+    .filter((d) => d.manual)
+    .map((d) => `${prefix}: ${wiringLine(d, wiringOf(d, view.licence.entitlements))}`);
+  const withWiring = <D extends { readonly lines: readonly string[] }>(decided: D): D =>
+    decided.lines.length > 0 ? { ...decided, lines: [...decided.lines, ...wiring] } : decided;
   // A Stalled resource is refused before any capability is ensured (lib/engine/plan.ts): none is
   // installed or relied on for it.
   const relied = stalled ? [] : view.capabilities;
@@ -190,26 +198,26 @@ export async function previewDecisions(
   if (stalled) {
     // Said before anything is created, exactly as the condition will say it: `up` would stop there.
     lines.push(stalledLine(prefix, stalled));
-    return { ...base, lines, inPlace: false, stalled };
+    return withWiring({ ...base, lines, inPlace: false, stalled });
   }
   const awaited = awaitedReads(module, resource, view, options.createdFirst ?? []);
   if (ready?.status !== "True" && awaited.length > 0) {
     // Not missing: the same run creates it first. What it would tell is decided once it exists.
     const names = awaited.map((o) => `${o.kind} ${o.namespace}/${o.name}`).join(", ");
     lines.push(`${prefix}: decided once ${names} exists: the same run creates it first`);
-    return { ...base, lines, inPlace: false };
+    return withWiring({ ...base, lines, inPlace: false });
   }
   if (ready?.status !== "True" && changing.length === 0) {
     // Nothing the product would do: something outside it is missing — say which.
     lines.push(`${prefix}: nothing to do until: ${ready?.message ?? "unknown"}`);
-    return { ...base, lines, inPlace: false };
+    return withWiring({ ...base, lines, inPlace: false });
   }
   if (!options.live && lines.length === 0) {
     // A new resource that needs nothing made: recorded, and Ready as the message says.
     lines.push(`${prefix}: create it, nothing else: ${ready?.message ?? "Ready"}`);
   }
   const inPlace = options.live !== undefined && lines.length === 0;
-  return { ...base, lines, inPlace };
+  return withWiring({ ...base, lines, inPlace });
 }
 
 /**

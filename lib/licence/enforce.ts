@@ -20,7 +20,8 @@ export interface Instance {
   readonly admitted: boolean;
 }
 
-function edition(entitlements: Entitlements): string {
+/** How a message names the licence in force: the Community edition (and why), or the licence's id. */
+export function edition(entitlements: Entitlements): string {
   return entitlements.edition === "Community"
     ? `the Community edition${entitlements.reason ? ` (${entitlements.reason})` : ""}`
     : `licence ${entitlements.licenseId}`;

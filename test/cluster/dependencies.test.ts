@@ -5,6 +5,7 @@ import { DEPENDENCIES_READY } from "../../lib/engine/dependencies.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { observeResource } from "../../lib/engine/observe.js";
 import { planResource } from "../../lib/engine/plan.js";
+import { previewDecisions } from "../../lib/engine/preview.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -34,7 +35,7 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
     unlock = await lockCapabilities();
     client = testClient();
     const helm = await testHelm();
-    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
+    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 }, features: ["auto-wiring"] }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, CAPABILITY_SUITE_SETUP_MS);
 
@@ -102,6 +103,18 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
     expect(ready.plan.conditions[1]).toMatchObject({ type: DEPENDENCIES_READY, status: "True" });
     expect(ready.plan.steps.map((s) => (s as { object?: { data?: unknown } }).object?.data)).toEqual([
       { host: "pg.internal" },
+    ]);
+
+    // What `navique plan` and `pulumi preview` print of it: the step, and how the reference is wired.
+    const withConsumer: ReconcileContext = {
+      ...reconcile,
+      registry: [...reconcile.registry, CONSUMER],
+      instances: (kind) => (kind === CONSUMER.definition.kind ? { list: [], ahead: () => 0 } : undefined),
+    };
+    const preview = await previewDecisions(withConsumer, gateway);
+    expect(preview.lines).toEqual([
+      `Gateway ${apps}/gw: apply ConfigMap`,
+      `Gateway ${apps}/gw: spec.databaseRef → PostgresCluster ${data}/shared: auto-wired`,
     ]);
   });
 });

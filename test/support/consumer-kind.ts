@@ -1,17 +1,35 @@
 import { z } from "zod";
 import { API_GROUP } from "../../lib/api/group.js";
-import type { Dependency } from "../../lib/engine/dependencies.js";
+import { type Dependency, wiringOf } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { EngineView } from "../../lib/engine/view.js";
 
 /**
- * A consumer kind written for the tests of dependencies — the shape the platform's kinds (a Gateway on a
- * PostgresCluster) take: `spec.databaseRef` names a PostgresCluster whose connection it needs, and its
- * desired state is a ConfigMap `<name>-wiring` holding the host it read from it. Named Gateway, a kind the
- * licence caps; no CRD of it is served: it is planned and observed, never stored.
+ * A consumer kind written for the tests of dependencies, in the shape the platform's kinds (a Gateway on
+ * a PostgresCluster) take: `spec.databaseRef` names a PostgresCluster whose connection it needs —
+ * auto-wired under a licence with `auto-wiring`, otherwise through `spec.databaseUrlSecretRef`, a Secret
+ * the user fills —, and its desired state is a ConfigMap `<name>-wiring` saying where it was wired from:
+ * the host it read from the target, or the user's Secret. Named Gateway, a kind the licence caps; no CRD
+ * of it is served: it is planned and observed, never stored.
  */
-const databaseRef = (resource: EngineResource) =>
-  (resource.spec as { databaseRef: { name: string; namespace?: string } }).databaseRef;
+interface ConsumerSpec {
+  readonly databaseRef: { readonly name: string; readonly namespace?: string };
+  readonly databaseUrlSecretRef?: { readonly name: string; readonly key: string };
+}
+const specOf = (resource: EngineResource) => resource.spec as ConsumerSpec;
+
+function databaseDependency(resource: EngineResource): Dependency {
+  const { databaseRef, databaseUrlSecretRef } = specOf(resource);
+  return {
+    field: "spec.databaseRef",
+    group: API_GROUP,
+    kind: "PostgresCluster",
+    name: databaseRef.name,
+    namespace: databaseRef.namespace ?? resource.metadata.namespace,
+    needs: "connection",
+    manual: { field: "spec.databaseUrlSecretRef", provided: databaseUrlSecretRef !== undefined },
+  };
+}
 
 export const CONSUMER = {
   definition: { kind: "Gateway", plural: "gateways" },
@@ -24,18 +42,15 @@ export const CONSUMER = {
   observes: () => [],
   references: () => [],
   referencesKinds: ["PostgresCluster"],
-  dependsOn: (resource: EngineResource): Dependency[] => [
-    {
-      field: "spec.databaseRef",
-      group: API_GROUP,
-      kind: "PostgresCluster",
-      name: databaseRef(resource).name,
-      namespace: databaseRef(resource).namespace ?? resource.metadata.namespace,
-      needs: "connection",
-    },
-  ],
+  dependsOn: (resource: EngineResource): Dependency[] => [databaseDependency(resource)],
   desired: (resource: EngineResource, view: EngineView) => {
     const target = view.dependencies?.["spec.databaseRef"] as { status?: { connection?: { host: string } } };
+    // The one decision of the core, as every kind makes it.
+    const wiring = wiringOf(databaseDependency(resource), view.licence.entitlements);
+    const data =
+      wiring.mode === "manual"
+        ? { urlSecret: specOf(resource).databaseUrlSecretRef?.name ?? "" }
+        : { host: target?.status?.connection?.host ?? "" };
     return {
       steps: [
         {
@@ -44,7 +59,7 @@ export const CONSUMER = {
             apiVersion: "v1",
             kind: "ConfigMap",
             metadata: { name: `${resource.metadata.name}-wiring`, namespace: resource.metadata.namespace },
-            data: { host: target?.status?.connection?.host ?? "" },
+            data,
           },
           description: "apply ConfigMap",
         },

@@ -4,11 +4,13 @@ import {
   dependenciesOf,
   referenceCycle,
   refuseReferenceCycles,
+  wiringLine,
+  wiringOf,
 } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
 import type { EngineView } from "../../lib/engine/view.js";
-import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { COMMUNITY_CAPS, communityEntitlements, type Entitlements } from "../../lib/licence/entitlements.js";
 import { CONSUMER } from "../support/consumer-kind.js";
 
 const context: PlanContext = { withPrerequisites: (name) => [name], releaseOf: (name) => ({ name, namespace: name }) };
@@ -35,13 +37,21 @@ function postgres(conditions: object[], connection?: object) {
 }
 const CONNECTION = { host: "shared-rw.apps.svc", port: 5432, credentialsSecret: { name: "shared-credentials" } };
 
+/** A licence with `auto-wiring`: the product wires each dependency from its target. */
+const AUTO_WIRING: Entitlements = {
+  edition: "Licensed",
+  features: new Set(["auto-wiring"]),
+  caps: COMMUNITY_CAPS,
+  licenseId: "lic-wiring",
+};
+
 function view(dependencies?: Record<string, unknown>, extra: Partial<EngineView> = {}): EngineView {
   return {
     capabilities: [],
     consumers: [],
     objects: new Map(),
     licence: {
-      entitlements: communityEntitlements(),
+      entitlements: AUTO_WIRING,
       instances: [{ namespace: "apps", name: "gw", creationTimestamp: "2027-01-01T00:00:00Z", admitted: true }],
     },
     ...(dependencies ? { dependencies: dependencies as EngineView["dependencies"] } : {}),
@@ -158,6 +168,53 @@ describe("dependencies between the product's kinds", () => {
     const undeclared = { ...CONSUMER, referencesKinds: [] } as unknown as KindModule;
     expect(() => dependenciesOf(undeclared, gateway({ name: "shared" }))).toThrow(
       "Gateway depends on PostgresCluster (spec.databaseRef), which its referencesKinds does not declare",
+    );
+  });
+});
+
+describe("wiring a dependency, licensed or by hand", () => {
+  const community = (dependencies?: Record<string, unknown>) => ({
+    ...view(dependencies),
+    licence: { ...view().licence, entitlements: communityEntitlements() },
+  });
+  const readyTarget = { "spec.databaseRef": postgres([condition("Ready", "True")], CONNECTION) };
+
+  it("under a licence with auto-wiring: wired from the target", () => {
+    const wired = plan(gateway({ name: "shared" }), view(readyTarget));
+    expect(wired.steps.map((s) => (s as { object?: { data?: unknown } }).object?.data)).toEqual([
+      { host: "shared-rw.apps.svc" },
+    ]);
+  });
+
+  it("under Community, while the manual field is empty: nothing applied, the condition names that exact field", () => {
+    const held = plan(gateway({ name: "shared" }), community(readyTarget));
+    expect(held.steps).toEqual([]);
+    expect(held.conditions[1]).toMatchObject({
+      type: DEPENDENCIES_READY,
+      status: "False",
+      reason: "ManualWiringRequired",
+      message:
+        "waiting for what it depends on: spec.databaseRef: PostgresCluster apps/shared is not auto-wired: the Community edition does not include auto-wiring. Set spec.databaseUrlSecretRef to wire it by hand, or ask your navique account contact for a licence that includes it, then apply it as the License named `navique`. Nothing of it is applied until then",
+    });
+  });
+
+  it("under Community, once the user fills it: wired from the user's Secret, the target not waited for", () => {
+    const spec = { databaseRef: { name: "shared" }, databaseUrlSecretRef: { name: "db-url", key: "url" } };
+    const wired = plan({ ...gateway({ name: "shared" }), spec }, community());
+    expect(wired.conditions[1]).toMatchObject({ type: DEPENDENCIES_READY, status: "True" });
+    expect(wired.steps.map((s) => (s as { object?: { data?: unknown } }).object?.data)).toEqual([
+      { urlSecret: "db-url" },
+    ]);
+  });
+
+  it("says for each reference how it is wired, in the words navique plan and pulumi preview print", () => {
+    const [dependency] = dependenciesOf(CONSUMER, gateway({ name: "shared" }));
+    if (!dependency) throw new Error("no dependency");
+    expect(wiringLine(dependency, wiringOf(dependency, AUTO_WIRING))).toBe(
+      "spec.databaseRef → PostgresCluster apps/shared: auto-wired",
+    );
+    expect(wiringLine(dependency, wiringOf(dependency, communityEntitlements()))).toBe(
+      "spec.databaseRef → PostgresCluster apps/shared: manual: set spec.databaseUrlSecretRef",
     );
   });
 });
