@@ -203,8 +203,9 @@ function withDependencies(module: KindModule, resource: EngineResource, plan: Pl
  * A resource whose dependencies are not all there and Ready (lib/engine/dependencies.ts): nothing of it
  * is applied — not even its operators installed —, DependenciesReady and Ready say what it waits for,
  * each problem naming the field and the target, and it is looked at again (the operator also re-queues
- * it when a target changes). One Warning Event for a target missing or refused by the licence; waiting
- * for one to become Ready is no failure. Undefined when nothing holds it.
+ * it when a target changes). One Warning Event when someone has to act — a target missing or refused by
+ * the licence, a manual field to fill —; waiting for a target to become Ready is no failure. Undefined
+ * when nothing holds it.
  */
 export function waitingForDependencies(
   module: KindModule,
@@ -218,7 +219,8 @@ export function waitingForDependencies(
     condition(resource, DEPENDENCIES_READY, false, verdict.reason, verdict.message),
     condition(resource, module.phase, false, verdict.reason, verdict.message),
   ];
-  const warn = verdict.reason === "DependencyMissing" || verdict.reason === "DependencyRefused";
+  // Someone has to act (create it, license it, fill the manual field): said once as a Warning.
+  const warn = ["DependencyMissing", "DependencyRefused", "ManualWiringRequired"].includes(verdict.reason);
   return {
     steps: [],
     conditions,

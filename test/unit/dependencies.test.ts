@@ -189,6 +189,7 @@ describe("wiring a dependency, licensed or by hand", () => {
   it("under Community, while the manual field is empty: nothing applied, the condition names that exact field", () => {
     const held = plan(gateway({ name: "shared" }), community(readyTarget));
     expect(held.steps).toEqual([]);
+    expect(held.events.map((e) => [e.type, e.reason])).toEqual([["Warning", "ManualWiringRequired"]]);
     expect(held.conditions[1]).toMatchObject({
       type: DEPENDENCIES_READY,
       status: "False",
