@@ -26,10 +26,9 @@ import { HelmCli } from "../lib/cluster/helm-cli.js";
 import { KubeClient } from "../lib/cluster/kube-client.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
-import { DRIFT_POSTGRES, playControllers } from "../test/support/drift.js";
-import { killMidInstall } from "../test/support/killed-mid-install.js";
+import { playControllers } from "../test/support/drift.js";
+import { operatorKilledMidInstall } from "../test/support/killed-mid-install.js";
 import { startOperatorProcess, stopOperatorProcess } from "../test/support/operator-process.js";
-import { createResource } from "../test/support/resources.js";
 import { deleteNamespaceAndWait } from "./namespace.js";
 
 const { values } = parseArgs({
@@ -70,26 +69,19 @@ async function main(): Promise<void> {
         await helm.uninstall(entry.release.name, entry.release.namespace, { wait: true });
       await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
       const stopPlaying = playControllers(client, NAMESPACE, 100);
-      const first = startOperatorProcess({ kubeconfig });
-      const operators = [first];
+      const operators: ReturnType<typeof startOperatorProcess>[] = [];
       try {
-        await createResource(client, "PostgresCluster", NAMESPACE, DRIFT_POSTGRES, {
-          databases: [{ name: "app1" }],
-          managed: { deletionPolicy: "Delete" },
-        });
-        const killed = await killMidInstall({
-          client,
-          running: first,
-          restart: () => {
-            const restarted = startOperatorProcess({ kubeconfig });
-            operators.push(restarted);
-            return restarted;
+        const killed = await operatorKilledMidInstall(
+          {
+            client,
+            namespace: NAMESPACE,
+            target,
+            killWhen: "release-recorded",
+            timeoutMs: 300_000,
+            start: () => startOperatorProcess({ kubeconfig }),
           },
-          target,
-          killWhen: "release-recorded",
-          resource: { kind: "PostgresCluster", namespace: NAMESPACE, name: DRIFT_POSTGRES },
-          timeoutMs: 300_000,
-        });
+          operators,
+        );
         results.push({ target: target.name, foundAt: killed.atKill, ms: killed.convergedAfterMs });
         process.stderr.write(
           `[kill-mid-install] run ${run}/${RUNS}: killed during ${target.name}'s install (its record: ${killed.atKill}), Ready ${Math.round(killed.convergedAfterMs)} ms after the kill (load ${loadavg()[0]?.toFixed(2)})\n`,

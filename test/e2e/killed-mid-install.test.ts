@@ -11,12 +11,11 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
-import { DRIFT_POSTGRES, playControllers } from "../support/drift.js";
+import { playControllers } from "../support/drift.js";
 import { naviqueCrdsServed } from "../support/failing-step.js";
-import { killMidInstall, releaseStatuses } from "../support/killed-mid-install.js";
+import { operatorKilledMidInstall, releaseStatuses } from "../support/killed-mid-install.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { startOperatorProcess, stopOperatorProcess } from "../support/operator-process.js";
-import { createResource } from "../support/resources.js";
 
 const CAPABILITIES = [CLOUDNATIVE_PG, CERT_MANAGER];
 /** Issue 20's bound on a busy machine; bench/kill-mid-install.ts prints the figure beside stress-ng --cpu 4. */
@@ -61,26 +60,12 @@ describe("an operator killed -9 while it installs", () => {
       await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
       const ns = await namespaces.create("killed-install");
       const stopPlaying = playControllers(client, ns);
-      const first = startOperatorProcess();
-      const operators = [first];
+      const operators: ReturnType<typeof startOperatorProcess>[] = [];
       try {
-        await createResource(client, "PostgresCluster", ns, DRIFT_POSTGRES, {
-          databases: [{ name: "app1" }],
-          managed: { deletionPolicy: "Delete" },
-        });
-        const killed = await killMidInstall({
-          client,
-          running: first,
-          restart: () => {
-            const restarted = startOperatorProcess();
-            operators.push(restarted);
-            return restarted;
-          },
-          target,
-          killWhen: "lock-held",
-          resource: { kind: "PostgresCluster", namespace: ns, name: DRIFT_POSTGRES },
-          timeoutMs: 120_000,
-        });
+        const killed = await operatorKilledMidInstall(
+          { client, namespace: ns, target, killWhen: "lock-held", timeoutMs: 120_000, start: startOperatorProcess },
+          operators,
+        );
         expect(killed.convergedAfterMs).toBeLessThan(CONVERGED_WITHIN_MS);
         for (const entry of CAPABILITIES) {
           const statuses = await releaseStatuses(client, entry);

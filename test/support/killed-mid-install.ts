@@ -4,8 +4,9 @@ import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { releaseRecords } from "./capabilities.js";
 import { condition } from "./cluster.js";
+import { DRIFT_POSTGRES } from "./drift.js";
 import type { startOperatorProcess } from "./operator-process.js";
-import { readStoredResource } from "./resources.js";
+import { createResource, readStoredResource } from "./resources.js";
 import { killGroup } from "./two-operators.js";
 
 type OperatorProcess = ReturnType<typeof startOperatorProcess>;
@@ -83,4 +84,42 @@ export async function killMidInstall(options: {
     50,
   );
   return { atKill, convergedAfterMs: performance.now() - killedAt };
+}
+
+/**
+ * The whole scenario, as the test and the bench run it: an operator started (`start`) for a managed
+ * PostgresCluster `drift` created in `namespace` (which needs cert-manager, then CloudNativePG), killed
+ * mid-install of `target` and started again. Every operator started is pushed on `operators`, for the
+ * caller to stop whatever happens.
+ */
+export async function operatorKilledMidInstall(
+  options: {
+    readonly client: KubeClient;
+    readonly namespace: string;
+    readonly target: CapabilityEntry;
+    readonly killWhen: "lock-held" | "release-recorded";
+    readonly timeoutMs: number;
+    readonly start: () => OperatorProcess;
+  },
+  operators: OperatorProcess[],
+): Promise<KilledMidInstall> {
+  const first = options.start();
+  operators.push(first);
+  await createResource(options.client, "PostgresCluster", options.namespace, DRIFT_POSTGRES, {
+    databases: [{ name: "app1" }],
+    managed: { deletionPolicy: "Delete" },
+  });
+  return killMidInstall({
+    client: options.client,
+    running: first,
+    restart: () => {
+      const restarted = options.start();
+      operators.push(restarted);
+      return restarted;
+    },
+    target: options.target,
+    killWhen: options.killWhen,
+    resource: { kind: "PostgresCluster", namespace: options.namespace, name: DRIFT_POSTGRES },
+    timeoutMs: options.timeoutMs,
+  });
 }
