@@ -23,6 +23,7 @@ import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { KIND_SAMPLES } from "../support/kind-samples.js";
 import { type MalformedSpec, malformedSpecs, unjudgedStrings } from "../support/malformed-specs.js";
 import { discardNamespace } from "../support/namespace-content.js";
 import { REPOSITORY } from "../support/repository.js";
@@ -34,7 +35,6 @@ const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 const SEED = 20;
 const CASES_PER_BREAKAGE = 2;
 
-const SECRET = { name: "pg", key: "password", namespace: "data" };
 /** The Pulumi program handing each case to its component (test/fixtures/pulumi/fuzz-program). */
 const PULUMI_PROGRAM = join(REPOSITORY, "test", "fixtures", "pulumi", "fuzz-program");
 /** The kinds with a Pulumi component; the others have none to judge their cases. */
@@ -55,19 +55,7 @@ const KINDS: readonly FuzzedKind[] = [
   {
     definition: POSTGRES_CLUSTER_DEFINITION,
     cluster: false,
-    bases: [
-      {
-        type: "cnpg",
-        mode: "managed",
-        databases: [{ name: "app", owner: "app_owner" }, { name: "logs" }],
-        managed: { instances: 2, storage: { size: "10Gi", storageClass: "standard" }, deletionPolicy: "Retain" },
-      },
-      {
-        mode: "adopt",
-        adopt: { clusterRef: { name: "shared", namespace: "data" }, credentialsSecretRef: SECRET },
-      },
-      { mode: "external", external: { connectionSecretRef: { name: "pg", key: "uri" } } },
-    ],
+    bases: KIND_SAMPLES.PostgresCluster,
     construct: (chart, id, spec) => {
       new PostgresClusterConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
       return true;
@@ -76,26 +64,7 @@ const KINDS: readonly FuzzedKind[] = [
   {
     definition: REDIS_INSTANCE_DEFINITION,
     cluster: false,
-    bases: [
-      {
-        type: "redis",
-        mode: "managed",
-        managed: {
-          topology: "replication",
-          replicas: 3,
-          sentinel: true,
-          image: "quay.io/opstree/redis:v7.0.15",
-          sentinelImage: "quay.io/opstree/redis-sentinel:v7.0.15",
-          storage: { size: "1Gi", storageClass: "standard" },
-          deletionPolicy: "Delete",
-        },
-      },
-      {
-        mode: "adopt",
-        adopt: { redisRef: { kind: "Redis", name: "cache", namespace: "data" }, credentialsSecretRef: SECRET },
-      },
-      { mode: "external", external: { connectionSecretRef: { name: "redis", key: "password" } } },
-    ],
+    bases: KIND_SAMPLES.RedisInstance,
     construct: (chart, id, spec) => {
       new RedisInstanceConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
       return true;
@@ -104,14 +73,7 @@ const KINDS: readonly FuzzedKind[] = [
   {
     definition: STACK_DEFINITION,
     cluster: false,
-    bases: [
-      {
-        postgres: {
-          managed: { instances: 1, storage: { size: "10Gi", storageClass: "standard" }, deletionPolicy: "Retain" },
-          databases: [{ name: "litellm", owner: "gateway" }, { name: "langfuse" }],
-        },
-      },
-    ],
+    bases: KIND_SAMPLES.Stack,
     construct: (chart, id, spec) => {
       new StackConstruct(chart, id, { namespace: "apps", spec: spec as never });
       return true;
@@ -120,12 +82,7 @@ const KINDS: readonly FuzzedKind[] = [
   {
     definition: REFERENCE_GRANT_DEFINITION,
     cluster: false,
-    bases: [
-      {
-        from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "apps" }],
-        to: [{ group: "", kind: "Secret", name: "pg" }],
-      },
-    ],
+    bases: KIND_SAMPLES.ReferenceGrant,
     construct: (chart, id, spec) => {
       new ReferenceGrantConstruct(chart, id, { namespace: "data", spec: spec as never });
       return true;
@@ -134,7 +91,7 @@ const KINDS: readonly FuzzedKind[] = [
   {
     definition: LICENSE_DEFINITION as typeof POSTGRES_CLUSTER_DEFINITION,
     cluster: true,
-    bases: [{ token: "nvq1.test-key.e30.AAAA" }],
+    bases: KIND_SAMPLES.License,
     // The construct takes the token alone: a field beside it cannot be written.
     construct: (chart, id, spec, malformed) => {
       if (malformed.unknownField) return false;

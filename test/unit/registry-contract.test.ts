@@ -1,6 +1,8 @@
+import * as cdk8sConstructs from "../../constructs/index.js";
 import { customResourceDefinition } from "../../lib/api/crd.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { cappedKind } from "../../lib/engine/admission.js";
+import { referenceCycle } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { NOT_IMPLEMENTED } from "../../lib/engine/not-implemented.js";
 import { emittedOf, type KubeObject, keyOf } from "../../lib/engine/objects.js";
@@ -10,6 +12,8 @@ import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlements.js";
 import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import { watchedKinds } from "../../providers/operator/operator.js";
+import * as pulumiComponents from "../../providers/pulumi/index.js";
+import { KIND_SAMPLES } from "../support/kind-samples.js";
 
 // Contract tests that run for every registered kind: a kind added to the registry is held to them
 // without a line of its own here (ENGINE.md, "Tests that come with the registry").
@@ -35,15 +39,35 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** A resource of the kind with its schema's defaults: the spec any user gets by writing nothing. */
-function sample(module: KindModule, extra: Record<string, unknown> = {}, status?: unknown): EngineResource {
+/**
+ * A resource of the kind: by default with its schema's defaults — the spec any user gets by writing
+ * nothing —, or with `spec`, one of its samples.
+ */
+function sample(
+  module: KindModule,
+  extra: Record<string, unknown> = {},
+  status?: unknown,
+  spec: unknown = {},
+): EngineResource {
   return module.schema.parse({
     apiVersion: API_GROUP_VERSION,
     kind: module.definition.kind,
     metadata: { name: "sample", namespace: "team", uid: "uid-sample", generation: 3, ...extra },
-    spec: module.definition.spec.parse({}),
+    spec: module.definition.spec.parse(spec),
     ...(status ? { status } : {}),
   });
+}
+
+/** The kind's samples (test/support/kind-samples.ts): its defaults, then one spec per mode, each labelled. */
+function everyMode(module: KindModule): [string, EngineResource][] {
+  const specs = (KIND_SAMPLES as Readonly<Record<string, readonly Record<string, unknown>[]>>)[module.definition.kind];
+  return [
+    ["defaults", sample(module)],
+    ...(specs ?? []).map((spec, i): [string, EngineResource] => [
+      `sample ${i + 1} (${String(spec.mode ?? "its one mode")})`,
+      sample(module, {}, undefined, spec),
+    ]),
+  ];
 }
 
 /** Every capability it needs, Owned and Ready: the view in which its desired state is planned. */
@@ -109,15 +133,25 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
     expect(cappedKind(module.definition.kind)).toBe(module.definition.kind);
   });
 
-  it("declares a plural for every kind it emits, and emits nothing it does not declare", () => {
+  it("has a sample of every mode its schema declares (test/support/kind-samples.ts)", () => {
+    const spec = customResourceDefinition(module.definition).spec.versions[0]?.schema.openAPIV3Schema.properties
+      .spec as { properties?: { mode?: { enum?: string[] } } };
+    const modes = spec.properties?.mode?.enum ?? [];
+    const sampled = everyMode(module).map(([, resource]) => (resource.spec as { mode?: string }).mode);
+    expect(everyMode(module).length).toBeGreaterThan(1);
+    for (const mode of modes) expect([mode, sampled.includes(mode)]).toEqual([mode, true]);
+  });
+
+  it("declares a plural for every kind it emits, and emits nothing it does not declare, in every mode", () => {
     for (const emitted of module.emits) expect(emitted.plural).toMatch(/^[a-z][a-z0-9]*$/);
-    const resource = sample(module);
-    const plan = planResource(module, resource, readyView(module, resource), context);
-    for (const step of plan.steps) {
-      if (step.kind !== "apply" && step.kind !== "generate-secret") continue;
-      expect(module.emits.map((e) => `${e.apiVersion} ${e.kind}`)).toContain(
-        `${step.object.apiVersion} ${step.object.kind}`,
-      );
+    const declared = module.emits.map((e) => `${e.apiVersion} ${e.kind}`);
+    for (const [label, resource] of everyMode(module)) {
+      const plan = planResource(module, resource, readyView(module, resource), context);
+      for (const step of plan.steps) {
+        if (step.kind !== "apply" && step.kind !== "generate-secret") continue;
+        const emitted = `${step.object.apiVersion} ${step.object.kind}`;
+        expect([label, emitted, declared.includes(emitted)]).toEqual([label, emitted, true]);
+      }
     }
   });
 
@@ -130,22 +164,31 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
     for (const object of made) expect(watched).toContain(`${object.apiVersion} ${object.kind}`);
   });
 
-  it("plans purely: deep-frozen inputs, the same plan twice", () => {
-    const resource = deepFreeze(sample(module));
-    const view = deepFreeze(readyView(module, resource));
-    const first = planResource(module, resource, view, context);
-    expect(planResource(module, resource, view, context)).toEqual(first);
+  it("plans purely in every mode: deep-frozen inputs, the same plan twice", () => {
+    for (const [label, planned] of everyMode(module)) {
+      const resource = deepFreeze(planned);
+      const view = deepFreeze(readyView(module, resource));
+      const first = planResource(module, resource, view, context);
+      expect([label, planResource(module, resource, view, context)]).toEqual([label, first]);
+    }
   });
 
-  it("marks everything it applies as its own, and records it in status.emitted", () => {
-    const resource = sample(module);
-    const plan = planResource(module, resource, readyView(module, resource), context);
-    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-secret" ? [s.object] : []));
-    for (const object of made) {
-      expect(object.metadata.labels?.[OWNED_BY_LABEL]).toBe(`${module.definition.kind.toLowerCase()}.team.sample`);
-      expect(object.metadata.annotations?.["core.navique.com/owner"]).toBe(`${module.definition.kind}/team/sample`);
+  it("marks everything it applies as its own, and records it in status.emitted, in every mode", () => {
+    for (const [label, resource] of everyMode(module)) {
+      const plan = planResource(module, resource, readyView(module, resource), context);
+      const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-secret" ? [s.object] : []));
+      for (const object of made) {
+        expect([label, object.metadata.labels?.[OWNED_BY_LABEL]]).toEqual([
+          label,
+          `${module.definition.kind.toLowerCase()}.team.sample`,
+        ]);
+        expect([label, object.metadata.annotations?.["core.navique.com/owner"]]).toEqual([
+          label,
+          `${module.definition.kind}/team/sample`,
+        ]);
+      }
+      expect([label, (plan.status as { emitted: unknown[] }).emitted]).toEqual([label, made.map(emittedOf)]);
     }
-    expect((plan.status as { emitted: unknown[] }).emitted).toEqual(made.map(emittedOf));
   });
 
   it("refused by the licence, plans no step at all", () => {
@@ -226,18 +269,18 @@ describe("the registry", () => {
 
   it("has an acyclic graph of references between kinds, naming only registered kinds", () => {
     const known = new Set(REGISTRY.kinds.map((m) => m.definition.kind));
-    const edges = new Map(REGISTRY.kinds.map((m) => [m.definition.kind, m.referencesKinds]));
-    for (const targets of edges.values()) for (const target of targets) expect(known).toContain(target);
-    const visiting = new Set<string>();
-    const done = new Set<string>();
-    const visit = (kind: string, trail: string[]) => {
-      if (done.has(kind)) return;
-      if (visiting.has(kind)) throw new Error(`reference cycle: ${[...trail, kind].join(" -> ")}`);
-      visiting.add(kind);
-      for (const target of edges.get(kind) ?? []) visit(target, [...trail, kind]);
-      visiting.delete(kind);
-      done.add(kind);
-    };
-    for (const kind of known) expect(() => visit(kind, [])).not.toThrow();
+    for (const module of REGISTRY.kinds) for (const target of module.referencesKinds) expect(known).toContain(target);
+    expect(referenceCycle(REGISTRY.kinds)).toBeUndefined();
+  });
+
+  it("has every kind exported by every front end: a Pulumi component and a cdk8s construct of its name", () => {
+    const missing = REGISTRY.kinds.flatMap((module) => {
+      const { kind } = module.definition;
+      return [
+        ...(typeof (pulumiComponents as Record<string, unknown>)[kind] === "function" ? [] : [`Pulumi ${kind}`]),
+        ...(typeof (cdk8sConstructs as Record<string, unknown>)[kind] === "function" ? [] : [`cdk8s ${kind}`]),
+      ];
+    });
+    expect(missing).toEqual([]);
   });
 });

@@ -1,0 +1,57 @@
+/**
+ * Valid specs of every kind, one per mode, each holding every field of its mode: what the registry's
+ * contract tests plan (test/unit/registry-contract.test.ts, every mode sampled) and what the fuzz test
+ * breaks (test/e2e/malformed-specs.test.ts). A kind added to the registry needs its samples here.
+ */
+const SECRET = { name: "pg", key: "password", namespace: "data" };
+
+export const KIND_SAMPLES = {
+  PostgresCluster: [
+    {
+      type: "cnpg",
+      mode: "managed",
+      databases: [{ name: "app", owner: "app_owner" }, { name: "logs" }],
+      managed: { instances: 2, storage: { size: "10Gi", storageClass: "standard" }, deletionPolicy: "Retain" },
+    },
+    {
+      mode: "adopt",
+      adopt: { clusterRef: { name: "shared", namespace: "data" }, credentialsSecretRef: SECRET },
+    },
+    { mode: "external", external: { connectionSecretRef: { name: "pg", key: "uri" } } },
+  ],
+  RedisInstance: [
+    {
+      type: "redis",
+      mode: "managed",
+      managed: {
+        topology: "replication",
+        replicas: 3,
+        sentinel: true,
+        image: "quay.io/opstree/redis:v7.0.15",
+        sentinelImage: "quay.io/opstree/redis-sentinel:v7.0.15",
+        storage: { size: "1Gi", storageClass: "standard" },
+        deletionPolicy: "Delete",
+      },
+    },
+    {
+      mode: "adopt",
+      adopt: { redisRef: { kind: "Redis", name: "cache", namespace: "data" }, credentialsSecretRef: SECRET },
+    },
+    { mode: "external", external: { connectionSecretRef: { name: "redis", key: "password" } } },
+  ],
+  Stack: [
+    {
+      postgres: {
+        managed: { instances: 1, storage: { size: "10Gi", storageClass: "standard" }, deletionPolicy: "Retain" },
+        databases: [{ name: "litellm", owner: "gateway" }, { name: "langfuse" }],
+      },
+    },
+  ],
+  ReferenceGrant: [
+    {
+      from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "apps" }],
+      to: [{ group: "", kind: "Secret", name: "pg" }],
+    },
+  ],
+  License: [{ token: "nvq1.test-key.e30.AAAA" }],
+} as const satisfies Readonly<Record<string, readonly Record<string, unknown>[]>>;
