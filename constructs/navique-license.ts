@@ -1,8 +1,8 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
-import { LICENSE_KIND, LICENSE_NAME, LicenseSpec } from "../lib/api/license.js";
 import { checkInput } from "../lib/api/validation.js";
+import { LICENSE_KIND, LICENSE_NAME, LicenseSpec } from "../lib/kinds/license/schema.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
 import { appChanged } from "./app-declarations.js";

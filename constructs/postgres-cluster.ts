@@ -1,12 +1,12 @@
 import type { Construct } from "constructs";
+import type { ReferenceTree } from "../lib/api/reference-fields.js";
+import type { KindModule } from "../lib/engine/kind-module.js";
+import { POSTGRES_CLUSTER_MODULE } from "../lib/kinds/postgres-cluster/module.js";
 import type {
   POSTGRES_CLUSTER_KIND,
   PostgresClusterSpec,
   PostgresClusterSpecInput,
-} from "../lib/api/postgres-cluster.js";
-import type { ReferenceTree } from "../lib/api/reference-fields.js";
-import type { KindModule } from "../lib/engine/kind-module.js";
-import { POSTGRES_CLUSTER_MODULE } from "../lib/kinds/postgres-cluster/module.js";
+} from "../lib/kinds/postgres-cluster/schema.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
 import type { WithReferences } from "./references.js";
 

@@ -1,8 +1,8 @@
 import type { Construct } from "constructs";
 import type { ReferenceTree } from "../lib/api/reference-fields.js";
-import type { STACK_KIND, StackSpec, StackSpecInput } from "../lib/api/stack.js";
 import type { KindModule } from "../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../lib/kinds/stack/module.js";
+import type { STACK_KIND, StackSpec, StackSpecInput } from "../lib/kinds/stack/schema.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
 import type { WithReferences } from "./references.js";
 

@@ -8,10 +8,15 @@
 import "./package/require-node.js";
 
 export { API_GROUP, API_GROUP_VERSION, API_VERSION } from "./api/group.js";
-export { LICENSE_KIND, type LicenseSpecInput } from "./api/license.js";
 export {
-  DEFAULT_DATASTORE_MODE,
-  DEFAULT_DELETION_POLICY,
+  REFERENCE_GRANT_KIND,
+  ReferenceGrantSpec,
+  type ReferenceGrantSpecInput,
+} from "./api/reference-grant.js";
+export { type FieldProblem, ValidationError } from "./api/validation.js";
+export { DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY } from "./kinds/datastore/mode.js";
+export { LICENSE_KIND, type LicenseSpecInput } from "./kinds/license/schema.js";
+export {
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,
   DEFAULT_POSTGRES_TYPE,
@@ -19,21 +24,7 @@ export {
   PostgresClusterSpec,
   type PostgresClusterSpecInput,
   PostgresClusterStatus,
-} from "./api/postgres-cluster.js";
-export {
-  REFERENCE_GRANT_KIND,
-  ReferenceGrantSpec,
-  type ReferenceGrantSpecInput,
-} from "./api/reference-grant.js";
-export {
-  DEFAULT_STACK_DATABASES,
-  DEFAULT_STACK_POSTGRES,
-  DEFAULT_STACK_POSTGRES_MANAGED,
-  STACK_KIND,
-  StackSpec,
-  type StackSpecInput,
-} from "./api/stack.js";
-export { type FieldProblem, ValidationError } from "./api/validation.js";
+} from "./kinds/postgres-cluster/schema.js";
 export { DEFAULT_REDIS_IMAGE, DEFAULT_SENTINEL_IMAGE } from "./kinds/redis-instance/redis-operator-api.js";
 export {
   DEFAULT_ADOPTED_REDIS_KIND,
@@ -46,4 +37,12 @@ export {
   type RedisInstanceSpecInput,
 } from "./kinds/redis-instance/schema.js";
 export { REGISTRY } from "./kinds/registry.js";
+export {
+  DEFAULT_STACK_DATABASES,
+  DEFAULT_STACK_POSTGRES,
+  DEFAULT_STACK_POSTGRES_MANAGED,
+  STACK_KIND,
+  StackSpec,
+  type StackSpecInput,
+} from "./kinds/stack/schema.js";
 export { PACKAGE_VERSION } from "./package/manifest.js";

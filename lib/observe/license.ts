@@ -1,7 +1,7 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION } from "../api/group.js";
-import { LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "../api/license.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "../kinds/license/schema.js";
 import type { Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { resolveEntitlements } from "../licence/resolve.js";

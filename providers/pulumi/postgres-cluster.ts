@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
+import type { PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import { type ClusterArgs, type DeepInput, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";

@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { StackSpecInput } from "../../lib/api/stack.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../../lib/kinds/stack/module.js";
+import type { StackSpecInput } from "../../lib/kinds/stack/schema.js";
 import { type ClusterArgs, type DeepInput, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";

@@ -1,8 +1,8 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { MAX_POSTGRES_CLUSTER_NAME, POSTGRES_CLUSTER_PLURAL } from "../../lib/api/postgres-cluster.js";
-import { MAX_STACK_NAME, STACK_PLURAL } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
+import { MAX_POSTGRES_CLUSTER_NAME, POSTGRES_CLUSTER_PLURAL } from "../../lib/kinds/postgres-cluster/schema.js";
+import { MAX_STACK_NAME, STACK_PLURAL } from "../../lib/kinds/stack/schema.js";
 import { testClient } from "../support/capabilities.js";
 
 /** Where the dry runs are sent: every namespace has one; nothing is stored. */

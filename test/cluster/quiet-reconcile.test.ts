@@ -1,11 +1,11 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { LICENSE_NAME, LICENSE_PLURAL } from "../../lib/api/license.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import { ownershipMarks } from "../../lib/engine/ownership.js";
+import { LICENSE_NAME, LICENSE_PLURAL } from "../../lib/kinds/license/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,

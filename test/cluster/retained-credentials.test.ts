@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { V1Secret } from "@kubernetes/client-node";
 import { MANAGED_BY_LABEL, OPERATOR_NAME, OWNED_BY_LABEL } from "../../lib/api/group.js";
-import type { PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
@@ -10,6 +9,7 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import { DELETION_POLICY_ANNOTATION } from "../../lib/engine/garbage.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import type { PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,

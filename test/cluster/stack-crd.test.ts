@@ -1,8 +1,8 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { STACK_PLURAL, StackSpec } from "../../lib/api/stack.js";
 import { parseInput } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { statusOf } from "../../lib/cluster/kube-client.js";
+import { STACK_PLURAL, StackSpec } from "../../lib/kinds/stack/schema.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { discardNamespace } from "../support/namespace-content.js";

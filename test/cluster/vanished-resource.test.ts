@@ -1,8 +1,8 @@
 import { API_GROUP, API_VERSION, FINALIZER } from "../../lib/api/group.js";
-import { STACK_PLURAL } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { ensureFinalizer, removeFinalizer } from "../../lib/engine/finalizer.js";
 import { writeStatus } from "../../lib/engine/report.js";
+import { STACK_PLURAL } from "../../lib/kinds/stack/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { destroy as destroyPostgresCluster } from "../../providers/pulumi/runtime.js";
 import { destroy as destroyStack } from "../../providers/pulumi/stack-runtime.js";

@@ -1,5 +1,4 @@
 import { join } from "node:path";
-import type { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -7,6 +6,7 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { previewDesired } from "../../lib/engine/preview.js";
+import type { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,

@@ -12,14 +12,14 @@ import {
   Stack as StackConstruct,
 } from "../../constructs/index.js";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/api/license.js";
-import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/api/postgres-cluster.js";
 import { REFERENCE_GRANT_DEFINITION } from "../../lib/api/reference-grant.js";
-import { STACK_DEFINITION } from "../../lib/api/stack.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/kinds/license/schema.js";
+import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/kinds/postgres-cluster/schema.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
+import { STACK_DEFINITION } from "../../lib/kinds/stack/schema.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from "node:crypto";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL } from "../../lib/api/license.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL } from "../../lib/kinds/license/schema.js";
 import type { CappedKind, Feature } from "../../lib/licence/entitlements.js";
 import { signLicense } from "../../lib/licence/token.js";
 

@@ -1,12 +1,12 @@
-import type { PostgresCluster, PostgresClusterStatus } from "../../lib/api/postgres-cluster.js";
-import type { Stack, StackStatus } from "../../lib/api/stack.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { type Credentials, type KubeObject, keyOf } from "../../lib/engine/objects.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import type { EngineView } from "../../lib/engine/view.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
+import type { PostgresCluster, PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
 import { STACK_MODULE } from "../../lib/kinds/stack/module.js";
+import type { Stack, StackStatus } from "../../lib/kinds/stack/schema.js";
 
 export { DELETION_POLICY_ANNOTATION } from "../../lib/engine/garbage.js";
 export type { KubeObject } from "../../lib/engine/objects.js";

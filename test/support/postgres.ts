@@ -1,15 +1,15 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import type { PostgresClusterStatus } from "../../lib/api/postgres-cluster.js";
-import {
-  POSTGRES_CLUSTER_PLURAL,
-  PostgresCluster,
-  type PostgresClusterSpecInput,
-} from "../../lib/api/postgres-cluster.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
 import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
+import {
+  POSTGRES_CLUSTER_PLURAL,
+  PostgresCluster,
+  type PostgresClusterSpecInput,
+} from "../../lib/kinds/postgres-cluster/schema.js";
 import { finalizeResources, reconcileUntil as reconcileKindUntil } from "./resources.js";
 
 const crd = { group: API_GROUP, version: API_VERSION, plural: POSTGRES_CLUSTER_PLURAL };

@@ -1,7 +1,7 @@
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { STACK_PLURAL, type Stack, type StackSpecInput } from "../../lib/api/stack.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
+import { STACK_PLURAL, type Stack, type StackSpecInput } from "../../lib/kinds/stack/schema.js";
 import { finalizeResources, readStoredResource } from "./resources.js";
 
 const crd = { group: API_GROUP, version: API_VERSION, plural: STACK_PLURAL };

@@ -4,7 +4,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { EventsV1Api, type KubeConfig, type KubernetesObject, Watch } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL } from "../../lib/api/license.js";
+import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL } from "../../lib/kinds/license/schema.js";
 import { signLicense } from "../../lib/licence/token.js";
 
 /**

@@ -2,9 +2,9 @@ import { ApiObject, Chart, Testing } from "cdk8s";
 import * as kplus from "cdk8s-plus-28";
 import { fromName, PostgresCluster, RedisInstance, type Referenceable } from "../../constructs/index.js";
 import type { API_GROUP } from "../../lib/api/group.js";
-import type { PostgresClusterSpec } from "../../lib/api/postgres-cluster.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
-import type { StackSpec } from "../../lib/api/stack.js";
+import type { PostgresClusterSpec } from "../../lib/kinds/postgres-cluster/schema.js";
+import type { StackSpec } from "../../lib/kinds/stack/schema.js";
 import { synthProblems } from "../support/synth-problems.js";
 
 // The `@ts-expect-error` lines are the compile-time half of these tests: tsc (npm test's type-check)

@@ -1,11 +1,11 @@
 import { Chart, Testing } from "cdk8s";
 import { NaviqueLicense } from "../../constructs/index.js";
 import { MAX_IMAGE_REFERENCE } from "../../lib/api/image-reference.js";
-import { LicenseSpec } from "../../lib/api/license.js";
-import { PostgresClusterSpec } from "../../lib/api/postgres-cluster.js";
-import { StackSpec } from "../../lib/api/stack.js";
 import { checkInput } from "../../lib/api/validation.js";
+import { LicenseSpec } from "../../lib/kinds/license/schema.js";
+import { PostgresClusterSpec } from "../../lib/kinds/postgres-cluster/schema.js";
 import { RedisInstanceSpec } from "../../lib/kinds/redis-instance/schema.js";
+import { StackSpec } from "../../lib/kinds/stack/schema.js";
 import { synthProblems } from "../support/synth-problems.js";
 
 const IMAGE_EXPECTED = "must be an image reference: REGISTRY/PATH:TAG, optionally pinned with @sha256:<64 hex digits>";

@@ -1,7 +1,7 @@
 import { stalledOf } from "../../lib/api/conditions.js";
-import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
-import { MAX_STACK_NAME, Stack } from "../../lib/api/stack.js";
 import { ownedByValue, ownerOf } from "../../lib/engine/ownership.js";
+import { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
+import { MAX_STACK_NAME, Stack } from "../../lib/kinds/stack/schema.js";
 import type { Instance } from "../../lib/licence/enforce.js";
 import { COMMUNITY_CAPS, communityEntitlements, type Entitlements } from "../../lib/licence/entitlements.js";
 import { planStack } from "../support/plans.js";

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { operatorChartFiles } from "../../constructs/operator-chart.js";
-import { POSTGRES_SPEC_RULES, PostgresClusterSpec } from "../../lib/api/postgres-cluster.js";
 import { parseInput, ValidationError } from "../../lib/api/validation.js";
 import { crdFiles } from "../../lib/kinds/crd-files.js";
+import { POSTGRES_SPEC_RULES, PostgresClusterSpec } from "../../lib/kinds/postgres-cluster/schema.js";
 import { allCustomResourceDefinitions } from "../../lib/kinds/registry.js";
 
 function problems(input: unknown): { path: string; message: string; received?: string }[] {

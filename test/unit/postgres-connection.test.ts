@@ -1,4 +1,4 @@
-import { connectionUrl } from "../../lib/kinds/connection-url.js";
+import { connectionUrl } from "../../lib/kinds/datastore/connection-url.js";
 import { postgresConnection } from "../../lib/kinds/postgres-cluster/status-connection.js";
 
 describe("where a PostgresCluster says consumers connect", () => {

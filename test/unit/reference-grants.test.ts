@@ -1,4 +1,3 @@
-import { PostgresCluster } from "../../lib/api/postgres-cluster.js";
 import { ReferenceGrantSpec } from "../../lib/api/reference-grant.js";
 import {
   grantsToCreate,
@@ -9,6 +8,7 @@ import {
   ungrantedReferences,
 } from "../../lib/engine/reference-grants.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
 import { type KubeObject, type PlanContext, type PostgresObservation, planPostgresCluster } from "../support/plans.js";
 

@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
-import type { LicenseSpec, LicenseSpecInput } from "../../lib/api/license.js";
-import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/api/postgres-cluster.js";
 import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
-import type { StackSpec, StackSpecInput } from "../../lib/api/stack.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
+import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
+import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
+import type { StackSpec, StackSpecInput } from "../../lib/kinds/stack/schema.js";
 
 /** `true` when A and B are assignable to each other; `false` otherwise. */
 type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,5 +1,5 @@
-import { LICENSE_DEFINITION, LICENSE_NAME } from "../../api/license.js";
 import type { SingletonModule } from "../../engine/singleton-module.js";
+import { LICENSE_DEFINITION, LICENSE_NAME } from "./schema.js";
 
 /**
  * License: the cluster's one licence (a singleton named `navique`). It emits nothing; its entitlements

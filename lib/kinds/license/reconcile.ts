@@ -1,10 +1,10 @@
 import { API_GROUP, API_VERSION } from "../../api/group.js";
-import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "../../api/license.js";
 import { type KubeClient, statusOf } from "../../cluster/kube-client.js";
 import { recordEvent, sameStatus, withTransitionTimes } from "../../engine/report.js";
 import type { Entitlements } from "../../licence/entitlements.js";
 import { resolveEntitlements } from "../../licence/resolve.js";
 import { readLicense } from "../../observe/license.js";
+import { LICENSE_KIND, LICENSE_NAME, LICENSE_PLURAL, type LicenseStatus } from "./schema.js";
 
 export interface LicenseOutcome {
   readonly entitlements: Entitlements;

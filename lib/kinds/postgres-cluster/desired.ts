@@ -1,9 +1,3 @@
-import {
-  type DeletionPolicy,
-  POSTGRES_TYPES,
-  type PostgresCluster,
-  type PostgresClusterStatus,
-} from "../../api/postgres-cluster.js";
 import { refNamespace } from "../../api/refs.js";
 import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
@@ -13,9 +7,9 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
-import { connectionUrl } from "../connection-url.js";
-import { externalConnection } from "../external-connection.js";
-
+import { connectionUrl } from "../datastore/connection-url.js";
+import { externalConnection } from "../datastore/external-connection.js";
+import type { DeletionPolicy } from "../datastore/mode.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
@@ -26,6 +20,7 @@ import {
   POSTGRES_PORT,
   readWriteHost,
 } from "./cnpg.js";
+import { POSTGRES_TYPES, type PostgresCluster, type PostgresClusterStatus } from "./schema.js";
 
 type PostgresDesired = Desired<PostgresClusterStatus>;
 

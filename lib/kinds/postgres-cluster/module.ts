@@ -1,16 +1,9 @@
 import { DATASTORE_READY } from "../../api/conditions.js";
-import {
-  POSTGRES_CLUSTER_DEFINITION,
-  POSTGRES_TYPES,
-  PostgresCluster,
-  type PostgresClusterStatus,
-  postgresClusterName,
-} from "../../api/postgres-cluster.js";
 import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
-import { adoptReads } from "../adopted-datastore.js";
-import { connectionSecretRead } from "../external-connection.js";
+import { adoptReads } from "../datastore/adopted-datastore.js";
+import { connectionSecretRead } from "../datastore/external-connection.js";
 import {
   CNPG_API_VERSION,
   CNPG_CLUSTER_TARGET,
@@ -21,6 +14,13 @@ import {
   POSTGRES_PORT,
 } from "./cnpg.js";
 import { adoptedCredentialsName, desiredPostgresCluster } from "./desired.js";
+import {
+  POSTGRES_CLUSTER_DEFINITION,
+  POSTGRES_TYPES,
+  PostgresCluster,
+  type PostgresClusterStatus,
+  postgresClusterName,
+} from "./schema.js";
 import { postgresConnection } from "./status-connection.js";
 
 /** The capability a PostgresCluster of type cnpg in managed mode needs (its prerequisites come with it). */

@@ -7,8 +7,8 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
-import { connectionUrl } from "../connection-url.js";
-import { externalConnection } from "../external-connection.js";
+import { connectionUrl } from "../datastore/connection-url.js";
+import { externalConnection } from "../datastore/external-connection.js";
 import {
   REDIS_PORT,
   REDIS_REPLICATION,

@@ -2,8 +2,8 @@ import { DATASTORE_READY } from "../../api/conditions.js";
 import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
-import { adoptReads } from "../adopted-datastore.js";
-import { connectionSecretRead } from "../external-connection.js";
+import { adoptReads } from "../datastore/adopted-datastore.js";
+import { connectionSecretRead } from "../datastore/external-connection.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
   embeddedSentinelStatefulSetName,

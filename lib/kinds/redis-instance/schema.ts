@@ -1,22 +1,15 @@
 import { z } from "zod";
 import type { BackendTypes } from "../../api/backend-types.js";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
-import { datastoreModeRules } from "../../api/datastore-mode-rules.js";
 import { imageReference } from "../../api/image-reference.js";
 import { withDefault } from "../../api/named-default.js";
-import {
-  DATASTORE_NAME_PATTERN,
-  DatastoreMode,
-  DEFAULT_DATASTORE_MODE,
-  DEFAULT_DELETION_POLICY,
-  DeletionPolicy,
-  datastoreName,
-  datastoreNameRules,
-} from "../../api/postgres-cluster.js";
 import { byteQuantity } from "../../api/quantity.js";
 import { namespaceName, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
+import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
+import { datastoreModeRules } from "../datastore/mode-rules.js";
+import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
 import {
   DEFAULT_REDIS_IMAGE,
   DEFAULT_SENTINEL_IMAGE,

@@ -1,7 +1,12 @@
 import { type Condition, READY, stalledOf } from "../../api/conditions.js";
 import { API_GROUP_VERSION } from "../../api/group.js";
-import { POSTGRES_CLUSTER_DEFINITION, POSTGRES_CLUSTER_KIND } from "../../api/postgres-cluster.js";
 import type { Connection } from "../../api/resource-status.js";
+import type { Desired, KindModule } from "../../engine/kind-module.js";
+import { type KubeObject, keyOf, labelOf } from "../../engine/objects.js";
+import { ownedBy, ownerReference } from "../../engine/ownership.js";
+import type { EngineView } from "../../engine/view.js";
+import { POSTGRES_CLUSTER_DEFINITION, POSTGRES_CLUSTER_KIND } from "../postgres-cluster/schema.js";
+import { postgresConnection, type WrittenPostgresStatus } from "../postgres-cluster/status-connection.js";
 import {
   STACK_DEFINITION,
   STACK_FEATURE,
@@ -10,12 +15,7 @@ import {
   type StackMember,
   type StackStatus,
   stackName,
-} from "../../api/stack.js";
-import type { Desired, KindModule } from "../../engine/kind-module.js";
-import { type KubeObject, keyOf, labelOf } from "../../engine/objects.js";
-import { ownedBy, ownerReference } from "../../engine/ownership.js";
-import type { EngineView } from "../../engine/view.js";
-import { postgresConnection, type WrittenPostgresStatus } from "../postgres-cluster/status-connection.js";
+} from "./schema.js";
 
 /** Condition type: whether every member reports Ready. */
 export const MEMBERS_READY = "MembersReady";

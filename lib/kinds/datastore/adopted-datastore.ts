@@ -1,5 +1,5 @@
-import { refNamespace } from "../api/refs.js";
-import type { ObservedRead } from "../engine/kind-module.js";
+import { refNamespace } from "../../api/refs.js";
+import type { ObservedRead } from "../../engine/kind-module.js";
 
 /** A reference of a spec: a name, and a namespace that defaults to the resource's. */
 interface Ref {

@@ -1,27 +1,25 @@
 import { z } from "zod";
-import { CNPG_APP_OWNER, CNPG_CLUSTER_TARGET } from "../kinds/postgres-cluster/cnpg.js";
-import type { BackendTypes } from "./backend-types.js";
-import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
-import { datastoreModeRules } from "./datastore-mode-rules.js";
-import { withDefault } from "./named-default.js";
-import { byteQuantity } from "./quantity.js";
-import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "./refs.js";
-import { Connection, ENGINE_STATUS } from "./resource-status.js";
-import { storedResource } from "./stored-resource.js";
+import type { BackendTypes } from "../../api/backend-types.js";
+import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import { withDefault } from "../../api/named-default.js";
+import { byteQuantity } from "../../api/quantity.js";
+import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
+import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
+import { storedResource } from "../../api/stored-resource.js";
+import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
+import { datastoreModeRules } from "../datastore/mode-rules.js";
+import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { CNPG_APP_OWNER, CNPG_CLUSTER_TARGET } from "./cnpg.js";
 
 export const POSTGRES_CLUSTER_KIND = "PostgresCluster";
 export const POSTGRES_CLUSTER_PLURAL = "postgresclusters";
 
 /** @default for `spec.type`. */
 export const DEFAULT_POSTGRES_TYPE = "cnpg";
-/** @default for `spec.mode`. */
-export const DEFAULT_DATASTORE_MODE = "managed";
 /** @default for `spec.managed.instances`. */
 export const DEFAULT_POSTGRES_INSTANCES = 1;
 /** @default for `spec.managed.storage.size`. */
 export const DEFAULT_POSTGRES_STORAGE_SIZE = "10Gi";
-/** @default for `spec.managed.deletionPolicy`: keep the data unless the user opted in to deleting it. */
-export const DEFAULT_DELETION_POLICY = "Retain";
 /** Upper bound of `spec.databases`, so the apiserver can bound the cost of its validation rules. */
 export const MAX_DATABASES = 64;
 
@@ -35,52 +33,6 @@ export const MAX_DATABASES = 64;
  * `<name>.<hash>`, all far below 253. One limit for every mode: a mode can change to managed.
  */
 export const MAX_POSTGRES_CLUSTER_NAME = 50;
-
-/** A DNS-1035 label: what CloudNativePG requires of a Cluster name, the Services' rule. */
-const DNS_1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
-
-/**
- * The name of a resource that becomes a CNPG Cluster's name (a PostgresCluster; `<stack>-postgres` for a
- * Stack): an object name, at most `max` characters and a DNS-1035 label. `what` says what is named
- * after it. The apiserver enforces the same: the CRD's CEL rule (`datastoreNameRules`) and pattern.
- */
-export function datastoreName(kind: string, max: number, what: string) {
-  return objectName.superRefine((name, ctx) => {
-    if (name.length > max) {
-      ctx.addIssue({ code: "custom", message: nameTooLong(kind, max, String(name.length), what) });
-    }
-    // objectName already refuses what is no RFC 1123 name at all; this adds the label's own rules.
-    if (/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name) && !DNS_1035_LABEL.test(name)) {
-      ctx.addIssue({ code: "custom", message: `${nameNotLabel(kind, what)} (received "${name}")` });
-    }
-  });
-}
-
-function nameTooLong(kind: string, max: number, received: string, what: string): string {
-  return `a ${kind} name has at most ${max} characters, received ${received}: ${what}. Choose a shorter name`;
-}
-
-function nameNotLabel(kind: string, what: string): string {
-  return `a ${kind} name must be a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, no '.'): ${what}. Rename it`;
-}
-
-/**
- * The CRD's rule for `datastoreName`'s length, in zod's words. CEL sees metadata.name unbounded, so a
- * message computed from it (the length received) or a regular expression over it exceeds the apiserver's
- * cost budget: the rule is a bare size() and its message states the limit; the label's form is the
- * schema's `pattern` on metadata.name (`DATASTORE_NAME_PATTERN`).
- */
-export function datastoreNameRules(kind: string, max: number, what: string) {
-  return [
-    {
-      rule: `size(self.metadata.name) <= ${max}`,
-      message: `metadata.name: ${nameTooLong(kind, max, `more`, what)}`,
-    },
-  ];
-}
-
-/** The form of a datastore name, as a pattern the CRD schema puts on metadata.name. */
-export const DATASTORE_NAME_PATTERN = DNS_1035_LABEL.source;
 
 /** What is named after a PostgresCluster, for the messages of its name's rules. */
 const NAMED_AFTER_POSTGRES_CLUSTER =
@@ -106,13 +58,6 @@ export const POSTGRES_TYPES: BackendTypes = {
   implemented: ["cnpg"] satisfies PostgresType[],
   instead: "type: cnpg (CloudNativePG)",
 };
-
-export const DatastoreMode = z
-  .enum(["managed", "adopt", "external"])
-  .describe(
-    "managed: the product installs the operator and creates the datastore; adopt: reference a datastore already in the cluster; external: a datastore outside the cluster, wired through a connection Secret.",
-  );
-export type DatastoreMode = z.infer<typeof DatastoreMode>;
 
 /** A PostgreSQL identifier as CNPG accepts it for database and role names. */
 const pgIdentifier = z
@@ -163,13 +108,6 @@ export function refuseDuplicateDatabases(
 
 const quantity = byteQuantity("10Gi");
 
-export const DeletionPolicy = z
-  .enum(["Retain", "Delete"])
-  .describe(
-    "What happens to the CNPG Cluster, which may hold data, when this resource is deleted or leaves managed mode. Retain (default): it is kept and released to you, with an Event. Delete: it is deleted, with an Event; the data is lost.",
-  );
-export type DeletionPolicy = z.infer<typeof DeletionPolicy>;
-
 export const PostgresManaged = z
   .object({
     instances: withDefault(z.number().int().min(1).max(9), { DEFAULT_POSTGRES_INSTANCES }).describe(
@@ -189,7 +127,9 @@ export const PostgresManaged = z
       .describe(
         `Storage of each instance. Default: ${DEFAULT_POSTGRES_STORAGE_SIZE} on the cluster's default StorageClass.`,
       ),
-    deletionPolicy: withDefault(DeletionPolicy, { DEFAULT_DELETION_POLICY }),
+    deletionPolicy: withDefault(DeletionPolicy, { DEFAULT_DELETION_POLICY }).describe(
+      "What happens to the CNPG Cluster, which may hold data, when this resource is deleted or leaves managed mode. Retain (default): it is kept and released to you, with an Event. Delete: it is deleted, with an Event; the data is lost.",
+    ),
   })
   .strict();
 export type PostgresManaged = z.infer<typeof PostgresManaged>;
@@ -215,7 +155,7 @@ export const PostgresExternal = z
   .strict();
 export type PostgresExternal = z.infer<typeof PostgresExternal>;
 
-/** The modes' rules (lib/api/datastore-mode-rules.ts), in zod (`superRefine` below) and as CEL for the apiserver. */
+/** The modes' rules (lib/kinds/datastore/mode-rules.ts), in zod (`superRefine` below) and as CEL for the apiserver. */
 const POSTGRES_MODE_RULES = datastoreModeRules("spec.adopt.clusterRef and spec.adopt.credentialsSecretRef");
 
 /**
@@ -258,9 +198,9 @@ export const PostgresClusterSpec = z
   .describe("Desired state of a shared PostgreSQL cluster.");
 export type PostgresClusterSpec = z.infer<typeof PostgresClusterSpec>;
 /** What a program writes as a PostgresCluster's spec, each field documented (generated from PostgresClusterSpec). */
-export type { PostgresClusterSpecInput } from "./generated/postgres-cluster-spec.js";
+export type { PostgresClusterSpecInput } from "../../api/generated/postgres-cluster-spec.js";
 
-export { CapabilityStatus, Connection, EmittedObject, Provenance } from "./resource-status.js";
+export { CapabilityStatus, Connection, EmittedObject, Provenance } from "../../api/resource-status.js";
 
 export const PostgresClusterStatus = z
   .object({

@@ -1,6 +1,6 @@
-import { refNamespace } from "../api/refs.js";
-import type { ObservedRead, Verdict } from "../engine/kind-module.js";
-import type { Credentials } from "../engine/objects.js";
+import { refNamespace } from "../../api/refs.js";
+import type { ObservedRead, Verdict } from "../../engine/kind-module.js";
+import type { Credentials } from "../../engine/objects.js";
 
 /** A datastore's `spec.external.connectionSecretRef`: a Secret, which must be in the resource's namespace. */
 interface ConnectionSecretRef {

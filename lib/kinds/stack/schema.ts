@@ -1,22 +1,20 @@
 import { z } from "zod";
-import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "./crd.js";
-import { withDefault } from "./named-default.js";
+import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import { withDefault } from "../../api/named-default.js";
+import { namespaceName, objectName } from "../../api/refs.js";
+import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
+import { storedResource } from "../../api/stored-resource.js";
+import { DEFAULT_DELETION_POLICY } from "../datastore/mode.js";
+import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
 import {
-  DATASTORE_NAME_PATTERN,
-  DEFAULT_DELETION_POLICY,
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,
-  datastoreName,
-  datastoreNameRules,
   MAX_DATABASES,
   MAX_POSTGRES_CLUSTER_NAME,
   PostgresDatabase,
   PostgresManaged,
   refuseDuplicateDatabases,
-} from "./postgres-cluster.js";
-import { namespaceName, objectName } from "./refs.js";
-import { Connection, ENGINE_STATUS } from "./resource-status.js";
-import { storedResource } from "./stored-resource.js";
+} from "../postgres-cluster/schema.js";
 
 export const STACK_KIND = "Stack";
 export const STACK_PLURAL = "stacks";
@@ -88,7 +86,7 @@ export const StackSpec = z
   );
 export type StackSpec = z.infer<typeof StackSpec>;
 /** What a program writes as a Stack's spec, each field documented (generated from StackSpec). */
-export type { StackSpecInput } from "./generated/stack-spec.js";
+export type { StackSpecInput } from "../../api/generated/stack-spec.js";
 
 export const StackMember = z
   .object({

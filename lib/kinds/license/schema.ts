@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { CappedKind, Feature } from "../licence/entitlements.js";
-import { Condition } from "./conditions.js";
-import { AGE_COLUMN, type KindDefinition } from "./crd.js";
+import { Condition } from "../../api/conditions.js";
+import { AGE_COLUMN, type KindDefinition } from "../../api/crd.js";
+import { CappedKind, Feature } from "../../licence/entitlements.js";
 
 export const LICENSE_KIND = "License";
 export const LICENSE_PLURAL = "licenses";
@@ -26,7 +26,7 @@ export const LicenseSpec = z
   .describe("The signed offline licence.");
 export type LicenseSpec = z.infer<typeof LicenseSpec>;
 /** What a program writes as the License's spec, each field documented (generated from LicenseSpec). */
-export type { LicenseSpecInput } from "./generated/license-spec.js";
+export type { LicenseSpecInput } from "../../api/generated/license-spec.js";
 
 export const LicenseStatus = z
   .object({
