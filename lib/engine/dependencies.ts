@@ -1,14 +1,13 @@
 import { type Condition, READY } from "../api/conditions.js";
 import { edition as editionText, LICENSED } from "../licence/enforce.js";
 import { type Entitlements, type Feature, HOW_TO_LICENSE } from "../licence/entitlements.js";
-
-/** The licensed feature that lets the product wire a dependency from its target. */
-const AUTO_WIRING: Feature = "auto-wiring";
-
 import type { EngineResource, KindModule, Verdict } from "./kind-module.js";
 import type { KubeObject } from "./objects.js";
 import type { Reference } from "./reference-grants.js";
 import type { EngineView } from "./view.js";
+
+/** The licensed feature that lets the product wire a dependency from its target. */
+const AUTO_WIRING: Feature = "auto-wiring";
 
 /** The condition a resource with references to other product resources reports them on. */
 export const DEPENDENCIES_READY = "DependenciesReady";

@@ -1,7 +1,6 @@
 import { randomBytes, randomInt } from "node:crypto";
 import type { EmittedObject } from "../api/resource-status.js";
-import type { KubeObject } from "./objects.js";
-import { keyOf } from "./objects.js";
+import { type KubeObject, keyOf } from "./objects.js";
 import type { DesiredStep, PlannedEvent } from "./steps.js";
 import type { EngineView } from "./view.js";
 
