@@ -18,13 +18,13 @@
  */
 import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { observeCapability } from "../lib/capabilities/observe.js";
+import { detectProvenance } from "../lib/capabilities/provenance.js";
 import type { CapabilityEntry } from "../lib/catalog/capability.js";
 import { HelmCli } from "../lib/cluster/helm-cli.js";
 import { KubeClient } from "../lib/cluster/kube-client.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
-import { observeCapability } from "../lib/observe/capability.js";
-import { detectProvenance } from "../lib/plan/provenance.js";
 import { lockCapabilities, resetCapabilities } from "../test/support/capabilities.js";
 import { DETECTION_ENTRIES, DETECTION_STATES, type DetectionStateContext } from "../test/support/detection-states.js";
 import { deleteNamespaceAndWait } from "./namespace.js";

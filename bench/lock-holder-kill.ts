@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SYSTEM_NAMESPACE } from "../lib/api/group.js";
-import { ensureSystemNamespace } from "../lib/apply/lease-lock.js";
+import { ensureSystemNamespace } from "../lib/capabilities/lease-lock.js";
 import { KubeClient, orUndefined } from "../lib/cluster/kube-client.js";
 import { killGroup } from "../test/support/two-operators.js";
 

@@ -16,12 +16,12 @@ import { performance } from "node:perf_hooks";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { parseAllDocuments } from "yaml";
 import { OWNERSHIP_MARKS } from "../lib/api/group.js";
+import { observeCapability } from "../lib/capabilities/observe.js";
+import { detectProvenance } from "../lib/capabilities/provenance.js";
 import { CapabilityEntry } from "../lib/catalog/capability.js";
 import { CLOUDNATIVE_PG } from "../lib/catalog/cloudnative-pg.js";
 import { KubeClient } from "../lib/cluster/kube-client.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
-import { observeCapability } from "../lib/observe/capability.js";
-import { detectProvenance } from "../lib/plan/provenance.js";
 import { deleteNamespaceAndWait } from "./namespace.js";
 
 const RUNS = 10;

@@ -1,12 +1,12 @@
 import { NaviqueOperator } from "../../providers/operator/operator.js";
 import { namespaceName } from "../api/refs.js";
 import { parseInput } from "../api/validation.js";
-import { ensureSystemNamespace } from "../apply/lease-lock.js";
+import { ensureSystemNamespace } from "../capabilities/lease-lock.js";
 import { parseChartSource } from "../catalog/chart-source.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
 import { LeaderElector } from "../cluster/leader-election.js";
-import { stderrReporter } from "../engine/reporter.js";
+import { stderrReporter } from "../reporter.js";
 import { cliHelm } from "./helm-binary.js";
 import { trustedKeys } from "./license-command.js";
 import { resolveClusterTarget } from "./target.js";

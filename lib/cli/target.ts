@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { inCluster, inClusterKubeconfig } from "../cluster/in-cluster.js";
 import { ambientKubeconfig } from "../cluster/kubeconfig-location.js";
-import type { Reporter } from "../engine/reporter.js";
 import { LocalControlPlane } from "../local-plane/plane.js";
+import type { Reporter } from "../reporter.js";
 
 /** Which cluster a command works on, and why that one. */
 export interface ClusterTarget {

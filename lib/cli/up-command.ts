@@ -1,6 +1,6 @@
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
 import { PLAN_EXIT_CODES } from "../engine/plan-run.js";
-import { stderrReporter } from "../engine/reporter.js";
+import { stderrReporter } from "../reporter.js";
 import { preparedHelm } from "./helm-binary.js";
 import { runPlan } from "./plan-command.js";
 import { resolveClusterTarget } from "./target.js";

@@ -25,7 +25,7 @@ export const LEADER_RETRY_PERIOD_MS = 2_000;
  */
 export const CANDIDATE_IDENTITY = `${hostname()}_${randomBytes(4).toString("hex")}`;
 
-/** Which leader Lease a process holds, as whom: what its install locks record (lib/apply/lease-lock.ts). */
+/** Which leader Lease a process holds, as whom: what its install locks record (lib/capabilities/lease-lock.ts). */
 export interface Leadership {
   readonly namespace: string;
   readonly name: string;

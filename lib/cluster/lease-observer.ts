@@ -10,7 +10,7 @@ export interface LeaseHolder {
  * A Lease's holder judged as client-go's leader election judges it: by how long the record (holder and
  * resourceVersion) has gone unchanged as this process saw it, never by comparing the holder's renewTime
  * with this machine's clock, so that clocks skewed between machines cannot make a live holder look
- * expired. Serves the install locks (lib/apply/lease-lock.ts) and the leader election
+ * expired. Serves the install locks (lib/capabilities/lease-lock.ts) and the leader election
  * (lib/cluster/leader-election.ts) alike.
  */
 export class LeaseObserver {

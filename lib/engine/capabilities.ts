@@ -1,6 +1,6 @@
 import { type Condition, OPERATORS_READY } from "../api/conditions.js";
 import type { CapabilityStatus } from "../api/resource-status.js";
-import type { CapabilityDecision } from "../plan/provenance.js";
+import type { CapabilityDecision } from "../capabilities/provenance.js";
 import { condition, resourceLabel } from "./conditions.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";

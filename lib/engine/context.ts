@@ -1,12 +1,12 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import type { CapabilityInstaller } from "../apply/capability-installer.js";
+import type { CapabilityInstaller } from "../capabilities/installer.js";
+import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { KubeClient } from "../cluster/kube-client.js";
-import type { CapabilityDecision } from "../plan/provenance.js";
+import type { Reporter } from "../reporter.js";
 import type { CapabilityCatalog } from "./capabilities.js";
 import type { KindModule } from "./kind-module.js";
 import type { CachedInstances, ObserveOptions } from "./observe.js";
 import type { PlanContext } from "./plan.js";
-import type { Reporter } from "./reporter.js";
 
 /** The core wired for one cluster: what every reconcile, preview and observation runs in. */
 export interface ReconcileContext extends CapabilityCatalog {

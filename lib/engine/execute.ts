@@ -1,4 +1,4 @@
-import type { PerformedInstall } from "../apply/capability-installer.js";
+import type { PerformedInstall } from "../capabilities/installer.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import type { ReconcileContext } from "./context.js";
 import { removeFinalizer } from "./finalizer.js";

@@ -1,5 +1,5 @@
 import { ApiException } from "@kubernetes/client-node";
-import { StepFailure } from "../apply/step-failure.js";
+import { StepFailure } from "../capabilities/step-failure.js";
 import { CATALOG } from "../catalog/catalog.js";
 import { ChartSourceError } from "../catalog/chart-source.js";
 import { type FailedWebhookCall, failedWebhookCall } from "../cluster/admission-webhook-failure.js";

@@ -1,13 +1,13 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { API_GROUP, API_VERSION } from "../api/group.js";
-import type { CapabilityInstaller } from "../apply/capability-installer.js";
+import type { CapabilityInstaller } from "../capabilities/installer.js";
+import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import { orUndefined } from "../cluster/kube-client.js";
 import type { Instance } from "../licence/enforce.js";
 import { capInstances, observeEntitlements } from "../observe/license.js";
 import { observeReferenceGrants } from "../observe/reference-grants.js";
 import { listStored } from "../observe/stored.js";
-import type { CapabilityDecision } from "../plan/provenance.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
 import { resourceLabel } from "./conditions.js";

@@ -1,10 +1,10 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import { stalledOf } from "../api/conditions.js";
+import type { CapabilityDecision } from "../capabilities/provenance.js";
 import { capOrder, type Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { resolveEntitlements } from "../licence/resolve.js";
 import { readLicense } from "../observe/license.js";
-import type { CapabilityDecision } from "../plan/provenance.js";
 import { instanceOf } from "./admission.js";
 import { resourceLabel, stalledLine } from "./conditions.js";
 import { moduleOf, type ReconcileContext } from "./context.js";

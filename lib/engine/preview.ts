@@ -1,6 +1,6 @@
 import { type Condition, READY, stalledOf } from "../api/conditions.js";
+import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { LicenceRefusal } from "../licence/enforce.js";
-import type { CapabilityDecision } from "../plan/provenance.js";
 import { resourceLabel, stalledLine } from "./conditions.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
 import { dependenciesOf, wiringLine, wiringOf } from "./dependencies.js";

@@ -1,5 +1,6 @@
 import { FINALIZER } from "../api/group.js";
 import { readStored } from "../observe/stored.js";
+import { silentReporter } from "../reporter.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
 import { execute, type StepResult } from "./execute.js";
 import { ReconcileFailure, stepFailureOf } from "./failure.js";
@@ -9,7 +10,6 @@ import { observeResource } from "./observe.js";
 import { failedPlan, failurePhase, planResource } from "./plan.js";
 import type { ObservedGrant } from "./reference-grants.js";
 import { recordEvents, writeStatus } from "./report.js";
-import { silentReporter } from "./reporter.js";
 import type { Plan, PlannedEvent } from "./steps.js";
 
 /** What one pass did. */

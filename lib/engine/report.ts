@@ -2,10 +2,10 @@ import { V1MicroTime } from "@kubernetes/client-node";
 import { canonicalJson } from "../api/canonical-json.js";
 import type { Condition } from "../api/conditions.js";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OPERATOR_NAME } from "../api/group.js";
-import { HOLDER_IDENTITY } from "../apply/lease-lock.js";
+import { HOLDER_IDENTITY } from "../capabilities/lease-lock.js";
 import { type KubeClient, statusOf } from "../cluster/kube-client.js";
+import type { Reporter } from "../reporter.js";
 import { eventName } from "./event-name.js";
-import type { Reporter } from "./reporter.js";
 import type { PlannedEvent } from "./steps.js";
 
 /** A resource reported on: namespaced (a PostgresCluster, a Stack) or cluster-scoped (the License). */

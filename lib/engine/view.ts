@@ -1,6 +1,6 @@
+import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
-import type { CapabilityDecision } from "../plan/provenance.js";
 import type { Reads } from "./kind-module.js";
 import type { KubeObject } from "./objects.js";
 import type { ObservedGrant } from "./reference-grants.js";

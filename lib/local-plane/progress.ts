@@ -1,4 +1,4 @@
-export { type Reporter, silentReporter, stderrReporter } from "../engine/reporter.js";
+export { type Reporter, silentReporter, stderrReporter } from "../reporter.js";
 
 /** `83s` → `1m23s`; short and stable for progress lines. */
 export function formatDuration(ms: number): string {

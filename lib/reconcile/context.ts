@@ -1,11 +1,11 @@
-import { CapabilityInstaller } from "../apply/capability-installer.js";
+import { CapabilityInstaller } from "../capabilities/installer.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import type { ChartSource } from "../catalog/chart-source.js";
 import type { HelmCli } from "../cluster/helm-cli.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { ReconcileContext } from "../engine/context.js";
-import type { Reporter } from "../engine/reporter.js";
 import { REGISTRY } from "../kinds/registry.js";
+import type { Reporter } from "../reporter.js";
 
 export type { ReconcileContext } from "../engine/context.js";
 

@@ -15,10 +15,10 @@ import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js
 import type { CachedInstances } from "../../lib/engine/observe.js";
 import { ownerOf } from "../../lib/engine/ownership.js";
 import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
-import { type Reporter, stderrReporter } from "../../lib/engine/reporter.js";
 import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
 import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { type Reporter, stderrReporter } from "../../lib/reporter.js";
 import { OWNED_RELEASE_SELECTOR, ownedReleases } from "./owned-releases.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { RefusedResources } from "./refused-resources.js";

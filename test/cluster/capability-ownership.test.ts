@@ -1,6 +1,7 @@
 import { join } from "node:path";
-import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
-import { StepFailure } from "../../lib/apply/step-failure.js";
+import { CapabilityInstaller } from "../../lib/capabilities/installer.js";
+import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
+import { StepFailure } from "../../lib/capabilities/step-failure.js";
 import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { CATALOG } from "../../lib/catalog/catalog.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
@@ -9,7 +10,6 @@ import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_CHARTS,

@@ -1,6 +1,6 @@
 import { AppsV1Api, CoreV1Api, type V1Deployment } from "@kubernetes/client-node";
+import { deploymentReady, deploymentRollout } from "../../lib/capabilities/workload-readiness.js";
 import { fakeNodeName } from "../../lib/local-plane/fake-nodes.js";
-import { deploymentReady, deploymentRollout } from "../../lib/observe/workload-readiness.js";
 import { createTestNamespace, eventually, testKubeConfig } from "../support/cluster.js";
 
 // GIVEN the local plane (kube-apiserver, kube-controller-manager, kube-scheduler, kwok)

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { V1CustomResourceDefinition } from "@kubernetes/client-node";
+import { observeCapability } from "../../lib/capabilities/observe.js";
+import { capabilityReadiness, detectProvenance } from "../../lib/capabilities/provenance.js";
 import { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { observeCapability } from "../../lib/observe/capability.js";
-import { capabilityReadiness, detectProvenance } from "../../lib/plan/provenance.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   lockCapabilities,

@@ -3,7 +3,12 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { V1MicroTime } from "@kubernetes/client-node";
 import { SYSTEM_NAMESPACE } from "../../lib/api/group.js";
-import { ensureSystemNamespace, type LeaseHolder, RENEW_EVERY_MS, withLeaseLock } from "../../lib/apply/lease-lock.js";
+import {
+  ensureSystemNamespace,
+  type LeaseHolder,
+  RENEW_EVERY_MS,
+  withLeaseLock,
+} from "../../lib/capabilities/lease-lock.js";
 import { HOLDER_PROCESS_ANNOTATION, holderProcessGone } from "../../lib/cluster/holder-process.js";
 import { orUndefined } from "../../lib/cluster/kube-client.js";
 import { HOLDER_LEADERSHIP_ANNOTATION } from "../../lib/cluster/leader-election.js";

@@ -2,8 +2,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CapabilityInstaller } from "../../lib/capabilities/installer.js";
+import { observeCapability } from "../../lib/capabilities/observe.js";
 import { CATALOG, capability } from "../../lib/catalog/catalog.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
@@ -15,7 +16,6 @@ import type { DeclaredResource } from "../../lib/engine/plan-inputs.js";
 import { planInputs } from "../../lib/engine/plan-run.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
-import { observeCapability } from "../../lib/observe/capability.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,

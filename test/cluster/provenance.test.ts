@@ -4,14 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
-import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
+import { CapabilityInstaller } from "../../lib/capabilities/installer.js";
+import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   FIXTURE_CHARTS,

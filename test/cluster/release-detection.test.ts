@@ -1,10 +1,10 @@
 import { gzipSync } from "node:zlib";
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
+import { observeCapability } from "../../lib/capabilities/observe.js";
+import { detectProvenance } from "../../lib/capabilities/provenance.js";
 import { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
-import { observeCapability } from "../../lib/observe/capability.js";
-import { detectProvenance } from "../../lib/plan/provenance.js";
 import { testClient } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { discardNamespace } from "../support/namespace-content.js";

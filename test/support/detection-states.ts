@@ -1,13 +1,13 @@
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
+import { CapabilityInstaller } from "../../lib/capabilities/installer.js";
+import type { ProvenanceState } from "../../lib/capabilities/provenance.js";
 import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient, ObjectHeader } from "../../lib/cluster/kube-client.js";
-import type { ProvenanceState } from "../../lib/plan/provenance.js";
 import { FIXTURE_CHARTS, FIXTURE_SOURCE, resetCapabilities } from "./capabilities.js";
 import { eventually } from "./cluster.js";
 

@@ -2,7 +2,7 @@
  * Run as a separate process by the concurrency test: one ensure pass of a capability from the fixture
  * chart mirror, printing one JSON line: the final provenance state and the install lines it reported.
  */
-import { CapabilityInstaller } from "../../lib/apply/capability-installer.js";
+import { CapabilityInstaller } from "../../lib/capabilities/installer.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient } from "../../lib/cluster/kube-client.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";

@@ -1,5 +1,5 @@
 import { SYSTEM_NAMESPACE } from "../../lib/api/group.js";
-import { capabilityLockName } from "../../lib/apply/capability-installer.js";
+import { capabilityLockName } from "../../lib/capabilities/installer.js";
 import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { releaseRecords } from "./capabilities.js";

@@ -11,9 +11,9 @@ import {
   kubeconfigContent,
 } from "../../lib/cluster/kubeconfig-location.js";
 import { choosingContext, clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
-import { silentReporter } from "../../lib/engine/reporter.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
+import { silentReporter } from "../../lib/reporter.js";
 import { kubernetesProviderKubeconfig } from "../../providers/pulumi/kubernetes-provider.js";
 import { npmInstallPackages, readmeProjects } from "../support/readme-projects.js";
 

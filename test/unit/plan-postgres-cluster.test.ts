@@ -1,8 +1,8 @@
 import { stalledOf } from "../../lib/api/conditions.js";
+import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
-import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import {
   DELETION_POLICY_ANNOTATION,
   type KubeObject,

@@ -1,3 +1,4 @@
+import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
@@ -5,7 +6,6 @@ import type { EngineView } from "../../lib/engine/view.js";
 import { REDIS_INSTANCE_MODULE } from "../../lib/kinds/redis-instance/module.js";
 import { RedisInstance, type RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
-import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 
 const module = REDIS_INSTANCE_MODULE as unknown as KindModule;
 const context: PlanContext = {

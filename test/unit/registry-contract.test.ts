@@ -1,6 +1,7 @@
 import * as cdk8sConstructs from "../../constructs/index.js";
 import { customResourceDefinition } from "../../lib/api/crd.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
+import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { cappedKind } from "../../lib/engine/admission.js";
 import { referenceCycle } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
@@ -10,7 +11,6 @@ import { type PlanContext, planResource } from "../../lib/engine/plan.js";
 import type { EngineView } from "../../lib/engine/view.js";
 import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlements.js";
-import type { CapabilityDecision } from "../../lib/plan/provenance.js";
 import { watchedKinds } from "../../providers/operator/operator.js";
 import * as pulumiComponents from "../../providers/pulumi/index.js";
 import { KIND_SAMPLES } from "../support/kind-samples.js";

@@ -1,9 +1,9 @@
-import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import {
   decideReleaseOwnership,
   type ExistingObject,
   ownershipConflictMessage,
-} from "../../lib/plan/release-ownership.js";
+} from "../../lib/capabilities/release-ownership.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 
 const OURS = {
   labels: { "app.kubernetes.io/managed-by": "Helm" },

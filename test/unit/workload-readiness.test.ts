@@ -10,7 +10,7 @@ import {
   deploymentRollout,
   statefulSetReady,
   statefulSetRollout,
-} from "../../lib/observe/workload-readiness.js";
+} from "../../lib/capabilities/workload-readiness.js";
 
 // The cases of kubectl's rollout status (kubernetes/kubectl pkg/polymorphichelpers/rollout_status.go),
 // each a Deployment or StatefulSet as the apiserver stores it, with kubectl's wording of the verdict.

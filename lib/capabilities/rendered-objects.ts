@@ -7,7 +7,7 @@ import {
   HELM_RELEASE_NAMESPACE_ANNOTATION,
 } from "../cluster/helm-release-record.js";
 import type { KubeClient, ObjectHeader } from "../cluster/kube-client.js";
-import type { ExistingObject } from "../plan/release-ownership.js";
+import type { ExistingObject } from "./release-ownership.js";
 
 /** One object of a rendered chart, with the namespace helm would put it in. */
 export interface RenderedObject extends ObjectHeader {

@@ -1,6 +1,6 @@
 import { OWNERSHIP_MARKS } from "../api/group.js";
 import type { CapabilityEntry } from "../catalog/capability.js";
-import type { CapabilityObservation } from "../observe/capability-observation.js";
+import type { CapabilityObservation } from "./observation.js";
 
 export type ProvenanceState = "Absent" | "Adopted" | "Owned";
 

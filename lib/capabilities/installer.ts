@@ -12,18 +12,18 @@ import {
 } from "../cluster/helm-release-record.js";
 import { type KubeClient, type ObjectHeader, orUndefined, statusOf } from "../cluster/kube-client.js";
 import type { ReleaseRecord } from "../cluster/release-record.js";
-import { type Reporter, silentReporter } from "../engine/reporter.js";
-import { observeCapability } from "../observe/capability.js";
-import type { CapabilityObservation } from "../observe/capability-observation.js";
-import { observeExistingObjects, PREFLIGHT_CONCURRENCY, placeRenderedObjects } from "../observe/rendered-objects.js";
-import { type CapabilityDecision, decideCapability, decideRelease } from "../plan/provenance.js";
+import { type Reporter, silentReporter } from "../reporter.js";
+import { type LeaseLockOptions, withLeaseLock } from "./lease-lock.js";
+import type { CapabilityObservation } from "./observation.js";
+import { observeCapability } from "./observe.js";
+import { type CapabilityDecision, decideCapability, decideRelease } from "./provenance.js";
 import {
   decideReleaseOwnership,
   describeObject,
   type OwnershipVerdict,
   ownershipConflictMessage,
-} from "../plan/release-ownership.js";
-import { type LeaseLockOptions, withLeaseLock } from "./lease-lock.js";
+} from "./release-ownership.js";
+import { observeExistingObjects, PREFLIGHT_CONCURRENCY, placeRenderedObjects } from "./rendered-objects.js";
 import { StepFailure } from "./step-failure.js";
 
 /** The field manager helm v4 applies with (pkg/kube client default): the dry run applies as helm will. */
@@ -194,7 +194,7 @@ export class CapabilityInstaller {
 
   /**
    * The ownership preflight's facts: the chart rendered with these options and every rendered object
-   * that already exists judged (lib/plan/release-ownership.ts). Reads only.
+   * that already exists judged (lib/capabilities/release-ownership.ts). Reads only.
    */
   private async ownershipVerdict(entry: CapabilityEntry, chart: string, options: HelmInstallOptions) {
     const manifest = await this.asInstallFailure(entry, "rendering the chart", () =>

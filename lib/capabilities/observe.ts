@@ -12,7 +12,7 @@ import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
 import { objectNames } from "../cluster/object-names.js";
 import type { ReleaseRecord, ReleaseWorkload } from "../cluster/release-record.js";
 import { servedResources } from "../cluster/served-resources.js";
-import type { CapabilityObservation, ControllerSighting, CrdState, WorkloadState } from "./capability-observation.js";
+import type { CapabilityObservation, ControllerSighting, CrdState, WorkloadState } from "./observation.js";
 import { deploymentReady, statefulSetReady } from "./workload-readiness.js";
 
 const DEPLOYMENT_PAGE = 250;
