@@ -85,6 +85,7 @@ describe("RedisInstance modes", () => {
       host: `cache.${ns}.svc`,
       port: 6379,
       credentialsSecret: { name: "cache-credentials", namespace: ns },
+      url: `redis://cache.${ns}.svc:6379`,
     });
     expect(condition(await readStoredResource(client, "RedisInstance", ns, "cache"), "Ready")).toMatchObject({
       status: "True",
