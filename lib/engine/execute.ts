@@ -3,7 +3,7 @@ import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.j
 import type { ReconcileContext } from "./context.js";
 import { removeFinalizer } from "./finalizer.js";
 import { emittedKindOf } from "./garbage.js";
-import { generatedData } from "./generated-secret.js";
+import { generatedData, rotationEvent } from "./generated-secret.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import { keyOf } from "./objects.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";
@@ -12,23 +12,26 @@ import type { EngineView } from "./view.js";
 /** After a step: go on, go on without having changed anything, or end the pass here. */
 export type StepResult = "continue" | "unchanged" | "stop";
 
-/** Creates a generated Secret unless it exists; true when this call created it. Never overwrites one. */
+/**
+ * Creates a generated Secret unless it exists; the new Secret's uid when this call created it, undefined
+ * when it was there. Never overwrites one.
+ */
 async function generateSecret(
   client: KubeClient,
   step: Extract<PlanStep, { kind: "generate-secret" }>,
-): Promise<boolean> {
+): Promise<string | undefined> {
   const namespace = step.object.metadata.namespace ?? "";
   const existing = await orUndefined(client.core.readNamespacedSecret({ name: step.object.metadata.name, namespace }));
-  if (existing) return false;
+  if (existing) return undefined;
   try {
-    await client.core.createNamespacedSecret({
+    const created = await client.core.createNamespacedSecret({
       namespace,
       body: { ...(step.object as object), stringData: generatedData(step.keys) },
     });
-    return true;
+    return created.metadata?.uid ?? "";
   } catch (error) {
     // Created meanwhile by another reconcile: the existing values stand.
-    if (statusOf(error) === 409) return false;
+    if (statusOf(error) === 409) return undefined;
     throw error;
   }
 }
@@ -112,8 +115,13 @@ export async function execute(
       const after = await client.apply(step.object);
       return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
     }
-    case "generate-secret":
-      return (await generateSecret(client, step)) ? "continue" : "unchanged";
+    case "generate-secret": {
+      const created = await generateSecret(client, step);
+      if (created === undefined) return "unchanged";
+      // Made before and created again: deleted by someone, a rotation — said by the process that made it.
+      if (step.madeBefore) happened.push(rotationEvent(step, created));
+      return "continue";
+    }
     case "delete":
       return (await client.delete({
         apiVersion: step.target.apiVersion,

@@ -71,33 +71,42 @@ function listed(keys: readonly string[]): string {
 }
 
 /**
- * A generated Secret the product made (it is in the resource's `status.emitted`) that is no longer there
- * was deleted by someone: its old values cannot come back, the product keeps no copy. The next pass makes
- * it again with new values — a rotation, said so in the step and in one Warning Event `CredentialsRotated`
- * naming the Secret, the keys and what the module says follows (`rotation`). The rule for every kind.
+ * A generated Secret the product made (it is in the resource's `status.emitted`) carries `madeBefore`:
+ * should the executor find it gone and create it again, someone deleted it, and its old values cannot come
+ * back — the product keeps no copy. That is a rotation, said when it happens (rotationEvent) rather than
+ * when planned, since the Secret can be deleted between the pass's reads and its writes. A plan that
+ * already sees it gone says so in the step. The rule for every kind.
  */
 export function rotations(
   emitted: readonly EmittedObject[],
   view: EngineView,
   steps: readonly DesiredStep[],
-): { readonly steps: DesiredStep[]; readonly events: PlannedEvent[] } {
-  const events: PlannedEvent[] = [];
-  const out = steps.map((step): DesiredStep => {
+): DesiredStep[] {
+  return steps.map((step): DesiredStep => {
     if (step.kind !== "generate-secret") return step;
     const key = keyOf(step.object);
     const made = emitted.some((e) => e.apiVersion === "v1" && `${e.kind}/${e.namespace}/${e.name}` === key);
-    if (!made || view.objects.has(key)) return step;
+    if (!made) return step;
+    if (view.objects.has(key)) return { ...step, madeBefore: true };
     const { name, namespace } = step.object.metadata;
-    const keys = listed(generatedKeys(step.keys));
-    events.push({
-      type: "Warning",
-      reason: "CredentialsRotated",
-      message: `Secret ${namespace}/${name} was deleted and is re-created with a new generated ${keys}; ${step.rotation}`,
-    });
     return {
       ...step,
-      description: `re-create Secret ${namespace}/${name}, deleted, with a new generated ${keys} (a rotation: Warning CredentialsRotated)`,
+      madeBefore: true,
+      description: `re-create Secret ${namespace}/${name}, deleted, with a new generated ${listed(generatedKeys(step.keys))} (a rotation: Warning CredentialsRotated)`,
     };
   });
-  return { steps: out, events };
+}
+
+/**
+ * The one Warning Event `CredentialsRotated` of a generated Secret re-created with new values, naming the
+ * Secret, the keys and what the module says follows (`rotation`). `createdUid` is the new Secret's: each
+ * rotation is its own Event.
+ */
+export function rotationEvent(
+  step: Extract<DesiredStep, { kind: "generate-secret" }>,
+  createdUid: string,
+): PlannedEvent {
+  const { name, namespace } = step.object.metadata;
+  const message = `Secret ${namespace}/${name} was deleted and is re-created with a new generated ${listed(generatedKeys(step.keys))}; ${step.rotation}`;
+  return { type: "Warning", reason: "CredentialsRotated", message, cause: `${message}\u0000${createdUid}` };
 }

@@ -30,22 +30,13 @@ export interface PlanContext extends CapabilityCatalog, GateContext {}
 export const NAME_TAKEN = "NameTaken";
 
 /**
- * The desired state with the ownership marks on every object it makes, and a generated Secret deleted
- * by someone re-created as a rotation (lib/engine/generated-secret.ts): `rotated` holds its Events, said
- * only when the pass applies the desired state.
+ * The desired state with the ownership marks on every object it makes, and each generated Secret it made
+ * before known as such, so that re-creating one is a rotation (lib/engine/generated-secret.ts).
  */
-function markedDesired<S>(
-  module: KindModule,
-  resource: EngineResource,
-  view: EngineView,
-): Desired<S> & { readonly rotated: readonly PlannedEvent[] } {
+function markedDesired<S>(module: KindModule, resource: EngineResource, view: EngineView): Desired<S> {
   const desired = module.desired(resource, view) as Desired<S>;
-  const { steps, events } = rotations(resource.status?.emitted ?? [], view, desired.steps);
-  return {
-    ...desired,
-    steps: steps.map((step): DesiredStep => ({ ...step, object: marked(resource, step.object) })),
-    rotated: events,
-  };
+  const steps = rotations(resource.status?.emitted ?? [], view, desired.steps);
+  return { ...desired, steps: steps.map((step): DesiredStep => ({ ...step, object: marked(resource, step.object) })) };
 }
 
 /** Objects the resource would make that exist under that name without its mark: never applied over. */
@@ -215,7 +206,7 @@ function desiredPass<Status>(
       : [];
   return {
     steps: [...(applied ? desired.steps : []), ...collected.steps, ...releases(resource, view, before, needed)],
-    events: [...(desired.events ?? []), ...(applied ? desired.rotated : []), ...nameTaken, ...collected.events],
+    events: [...(desired.events ?? []), ...nameTaken, ...collected.events],
     verdict,
     desired,
     made: applied ? wanted : [],

@@ -18,6 +18,8 @@ export type DesiredStep =
       readonly keys: Readonly<Record<string, KeyRule>>;
       /** What follows when it is re-created with new values (who applies them, who must pick them up). */
       readonly rotation: string;
+      /** The product made it before (it is in status.emitted): created again, it is a rotation. */
+      readonly madeBefore?: boolean;
       readonly description: string;
     };
 

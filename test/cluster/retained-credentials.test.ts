@@ -6,8 +6,11 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import type { ReconcileContext } from "../../lib/engine/context.js";
+import { moduleOf, type ReconcileContext } from "../../lib/engine/context.js";
+import { execute } from "../../lib/engine/execute.js";
 import { DELETION_POLICY_ANNOTATION } from "../../lib/engine/garbage.js";
+import { previewResource } from "../../lib/engine/reconcile.js";
+import type { PlannedEvent } from "../../lib/engine/steps.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import type { PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
@@ -319,5 +322,35 @@ describe("credentials on deletion and drift", () => {
     );
     expect((await readCnpgCluster(client, ns, "main"))?.metadata.generation).toBe(cluster?.metadata.generation);
     expect(await rotated()).toHaveLength(1);
+  });
+
+  it("a generated Secret deleted between a pass's reads and its writes is still a rotation, said by the pass that re-creates it", async () => {
+    const ns = await namespace("pg-rotate-race");
+    await createPostgresCluster(client, ns, "main", withRole("Retain"));
+    await reconcileToReady(ns, "main");
+    const resource = await readPostgresCluster(client, ns, "main");
+    if (!resource) throw new Error(`PostgresCluster ${ns}/main is gone`);
+    // The pass has read the Secret present; someone deletes it before the pass writes.
+    const { plan, view } = await previewResource(context, resource);
+    const step = plan.steps.find((s) => s.kind === "generate-secret" && s.object.metadata.name === "main-credentials");
+    if (!step) throw new Error("the plan has no step for Secret main-credentials");
+    expect(step.description).not.toContain("re-create");
+    await client.core.deleteNamespacedSecret({ name: "main-credentials", namespace: ns });
+
+    const happened: PlannedEvent[] = [];
+    expect(await execute(context, moduleOf(context, "PostgresCluster"), resource, step, view, happened)).toBe(
+      "continue",
+    );
+    expect(happened.map((e) => [e.type, e.reason, e.message])).toEqual([
+      [
+        "Warning",
+        "CredentialsRotated",
+        `Secret ${ns}/main-credentials was deleted and is re-created with a new generated password; CNPG sets it in the database for role app from that Secret (spec.bootstrap.initdb.secret of CNPG Cluster ${ns}/main): the old password stops working, every consumer must pick up the new one from the Secret`,
+      ],
+    ]);
+    // Performed again, the step finds the Secret there: nothing created, nothing said.
+    const again: PlannedEvent[] = [];
+    expect(await execute(context, moduleOf(context, "PostgresCluster"), resource, step, view, again)).toBe("unchanged");
+    expect(again).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import {
   generatedValue,
   generateSecretStep,
   type KeyRule,
+  rotationEvent,
   rotations,
 } from "../../lib/engine/generated-secret.js";
 import type { EngineView } from "../../lib/engine/view.js";
@@ -54,26 +55,31 @@ describe("generated Secrets", () => {
     expect(generatedKeys(KEYS)).toEqual(["master-key", "salt", "token"]);
   });
 
-  it("re-creates a Secret it made that is gone as a rotation: the step says so, one Warning Event names the keys", () => {
-    const { steps, events } = rotations(EMITTED, view({}), [STEP]);
-    expect(steps[0]?.description).toBe(
-      "re-create Secret apps/gw-keys, deleted, with a new generated master-key, salt and token (a rotation: Warning CredentialsRotated)",
-    );
-    expect(events).toEqual([
-      {
-        type: "Warning",
-        reason: "CredentialsRotated",
-        message:
-          "Secret apps/gw-keys was deleted and is re-created with a new generated master-key, salt and token; the Gateway's pods read them when they start",
-      },
+  it("marks a Secret it made as made before; one the plan sees gone is re-created as a rotation, said in the step", () => {
+    const [step] = rotations(EMITTED, view({}), [STEP]);
+    expect(step).toEqual({
+      ...STEP,
+      madeBefore: true,
+      description:
+        "re-create Secret apps/gw-keys, deleted, with a new generated master-key, salt and token (a rotation: Warning CredentialsRotated)",
+    });
+    expect(rotations(EMITTED, view({ "Secret/apps/gw-keys": SECRET }), [STEP])).toEqual([
+      { ...STEP, madeBefore: true },
     ]);
   });
 
-  it("says nothing of a Secret still there, nor of one it never made (a first create)", () => {
-    expect(rotations(EMITTED, view({ "Secret/apps/gw-keys": SECRET }), [STEP])).toEqual({
-      steps: [STEP],
-      events: [],
+  it("leaves a Secret it never made as it is: its creation is a first create", () => {
+    expect(rotations([], view({}), [STEP])).toEqual([STEP]);
+  });
+
+  it("says a rotation in one Warning Event naming the keys; each re-creation is its own Event", () => {
+    const event = rotationEvent(STEP, "uid-1");
+    expect(event).toMatchObject({
+      type: "Warning",
+      reason: "CredentialsRotated",
+      message:
+        "Secret apps/gw-keys was deleted and is re-created with a new generated master-key, salt and token; the Gateway's pods read them when they start",
     });
-    expect(rotations([], view({}), [STEP])).toEqual({ steps: [STEP], events: [] });
+    expect(rotationEvent(STEP, "uid-2").cause).not.toBe(event.cause);
   });
 });

@@ -1,4 +1,5 @@
 import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
+import { rotationEvent } from "../../lib/engine/generated-secret.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
@@ -72,14 +73,14 @@ describe("a RedisInstance", () => {
     expect(rotated.steps[0]?.description).toBe(
       "re-create Secret apps/cache-credentials, deleted, with a new generated password (a rotation: Warning CredentialsRotated)",
     );
-    expect(rotated.events.filter((e) => e.reason === "CredentialsRotated")).toEqual([
-      {
-        type: "Warning",
-        reason: "CredentialsRotated",
-        message:
-          "Secret apps/cache-credentials was deleted and is re-created with a new generated password; the Redis pods read it from that Secret when they start (spec.kubernetesConfig.redisSecret of Redis apps/cache): until they restart they accept the old one, every consumer must pick up the new one from the Secret",
-      },
-    ]);
+    // Said when the executor re-creates it (lib/engine/execute.ts), not when planned: the plan only marks it.
+    expect(rotated.events.filter((e) => e.reason === "CredentialsRotated")).toEqual([]);
+    const step = rotated.steps[0];
+    if (step?.kind !== "generate-secret") throw new Error("the first step is not the generated Secret");
+    expect(step.madeBefore).toBe(true);
+    expect(rotationEvent(step, "uid").message).toBe(
+      "Secret apps/cache-credentials was deleted and is re-created with a new generated password; the Redis pods read it from that Secret when they start (spec.kubernetesConfig.redisSecret of Redis apps/cache): until they restart they accept the old one, every consumer must pick up the new one from the Secret",
+    );
   });
 
   it("managed standalone: a generated password, a Redis that reads it, kept data under Retain; Ready once its StatefulSet is", () => {
