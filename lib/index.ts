@@ -17,6 +17,11 @@ export { type FieldProblem, ValidationError } from "./api/validation.js";
 export { DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY } from "./kinds/datastore/mode.js";
 export { LICENSE_KIND, type LicenseSpecInput } from "./kinds/license/schema.js";
 export {
+  DEFAULT_MEILISEARCH_STORAGE_SIZE,
+  MeilisearchInstanceSpec,
+  type MeilisearchInstanceSpecInput,
+} from "./kinds/meilisearch-instance/schema.js";
+export {
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,
   DEFAULT_POSTGRES_TYPE,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { namespaceName, objectName } from "../api/refs.js";
+import { ChartPin } from "./chart-pin.js";
 
 const labelMap = z.record(z.string().min(1), z.string());
 
@@ -12,24 +13,7 @@ export const CapabilityEntry = z
   .object({
     name: objectName.describe("Capability name, e.g. cloudnative-pg."),
     description: z.string(),
-    chart: z
-      .object({
-        repository: z.url().describe("Official chart repository (HTTP index)."),
-        oci: z
-          .string()
-          .startsWith("oci://")
-          .optional()
-          .describe("Official OCI location of the chart, when published there."),
-        name: z.string().min(1),
-        version: z.string().min(1).describe("Pinned chart version."),
-        appVersion: z.string().optional(),
-        digest: z
-          .string()
-          .regex(/^sha256:[0-9a-f]{64}$/)
-          .optional()
-          .describe("sha256 of the packaged chart; verified before installing a package when set."),
-      })
-      .strict(),
+    chart: ChartPin,
     release: z
       .object({
         name: objectName.describe("Fixed release name."),

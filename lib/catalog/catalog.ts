@@ -1,12 +1,24 @@
 import type { CapabilityEntry } from "./capability.js";
 import { CERT_MANAGER } from "./cert-manager.js";
 import { CLOUDNATIVE_PG } from "./cloudnative-pg.js";
+import { MEILISEARCH } from "./meilisearch.js";
 import { REDIS_OPERATOR } from "./redis-operator.js";
+import type { WorkloadEntry } from "./workload.js";
 
 /** Every capability the product knows, by name. */
 export const CATALOG: ReadonlyMap<string, CapabilityEntry> = new Map(
   [CERT_MANAGER, CLOUDNATIVE_PG, REDIS_OPERATOR].map((entry) => [entry.name, entry]),
 );
+
+/** Every workload chart the product installs per resource, by name. */
+export const WORKLOADS: ReadonlyMap<string, WorkloadEntry> = new Map([MEILISEARCH].map((entry) => [entry.name, entry]));
+
+/** The workload named `name`; a missing one is a programming error in the catalog. */
+export function workload(name: string, workloads: ReadonlyMap<string, WorkloadEntry> = WORKLOADS): WorkloadEntry {
+  const entry = workloads.get(name);
+  if (!entry) throw new Error(`workload "${name}" is not in the catalog (known: ${[...workloads.keys()].join(", ")})`);
+  return entry;
+}
 
 /** The entry named `name`; a missing one is a programming error in the catalog, not user input. */
 export function capability(name: string, catalog: ReadonlyMap<string, CapabilityEntry> = CATALOG): CapabilityEntry {

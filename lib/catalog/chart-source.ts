@@ -4,7 +4,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
-import type { CapabilityEntry } from "./capability.js";
+import type { ChartPin } from "./chart-pin.js";
+
+/** Whatever pins a chart: a capability, a workload. */
+interface Pinned {
+  readonly chart: ChartPin;
+}
 
 /**
  * Where capability charts come from: the official repository of each entry (default), a local directory
@@ -49,7 +54,7 @@ async function sha256(file: string): Promise<string> {
     .digest("hex")}`;
 }
 
-async function fromDirectory(entry: CapabilityEntry, path: string): Promise<ResolvedChart> {
+async function fromDirectory(entry: Pinned, path: string): Promise<ResolvedChart> {
   const { name, version, digest } = entry.chart;
   const packaged = join(path, `${name}-${version}.tgz`);
   if (existsSync(packaged)) {
@@ -79,8 +84,8 @@ async function fromDirectory(entry: CapabilityEntry, path: string): Promise<Reso
   );
 }
 
-/** Resolves the chart of a capability from a source; a directory mirror is checked for version and digest. */
-export async function resolveChart(entry: CapabilityEntry, source: ChartSource): Promise<ResolvedChart> {
+/** Resolves the chart of a capability or a workload from a source; a directory mirror is checked for version and digest. */
+export async function resolveChart(entry: Pinned, source: ChartSource): Promise<ResolvedChart> {
   const { name, version, repository } = entry.chart;
   switch (source.kind) {
     case "repository":

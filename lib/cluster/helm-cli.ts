@@ -44,6 +44,8 @@ export interface HelmInstallOptions {
    * NOT send the objects to the apiserver, so the apiserver's own refusals are not seen. @default false
    */
   readonly dryRun?: boolean;
+  /** With `upgrade`: install the release when there is none (`--install`). @default false */
+  readonly install?: boolean;
   /** Release revisions helm keeps. @default 5 */
   readonly historyMax?: number;
   /** Wait until the release's resources are ready. @default true */
@@ -67,6 +69,27 @@ function chartArgs(options: HelmInstallOptions): string[] {
   const args: string[] = [];
   if (options.version) args.push("--version", options.version);
   if (options.repo) args.push("--repo", options.repo);
+  return args;
+}
+
+/** The flags of an install or upgrade beyond chart and values: dry run, ownership, history, wait, labels. */
+function operationFlags(verb: "install" | "upgrade", options: HelmInstallOptions): string[] {
+  const args: string[] = [];
+  if (options.dryRun) {
+    // helm v4 spells it --dry-run=server: rendered against the cluster (lookups, capabilities,
+    // ownership of existing objects), no release record written, nothing applied.
+    args.push("--dry-run=server");
+  } else if (options.createNamespace) {
+    args.push("--create-namespace");
+  }
+  if (verb === "upgrade" && options.install) args.push("--install");
+  if (options.takeOwnership) args.push("--take-ownership");
+  if (options.forceConflicts) args.push("--force-conflicts");
+  // helm keeps every revision unless told otherwise; only upgrade takes the bound.
+  if (verb === "upgrade") args.push("--history-max", String(options.historyMax ?? 5));
+  if ((options.wait ?? true) && !options.dryRun) args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
+  const labels = Object.entries(options.labels ?? {});
+  if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
   return args;
 }
 
@@ -121,21 +144,7 @@ export class HelmCli {
     return this.withValues(options, async (valueArgs) => {
       const args = [verb, release, chart, ...this.common(options.namespace), "--output", "json"];
       args.push(...chartArgs(options), ...valueArgs);
-      if (options.dryRun) {
-        // helm v4 spells it --dry-run=server: rendered against the cluster (lookups, capabilities,
-        // ownership of existing objects), no release record written, nothing applied.
-        args.push("--dry-run=server");
-      } else if (options.createNamespace) {
-        args.push("--create-namespace");
-      }
-      if (options.takeOwnership) args.push("--take-ownership");
-      if (options.forceConflicts) args.push("--force-conflicts");
-      // helm keeps every revision unless told otherwise; only upgrade takes the bound.
-      if (verb === "upgrade") args.push("--history-max", String(options.historyMax ?? 5));
-      if ((options.wait ?? true) && !options.dryRun)
-        args.push("--wait", "--timeout", `${options.timeoutSeconds ?? 300}s`);
-      const labels = Object.entries(options.labels ?? {});
-      if (labels.length > 0) args.push("--labels", labels.map(([k, v]) => `${k}=${v}`).join(","));
+      args.push(...operationFlags(verb, options));
       const result = await run(this.binary, args, { env: this.env() });
       return JSON.parse(result.stdout) as HelmReleaseInfo;
     });

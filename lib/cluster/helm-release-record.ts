@@ -27,6 +27,8 @@ interface EncodedRelease {
   info?: { status?: string };
   chart?: { metadata?: { name?: string; version?: string; appVersion?: string } };
   manifest?: string;
+  /** The values given to the install or upgrade (helm's `config`), not merged with the chart's defaults. */
+  config?: Record<string, unknown>;
 }
 
 /** The release payload: the Secret's `release` key holds base64(gzip(JSON)), base64-encoded once more by the API. */
@@ -82,6 +84,7 @@ function decode(secret: V1Secret): ReleaseRecord {
     labels,
     ...(metadata ? { chart: { name: metadata.name, version: metadata.version, appVersion: metadata.appVersion } } : {}),
     workloads: workloadsOf(payload.manifest ?? "", namespace),
+    values: payload.config ?? {},
   };
 }
 

@@ -20,4 +20,6 @@ export interface ReleaseRecord {
   readonly labels: Readonly<Record<string, string>>;
   readonly chart?: { readonly name?: string; readonly version?: string; readonly appVersion?: string };
   readonly workloads: readonly ReleaseWorkload[];
+  /** The values the revision was installed with (none on a record read as metadata only). */
+  readonly values?: Readonly<Record<string, unknown>>;
 }

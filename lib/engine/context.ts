@@ -1,6 +1,7 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
 import type { CapabilityInstaller } from "../capabilities/installer.js";
 import type { CapabilityDecision } from "../capabilities/provenance.js";
+import type { WorkloadReleaser } from "../capabilities/workload-releaser.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { Reporter } from "../reporter.js";
 import type { CapabilityCatalog } from "./capabilities.js";
@@ -12,6 +13,8 @@ import type { PlanContext } from "./plan.js";
 export interface ReconcileContext extends CapabilityCatalog {
   readonly client: KubeClient;
   readonly installer: CapabilityInstaller;
+  /** Carries out the per-resource workload releases the plans decide (lib/engine/workload-release.ts). */
+  readonly releases: WorkloadReleaser;
   /** Every kind the engine reconciles, from the registry (lib/kinds/registry.ts). */
   readonly registry: readonly KindModule[];
   readonly report?: Reporter;

@@ -8,6 +8,7 @@ import type { EngineResource, KindModule } from "./kind-module.js";
 import { keyOf } from "./objects.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
+import { isWorkloadRelease, type ObservedRelease } from "./workload-release.js";
 
 /** After a step: go on, go on without having changed anything, or end the pass here. */
 export type StepResult = "continue" | "unchanged" | "stop";
@@ -122,7 +123,24 @@ export async function execute(
       if (step.madeBefore) happened.push(rotationEvent(step, created));
       return "continue";
     }
+    case "workload-release": {
+      if (step.current) return "unchanged";
+      const live = view.objects.get(keyOf(step.object)) as ObservedRelease | undefined;
+      await context.releases.apply(
+        {
+          name: step.object.metadata.name,
+          namespace: step.object.metadata.namespace ?? resource.metadata.namespace,
+          workload: step.workload,
+          values: step.values,
+          labels: step.object.metadata.labels ?? {},
+        },
+        live?.status,
+      );
+      return "continue";
+    }
     case "delete":
+      if (isWorkloadRelease(step.target))
+        return (await context.releases.uninstall(step.target.name, step.target.namespace)) ? "continue" : "unchanged";
       return (await client.delete({
         apiVersion: step.target.apiVersion,
         kind: step.target.kind,

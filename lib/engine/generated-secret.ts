@@ -14,12 +14,14 @@ export type GeneratedAlphabet = "hex" | "base64url" | "alphanumeric";
  */
 export type KeyRule =
   | { readonly fixed: string }
-  | { readonly length: number; readonly alphabet: GeneratedAlphabet; readonly prefix?: string };
+  | { readonly length: number; readonly alphabet: GeneratedAlphabet; readonly prefix?: string }
+  /** The value of another key of the same Secret: one secret a chart and the connection read under two names. */
+  | { readonly sameAs: string };
 
 const ALPHANUMERIC = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
-/** The value of one key, by its rule. */
-export function generatedValue(rule: KeyRule): string {
+/** The value of one key, by its rule (a `sameAs` key takes its value in generatedData). */
+export function generatedValue(rule: Exclude<KeyRule, { sameAs: string }>): string {
   if ("fixed" in rule) return rule.fixed;
   const { length, alphabet, prefix = "" } = rule;
   if (!Number.isInteger(length) || length < 1)
@@ -45,9 +47,18 @@ export function generatedValue(rule: KeyRule): string {
   }
 }
 
-/** Every key of a generated Secret with its value, drawn now. */
+/** Every key of a generated Secret with its value, drawn now; a `sameAs` key copies the key it names. */
 export function generatedData(keys: Readonly<Record<string, KeyRule>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(keys).map(([key, rule]) => [key, generatedValue(rule)]));
+  const data: Record<string, string> = {};
+  for (const [key, rule] of Object.entries(keys)) if (!("sameAs" in rule)) data[key] = generatedValue(rule);
+  for (const [key, rule] of Object.entries(keys)) {
+    if (!("sameAs" in rule)) continue;
+    const value = data[rule.sameAs];
+    if (value === undefined)
+      throw new Error(`key ${key} is the same as ${rule.sameAs}, which the Secret does not generate`);
+    data[key] = value;
+  }
+  return data;
 }
 
 /** The keys whose values are drawn at random (not fixed), in order: what a rotation changes. */

@@ -8,6 +8,7 @@ import type { Instance } from "../licence/enforce.js";
 import { capInstances, observeEntitlements } from "../observe/license.js";
 import { observeReferenceGrants } from "../observe/reference-grants.js";
 import { listStored } from "../observe/stored.js";
+import { observeWorkloadRelease } from "../observe/workload-release.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
 import { resourceLabel } from "./conditions.js";
@@ -17,6 +18,7 @@ import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js"
 import { decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
 import { grantNamespaces, type ObservedGrant, type Reference, ungrantedReferences } from "./reference-grants.js";
 import type { Consumer, EngineView } from "./view.js";
+import { isWorkloadRelease } from "./workload-release.js";
 
 /** What observing needs beyond the client: the catalog, the registry (for cross-kind counts), the clock and the keys. */
 export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisites"> {
@@ -103,6 +105,8 @@ async function readObject(
   client: KubeClient,
   key: { apiVersion: string; kind: string; name: string; namespace: string },
 ): Promise<KubeObject | undefined> {
+  // A workload release is read from helm's records, never from the apiserver (lib/engine/workload-release.ts).
+  if (isWorkloadRelease(key)) return observeWorkloadRelease(client, key.name, key.namespace);
   try {
     const found = await client.read({
       apiVersion: key.apiVersion,

@@ -21,6 +21,20 @@ export type DesiredStep =
       /** The product made it before (it is in status.emitted): created again, it is a rotation. */
       readonly madeBefore?: boolean;
       readonly description: string;
+    }
+  | {
+      /**
+       * Install or upgrade the resource's release of a workload chart (lib/engine/workload-release.ts):
+       * `object` is the release as a pseudo-object, whose marks become the record's labels.
+       */
+      readonly kind: "workload-release";
+      readonly object: KubeObject;
+      /** The catalog entry (lib/catalog/catalog.ts WORKLOADS). */
+      readonly workload: string;
+      readonly values: Readonly<Record<string, unknown>>;
+      /** Nothing differs from the release as observed: the executor runs no helm and writes no revision. */
+      readonly current: boolean;
+      readonly description: string;
     };
 
 /** One step of a plan, performed in order by the one executor (lib/engine/execute.ts). */

@@ -5,6 +5,7 @@ import { refuseReferenceCycles } from "../engine/dependencies.js";
 import type { KindModule } from "../engine/kind-module.js";
 import type { SingletonModule } from "../engine/singleton-module.js";
 import { LICENSE_MODULE } from "./license/module.js";
+import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
 import { POSTGRES_CLUSTER_MODULE } from "./postgres-cluster/module.js";
 import { REDIS_INSTANCE_MODULE } from "./redis-instance/module.js";
 import { STACK_MODULE } from "./stack/module.js";
@@ -32,7 +33,12 @@ export interface Registry {
 }
 
 export const REGISTRY: Registry = {
-  kinds: [POSTGRES_CLUSTER_MODULE, STACK_MODULE, REDIS_INSTANCE_MODULE] as unknown as readonly KindModule[],
+  kinds: [
+    POSTGRES_CLUSTER_MODULE,
+    STACK_MODULE,
+    REDIS_INSTANCE_MODULE,
+    MEILISEARCH_INSTANCE_MODULE,
+  ] as unknown as readonly KindModule[],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,

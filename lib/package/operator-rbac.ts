@@ -1,5 +1,6 @@
 import { API_GROUP } from "../api/group.js";
 import { CATALOG } from "../catalog/catalog.js";
+import { isWorkloadRelease } from "../engine/workload-release.js";
 import { allDefinitions, REGISTRY, type Registry } from "../kinds/registry.js";
 
 /**
@@ -40,7 +41,8 @@ function groupOf(apiVersion: string): string {
 function emittedResources(registry: Registry): Map<string, { plurals: string[]; by: string[] }> {
   const byGroup = new Map<string, { plurals: string[]; by: string[] }>();
   for (const module of registry.kinds) {
-    for (const emitted of module.emits) {
+    // A workload release is no API object: what its chart renders has a rule of its own.
+    for (const emitted of module.emits.filter((e) => !isWorkloadRelease(e))) {
       const group = groupOf(emitted.apiVersion);
       const entry = byGroup.get(group) ?? { plurals: [], by: [] };
       if (!entry.plurals.includes(emitted.plural)) entry.plurals.push(emitted.plural);
@@ -63,6 +65,15 @@ export const CAPABILITY_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> 
   // cert-manager's startupapicheck: a post-install hook Job.
   ["batch", ["jobs"]],
   ["admissionregistration.k8s.io", ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]],
+]);
+
+/**
+ * The kinds the workload charts of the catalog render with the values the kinds set (meilisearch 0.34.0:
+ * a StatefulSet, its Service, ServiceAccount and environment ConfigMap; docs/meilisearch.md), by API group.
+ */
+export const WORKLOAD_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> = new Map([
+  ["", ["configmaps", "secrets", "serviceaccounts", "services"]],
+  ["apps", ["statefulsets"]],
 ]);
 
 /** The RBAC kinds the capability charts render: the controllers' own roles and their bindings. */
@@ -112,6 +123,12 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
       resources: [...plurals],
       verbs: [...WRITE],
       why: "What the capability charts render (and helm's release records, Secrets in the release namespace): dry-run applied, then installed, upgraded, waited on and uninstalled by helm; Deployments are also listed cluster-wide to find a controller installed by someone else.",
+    })),
+    ...[...WORKLOAD_CHART_RESOURCES].map(([group, plurals]) => ({
+      apiGroups: [group],
+      resources: [...plurals],
+      verbs: [...WRITE],
+      why: "What the workload charts render in the resources' namespaces (and helm's release records there): installed, upgraded and uninstalled by helm, one release per resource; the rendered StatefulSets are read for readiness.",
     })),
     {
       apiGroups: ["apps"],

@@ -1,4 +1,5 @@
 import { CapabilityInstaller } from "../capabilities/installer.js";
+import { WorkloadReleaser } from "../capabilities/workload-releaser.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import type { ChartSource } from "../catalog/chart-source.js";
 import type { HelmCli } from "../cluster/helm-cli.js";
@@ -26,9 +27,16 @@ export function createReconcileContext(options: {
     ...(options.source ? { source: options.source } : {}),
     ...(options.report ? { report: options.report } : {}),
   });
+  const releases = new WorkloadReleaser({
+    client: options.client,
+    helm: options.helm,
+    ...(options.source ? { source: options.source } : {}),
+    ...(options.report ? { report: options.report } : {}),
+  });
   return {
     client: options.client,
     installer,
+    releases,
     registry: REGISTRY.kinds,
     withPrerequisites: (name) => withPrerequisites(name, CATALOG),
     releaseOf: (name) => capability(name, CATALOG).release,

@@ -15,9 +15,11 @@ interface ModedSpec {
 
 /**
  * The rules every datastore kind's modes follow (managed, adopt, external): a mode's block is required in
- * that mode and allowed in no other. `adoptFields` says what spec.adopt must set, for the message.
+ * that mode and allowed in no other. `adoptFields` says what spec.adopt must set, for the message; a
+ * kind without the adopt mode passes none, and its rules name no spec.adopt (which the apiserver's CEL
+ * compiler would refuse on a schema without the field).
  */
-export function datastoreModeRules(adoptFields: string): {
+export function datastoreModeRules(adoptFields?: string): {
   readonly rules: readonly SpecRule[];
   readonly broken: (spec: ModedSpec) => SpecRule[];
 } {
@@ -47,13 +49,16 @@ export function datastoreModeRules(adoptFields: string): {
     message: "spec.managed is only allowed when spec.mode is managed: remove spec.managed or set spec.mode: managed",
     path: ["managed"],
   };
+  const adopts = adoptFields !== undefined;
   return {
-    rules: [adoptRequired, externalRequired, adoptOnly, externalOnly, managedOnly],
+    rules: adopts
+      ? [adoptRequired, externalRequired, adoptOnly, externalOnly, managedOnly]
+      : [externalRequired, externalOnly, managedOnly],
     broken: (spec) =>
       [
-        spec.mode === "adopt" && spec.adopt === undefined ? adoptRequired : undefined,
+        adopts && spec.mode === "adopt" && spec.adopt === undefined ? adoptRequired : undefined,
         spec.mode === "external" && spec.external === undefined ? externalRequired : undefined,
-        spec.mode !== "adopt" && spec.adopt !== undefined ? adoptOnly : undefined,
+        adopts && spec.mode !== "adopt" && spec.adopt !== undefined ? adoptOnly : undefined,
         spec.mode !== "external" && spec.external !== undefined ? externalOnly : undefined,
         spec.mode !== "managed" && spec.managed !== undefined ? managedOnly : undefined,
       ].filter((rule) => rule !== undefined),

@@ -1,0 +1,90 @@
+import { DATASTORE_READY } from "../../api/conditions.js";
+import type { KindModule } from "../../engine/kind-module.js";
+import { WORKLOAD_RELEASE } from "../../engine/workload-release.js";
+import { connectionSecretRead } from "../datastore/external-connection.js";
+import { MEILISEARCH_PORT } from "./chart.js";
+import { desiredMeilisearchInstance, masterKeyOfClaim } from "./desired.js";
+import {
+  MEILISEARCH_INSTANCE_DEFINITION,
+  MeilisearchInstance,
+  type MeilisearchInstanceStatus,
+  meilisearchInstanceName,
+} from "./schema.js";
+
+/** Kept with a retained data claim: the master key that opens its indexes. */
+function keepsMasterKey(
+  claim: { readonly metadata: { readonly name: string } },
+  other: { readonly kind: string; readonly current: { readonly metadata: { readonly name: string } } },
+): boolean {
+  return other.kind === "Secret" && other.current.metadata.name === masterKeyOfClaim(claim.metadata.name);
+}
+
+/**
+ * MeilisearchInstance: a Meilisearch managed as a per-resource release of the official chart (its master
+ * key generated, passed by Secret reference; its data in a claim under the deletion policy), or external.
+ * Upstream facts: ./chart.ts, docs/meilisearch.md.
+ */
+export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, MeilisearchInstanceStatus> = {
+  definition: MEILISEARCH_INSTANCE_DEFINITION,
+  schema: MeilisearchInstance,
+  name: meilisearchInstanceName,
+  licence: {},
+  phase: DATASTORE_READY,
+  // No operator: the release is the resource's own.
+  needs: () => [],
+  emits: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      plural: "secrets",
+      keptWith: { note: "its master key unchanged", phrase: (names) => `its master key Secret ${names.join(", ")}` },
+    },
+    {
+      apiVersion: "v1",
+      kind: "PersistentVolumeClaim",
+      plural: "persistentvolumeclaims",
+      stateful: { keeps: keepsMasterKey },
+    },
+    WORKLOAD_RELEASE,
+  ],
+  observes: (resource) =>
+    resource.spec.mode === "external" && resource.spec.external
+      ? [connectionSecretRead(resource.spec.external.connectionSecretRef, resource.metadata.namespace)]
+      : [],
+  references: () => [],
+  referencesKinds: [],
+  desired: (resource, view) => desiredMeilisearchInstance(resource, view),
+  reached: (resource) => ({ mode: resource.spec.mode }),
+  changeReason: (resource) => {
+    const { mode } = resource.status ?? {};
+    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
+  },
+  outputs: {
+    names: {
+      url: { secret: false },
+      host: { secret: false },
+      port: { secret: false },
+      credentialsSecret: { secret: false },
+      masterKey: { secret: true },
+      provenance: { secret: false },
+    },
+    credentialsSecret: (status) =>
+      status.connection?.credentialsSecret
+        ? {
+            name: status.connection.credentialsSecret.name,
+            namespace: status.connection.credentialsSecret.namespace ?? "",
+          }
+        : undefined,
+    project: (status, namespace, credentials) => ({
+      url: status.connection?.url ?? "",
+      host: status.connection?.host ?? "",
+      port: status.connection?.port ?? MEILISEARCH_PORT,
+      credentialsSecret: {
+        name: status.connection?.credentialsSecret?.name ?? "",
+        namespace: status.connection?.credentialsSecret?.namespace ?? namespace,
+      },
+      masterKey: credentials?.password ?? "",
+      provenance: status.provenance ?? "",
+    }),
+  },
+};
