@@ -38,8 +38,8 @@ async function generateSecret(
 }
 
 /**
- * Removes the product's marks from a kept object (the plan wrote the patch): a Secret through the core
- * API, any other kind under the plural its module declares. An object gone meanwhile has nothing left to release.
+ * Removes the product's marks from a kept object (the plan wrote the patch): a Secret or a claim through
+ * the core API, any other kind under the plural its module declares. An object gone meanwhile has nothing left to release.
  */
 async function release(
   client: KubeClient,
@@ -49,8 +49,13 @@ async function release(
   const { target, patch } = step;
   if (patch.length === 0) return;
   const body = [...patch];
-  if (target.apiVersion === "v1" && target.kind === "Secret") {
-    await orUndefined(client.core.patchNamespacedSecret({ name: target.name, namespace: target.namespace, body }));
+  const { name, namespace } = target;
+  if (target.apiVersion === "v1") {
+    // The core group has no custom-objects path: each core kind the modules keep, through its own call.
+    if (target.kind === "Secret") await orUndefined(client.core.patchNamespacedSecret({ name, namespace, body }));
+    else if (target.kind === "PersistentVolumeClaim")
+      await orUndefined(client.core.patchNamespacedPersistentVolumeClaim({ name, namespace, body }));
+    else throw new Error(`releasing a kept core ${target.kind} is not supported: ${module.definition.kind} emits one`);
     return;
   }
   const kind = emittedKindOf(module, target);
@@ -58,7 +63,7 @@ async function release(
   const [group = "", version = ""] = target.apiVersion.split("/");
   await orUndefined(
     client.custom.patchNamespacedCustomObject(
-      { group, version, plural: kind.plural, namespace: target.namespace, name: target.name, body },
+      { group, version, plural: kind.plural, namespace, name, body },
       undefined,
     ),
   );

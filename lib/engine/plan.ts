@@ -14,7 +14,7 @@ import {
 import { condition, stalledCondition } from "./conditions.js";
 import { DEPENDENCIES_READY, dependencyVerdict } from "./dependencies.js";
 import { withFailure } from "./failed-plan.js";
-import { collect, ownOrphans } from "./garbage.js";
+import { collect, emittedKindOf, ownOrphans } from "./garbage.js";
 import { type GateContext, heldBack, waitingForDependencies } from "./gates.js";
 import { rotations } from "./generated-secret.js";
 import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module.js";
@@ -47,9 +47,13 @@ function takenBy(resource: EngineResource, steps: readonly DesiredStep[], view: 
   });
 }
 
-function nameTakenVerdict(resource: EngineResource, taken: readonly KubeObject[]): Verdict {
+function nameTakenVerdict(module: KindModule, resource: EngineResource, taken: readonly KubeObject[]): Verdict {
   const names = taken.map((o) =>
-    labelOf({ kind: o.kind, name: o.metadata.name, namespace: o.metadata.namespace ?? "" }),
+    labelOf({
+      kind: emittedKindOf(module, o)?.label ?? o.kind,
+      name: o.metadata.name,
+      namespace: o.metadata.namespace ?? "",
+    }),
   );
   return {
     ok: false,
@@ -198,7 +202,7 @@ function desiredPass<Status>(
   const applied = taken.length === 0 && operatorsReady;
   const orphans = ownOrphans(module, resource, resource.status?.emitted ?? [], wanted, view.objects);
   const collected = collect(orphans, changeReason(module, resource));
-  const verdict = taken.length > 0 ? nameTakenVerdict(resource, taken) : desired.verdict;
+  const verdict = taken.length > 0 ? nameTakenVerdict(module, resource, taken) : desired.verdict;
   // Said once, as every held state: not again while the resource already reports it.
   const nameTaken: PlannedEvent[] =
     taken.length > 0 && !reportedBefore(resource.status?.conditions, module.phase, NAME_TAKEN)
@@ -222,7 +226,7 @@ function desiredPass<Status>(
 function refusalOf(module: KindModule, resource: EngineResource, view: EngineView): Verdict | undefined {
   const desired = markedDesired(module, resource, view);
   const taken = takenBy(resource, desired.steps, view);
-  if (taken.length > 0) return nameTakenVerdict(resource, taken);
+  if (taken.length > 0) return nameTakenVerdict(module, resource, taken);
   return !desired.verdict.ok && desired.verdict.stalled ? desired.verdict : undefined;
 }
 

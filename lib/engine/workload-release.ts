@@ -27,6 +27,14 @@ export function isWorkloadRelease(object: { readonly apiVersion: string; readonl
   return object.apiVersion === RELEASE_API_VERSION && object.kind === RELEASE_KIND;
 }
 
+/**
+ * What watching an emitted kind watches: the kind itself, or for a workload release helm's records of it,
+ * Secrets carrying the owner's owned-by label (the release's labels are its record's).
+ */
+export function watchedAs(emitted: EmittedKind): Pick<EmittedKind, "apiVersion" | "kind" | "plural"> {
+  return isWorkloadRelease(emitted) ? { apiVersion: "v1", kind: "Secret", plural: "secrets" } : emitted;
+}
+
 /** A workload's rollout as the view holds it (lib/capabilities/workload-readiness.ts decides it). */
 export interface ObservedWorkload {
   readonly kind: string;

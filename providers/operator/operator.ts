@@ -15,7 +15,7 @@ import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js
 import type { CachedInstances } from "../../lib/engine/observe.js";
 import { ownerOf } from "../../lib/engine/ownership.js";
 import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
-import { isWorkloadRelease } from "../../lib/engine/workload-release.js";
+import { watchedAs } from "../../lib/engine/workload-release.js";
 import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
 import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
@@ -94,9 +94,6 @@ function keyOf(kind: string, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
 }
 
-/** What a workload release is watched through: helm's records of it. */
-const RELEASE_RECORDS = { apiVersion: "v1", kind: "Secret", plural: "secrets" } as const;
-
 /**
  * The watches the registry needs, each once: every registered kind (all its objects) and every kind a
  * module emits (only the objects carrying the owned-by label), merged by kind — a kind both registered
@@ -109,9 +106,7 @@ export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
     watched.set(`${API_GROUP_VERSION}/${kind}`, { apiVersion: API_GROUP_VERSION, kind, plural, ownedOnly: false });
   }
   for (const module of kinds) {
-    for (const declared of module.emits) {
-      // A workload release changes through its records, Secrets carrying the owner's owned-by label.
-      const emitted = isWorkloadRelease(declared) ? RELEASE_RECORDS : declared;
+    for (const emitted of module.emits.map(watchedAs)) {
       const id = `${emitted.apiVersion}/${emitted.kind}`;
       if (!watched.has(id)) watched.set(id, { ...emitted, ownedOnly: true });
     }

@@ -39,6 +39,13 @@ export const KIND_SAMPLES = {
     },
     { mode: "external", external: { connectionSecretRef: { name: "redis", key: "password" } } },
   ],
+  MeilisearchInstance: [
+    {
+      mode: "managed",
+      managed: { storage: { size: "20Gi", storageClass: "standard" }, deletionPolicy: "Delete" },
+    },
+    { mode: "external", external: { connectionSecretRef: { name: "search", key: "password" } } },
+  ],
   Stack: [
     {
       postgres: {

@@ -1,3 +1,4 @@
+import { watchedAs } from "../../lib/engine/workload-release.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 import { watchedKinds } from "../../providers/operator/operator.js";
 import { ReferenceIndex } from "../../providers/operator/reference-index.js";
@@ -15,7 +16,8 @@ describe("the operator's watches", () => {
         plural: module.definition.plural,
         ownedOnly: false,
       });
-      for (const emitted of module.emits) {
+      // A workload release is watched through its records (lib/engine/workload-release.ts watchedAs).
+      for (const emitted of module.emits.map(watchedAs)) {
         const watch = watched.find((w) => w.apiVersion === emitted.apiVersion && w.kind === emitted.kind);
         expect(watch?.plural).toBe(emitted.plural);
       }

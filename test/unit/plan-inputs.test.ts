@@ -6,7 +6,7 @@ import { judgeFile, readPlanInputs } from "../../lib/engine/plan-inputs.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 
 const GROUP_VERSION = "core.navique.com/v1alpha1";
-const KINDS = "PostgresCluster, Stack, RedisInstance, License, ReferenceGrant";
+const KINDS = "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, License, ReferenceGrant";
 
 function postgres(name: string, namespace = "apps") {
   return { apiVersion: GROUP_VERSION, kind: "PostgresCluster", metadata: { name, namespace }, spec: {} };

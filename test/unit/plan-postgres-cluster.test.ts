@@ -192,7 +192,7 @@ describe("planPostgresCluster", () => {
     );
     expect(plan.steps).toEqual([]);
     const message =
-      "Cluster team-a/main already exists and is not this PostgresCluster's: it is left alone. Rename the PostgresCluster, or delete or rename that resource";
+      "CNPG Cluster team-a/main already exists and is not this PostgresCluster's: it is left alone. Rename the PostgresCluster, or delete or rename that resource";
     expect(plan.conditions.filter((c) => c.status === "False").map((c) => [c.type, c.reason, c.message])).toEqual([
       ["Ready", "NameTaken", message],
       ["DatastoreReady", "NameTaken", message],

@@ -2,13 +2,16 @@ import * as cdk8sConstructs from "../../constructs/index.js";
 import { customResourceDefinition } from "../../lib/api/crd.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
+import { workload } from "../../lib/catalog/catalog.js";
 import { cappedKind } from "../../lib/engine/admission.js";
 import { referenceCycle } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { NOT_IMPLEMENTED } from "../../lib/engine/not-implemented.js";
 import { emittedOf, type KubeObject, keyOf } from "../../lib/engine/objects.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
+import type { PlanStep } from "../../lib/engine/steps.js";
 import type { EngineView } from "../../lib/engine/view.js";
+import { watchedAs } from "../../lib/engine/workload-release.js";
 import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlements.js";
 import { watchedKinds } from "../../providers/operator/operator.js";
@@ -95,13 +98,33 @@ function readyView(module: KindModule, resource: EngineResource, objects = new M
   };
 }
 
-/** The objects a first pass made, as live objects carrying (or not) the resource's marks. */
+/** The objects a plan's steps make: applied, generated, and the workload releases (as their pseudo-objects). */
+function madeBy(steps: readonly PlanStep[]): KubeObject[] {
+  return steps.flatMap((s) =>
+    s.kind === "apply" || s.kind === "generate-secret" || s.kind === "workload-release" ? [s.object] : [],
+  );
+}
+
+/**
+ * The objects a first pass made, as live objects carrying (or not) the resource's marks; a workload
+ * release as helm's record of it says it is, deployed with the step's values.
+ */
 function liveCopies(plan: ReturnType<typeof planResource>, marked: boolean): Map<string, KubeObject> {
   const objects = new Map<string, KubeObject>();
   for (const step of plan.steps) {
-    if (step.kind !== "apply" && step.kind !== "generate-secret") continue;
+    if (step.kind !== "apply" && step.kind !== "generate-secret" && step.kind !== "workload-release") continue;
     const { labels, annotations, ...metadata } = step.object.metadata;
-    objects.set(keyOf(step.object), marked ? step.object : { ...step.object, metadata: { ...metadata, labels: {} } });
+    const object = marked ? step.object : { ...step.object, metadata: { ...metadata, labels: {} } };
+    objects.set(
+      keyOf(step.object),
+      step.kind === "workload-release"
+        ? {
+            ...object,
+            spec: { chart: { ...workload(step.workload).chart }, values: step.values },
+            status: { revision: 1, status: "deployed", workloads: [] },
+          }
+        : object,
+    );
   }
   return objects;
 }
@@ -148,7 +171,7 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
     for (const [label, resource] of everyMode(module)) {
       const plan = planResource(module, resource, readyView(module, resource), context);
       for (const step of plan.steps) {
-        if (step.kind !== "apply" && step.kind !== "generate-secret") continue;
+        if (step.kind !== "apply" && step.kind !== "generate-secret" && step.kind !== "workload-release") continue;
         const emitted = `${step.object.apiVersion} ${step.object.kind}`;
         expect([label, emitted, declared.includes(emitted)]).toEqual([label, emitted, true]);
       }
@@ -157,11 +180,14 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
 
   it("has every kind its plans emit watched by the operator, so that their drift is corrected at once", () => {
     const watched = watchedKinds(REGISTRY.kinds).map((w) => `${w.apiVersion} ${w.kind}`);
-    for (const emitted of module.emits) expect(watched).toContain(`${emitted.apiVersion} ${emitted.kind}`);
+    const watchedAsText = (kind: { apiVersion: string; kind: string }) => {
+      const as = watchedAs({ ...kind, plural: "" });
+      return `${as.apiVersion} ${as.kind}`;
+    };
+    for (const emitted of module.emits) expect(watched).toContain(watchedAsText(emitted));
     const resource = sample(module);
     const plan = planResource(module, resource, readyView(module, resource), context);
-    const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-secret" ? [s.object] : []));
-    for (const object of made) expect(watched).toContain(`${object.apiVersion} ${object.kind}`);
+    for (const object of madeBy(plan.steps)) expect(watched).toContain(watchedAsText(object));
   });
 
   it("plans purely in every mode: deep-frozen inputs, the same plan twice", () => {
@@ -176,7 +202,7 @@ describe.each(kinds)("the registered kind %s", (_kind, module) => {
   it("marks everything it applies as its own, and records it in status.emitted, in every mode", () => {
     for (const [label, resource] of everyMode(module)) {
       const plan = planResource(module, resource, readyView(module, resource), context);
-      const made = plan.steps.flatMap((s) => (s.kind === "apply" || s.kind === "generate-secret" ? [s.object] : []));
+      const made = madeBy(plan.steps);
       for (const object of made) {
         expect([label, object.metadata.labels?.[OWNED_BY_LABEL]]).toEqual([
           label,

@@ -4,6 +4,10 @@ import type { z } from "zod";
 import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
 import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
+import type {
+  MeilisearchInstanceSpec,
+  MeilisearchInstanceSpecInput,
+} from "../../lib/kinds/meilisearch-instance/schema.js";
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
@@ -37,6 +41,7 @@ const SPEC_INTERFACES_AGREE = {
   PostgresCluster: true satisfies Agree<PostgresClusterSpecInput, typeof PostgresClusterSpec>,
   Stack: true satisfies Agree<StackSpecInput, typeof StackSpec>,
   RedisInstance: true satisfies Agree<RedisInstanceSpecInput, typeof RedisInstanceSpec>,
+  MeilisearchInstance: true satisfies Agree<MeilisearchInstanceSpecInput, typeof MeilisearchInstanceSpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 

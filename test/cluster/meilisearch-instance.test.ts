@@ -1,0 +1,204 @@
+import { join } from "node:path";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { MeilisearchInstanceStatus } from "../../lib/kinds/meilisearch-instance/schema.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { FIXTURE_CHARTS, FIXTURE_SOURCE, testClient, testHelm } from "../support/capabilities.js";
+import { condition } from "../support/cluster.js";
+import { TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
+import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
+
+const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as MeilisearchInstanceStatus;
+
+/**
+ * Plays the storage provisioner the local plane lacks: a hostPath PersistentVolume bound to the claim.
+ * The real PV controller binds them, the real scheduler places the pod on a kwok node, kwok runs it and
+ * the real StatefulSet controller reports the rollout.
+ */
+async function provisionVolume(client: KubeClient, namespace: string, claim: string): Promise<void> {
+  const name = `${namespace}-${claim}`;
+  if (await orUndefined(client.core.readPersistentVolume({ name }))) return;
+  await client.core.createPersistentVolume({
+    body: {
+      metadata: { name, labels: { "test.navique.com/suite": "meilisearch" } },
+      spec: {
+        capacity: { storage: "10Gi" },
+        accessModes: ["ReadWriteOnce"],
+        hostPath: { path: `/tmp/${name}` },
+        claimRef: { namespace, name: claim },
+        persistentVolumeReclaimPolicy: "Delete",
+      },
+    },
+  });
+}
+
+/** Every revision helm recorded of a release, decoded: what a release record holds, values included. */
+async function releaseRecords(client: KubeClient, namespace: string, name: string) {
+  const secrets = await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` });
+  return secrets.items.map((secret) => ({ secret, record: decodeReleaseSecret(secret) }));
+}
+
+// MeilisearchInstance on the real plane with real helm: the workload release of the fixture chart
+// (test/fixtures/charts/meilisearch, standing in for the official chart 0.34.0).
+describe("MeilisearchInstance", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let context: ReconcileContext;
+  const namespaces = suiteNamespaces();
+
+  beforeAll(async () => {
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+  }, 120_000);
+  afterAll(async () => {
+    if (context) await namespaces.discard(context);
+    const volumes = await client.core.listPersistentVolume({ labelSelector: "test.navique.com/suite=meilisearch" });
+    await Promise.all(volumes.items.map((v) => client.core.deletePersistentVolume({ name: v.metadata?.name ?? "" })));
+  }, 120_000);
+
+  it("managed: its master key generated and passed by Secret reference, its data on its claim, the release installed once; Ready once rolled out", async () => {
+    const ns = await namespaces.create("meili-managed");
+    await createResource(client, "MeilisearchInstance", ns, "search", {});
+    const ready = await reconcileUntil(
+      context,
+      "MeilisearchInstance",
+      ns,
+      "search",
+      (o) => !o.requeue,
+      () => provisionVolume(client, ns, "search-data"),
+    );
+    expect(statusOf(ready).connection).toEqual({
+      host: `search.${ns}.svc`,
+      port: 7700,
+      credentialsSecret: { name: "search-master-key", namespace: ns },
+      url: `http://search.${ns}.svc:7700`,
+    });
+    const stored = await readStoredResource(client, "MeilisearchInstance", ns, "search");
+    expect(condition(stored, "Ready")).toMatchObject({
+      status: "True",
+      message: `Meilisearch reachable at http://search.${ns}.svc:7700`,
+    });
+    expect((stored?.status as MeilisearchInstanceStatus | undefined)?.emitted).toContainEqual({
+      apiVersion: "helm.sh/release.v1",
+      kind: "Release",
+      name: "search",
+      namespace: ns,
+    });
+
+    // The key: 32 characters, the same under the connection's key and the key the chart's pods read.
+    const secret = await client.core.readNamespacedSecret({ name: "search-master-key", namespace: ns });
+    const key = Buffer.from(secret.data?.password ?? "", "base64").toString();
+    expect(key).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(Buffer.from(secret.data?.MEILI_MASTER_KEY ?? "", "base64").toString()).toBe(key);
+
+    // The release: installed once, marked as the resource's, its values holding the Secret's name, never the key.
+    const records = await releaseRecords(client, ns, "search");
+    expect(records.map((r) => [r.record.revision, r.record.status])).toEqual([[1, "deployed"]]);
+    const [first] = records;
+    expect(first?.record.labels).toMatchObject({
+      "core.navique.com/owned-by": `meilisearchinstance.${ns}.search`,
+      "app.kubernetes.io/managed-by": "navique-ai-core-operator",
+    });
+    expect(first?.record.values).toEqual({
+      fullnameOverride: "search",
+      environment: { MEILI_ENV: "production", MEILI_NO_ANALYTICS: true },
+      auth: { existingMasterKeySecret: "search-master-key" },
+      persistence: { enabled: true, existingClaim: "search-data" },
+    });
+    const payload = Buffer.from(Buffer.from(first?.secret.data?.release ?? "", "base64").toString(), "base64");
+    const { gunzipSync } = await import("node:zlib");
+    expect(gunzipSync(payload).toString()).not.toContain(key);
+    // What the chart rendered reads the key from the Secret and the data from the claim.
+    const statefulSet = await client.apps.readNamespacedStatefulSet({ name: "search", namespace: ns });
+    expect(statefulSet.spec?.template.spec?.containers[0]?.envFrom).toContainEqual({
+      secretRef: { name: "search-master-key" },
+    });
+    expect(statefulSet.spec?.template.spec?.volumes).toContainEqual({
+      name: "data",
+      persistentVolumeClaim: { claimName: "search-data" },
+    });
+    const claim = await client.core.readNamespacedPersistentVolumeClaim({ name: "search-data", namespace: ns });
+    expect(claim.metadata?.annotations?.["core.navique.com/deletion-policy"]).toBe("Retain");
+
+    // A pass with nothing changed runs no helm: no new revision.
+    const again = await reconcileUntil(context, "MeilisearchInstance", ns, "search", (o) => !o.requeue);
+    expect(again.performed).toContain(`Helm release ${ns}/search is current (meilisearch 0.34.0, revision 1)`);
+    expect((await releaseRecords(client, ns, "search")).map((r) => r.record.revision)).toEqual([1]);
+
+    // Values changed by hand are put back by an upgrade, said in the step.
+    await helm.upgrade("search", join(FIXTURE_CHARTS, "meilisearch"), {
+      namespace: ns,
+      values: { ...first?.record.values, replicaCount: 2 },
+      wait: false,
+    });
+    const restored = await reconcileUntil(context, "MeilisearchInstance", ns, "search", (o) => !o.requeue);
+    expect(restored.performedInAllPasses).toContain(
+      `upgrade Helm release ${ns}/search (meilisearch 0.34.0: values changed)`,
+    );
+    const latest = (await releaseRecords(client, ns, "search")).sort(
+      (a, b) => b.record.revision - a.record.revision,
+    )[0];
+    expect(latest?.record.revision).toBe(3);
+    expect(latest?.record.values).toEqual(first?.record.values);
+
+    // Deleted under the default Retain: the release is uninstalled; the claim and its key stay, released.
+    await finalizeResources(context, "MeilisearchInstance", ns);
+    expect(await helm.status("search", ns)).toBeUndefined();
+    const kept = await client.core.readNamespacedPersistentVolumeClaim({ name: "search-data", namespace: ns });
+    expect(kept.metadata?.labels?.["core.navique.com/owned-by"]).toBeUndefined();
+    const keptKey = await client.core.readNamespacedSecret({ name: "search-master-key", namespace: ns });
+    expect(Buffer.from(keptKey.data?.password ?? "", "base64").toString()).toBe(key);
+  }, 300_000);
+
+  it("never takes over a release of its name that is not its own: NameTaken, the release untouched", async () => {
+    const ns = await namespaces.create("meili-taken");
+    await helm.install("taken", join(FIXTURE_CHARTS, "meilisearch"), {
+      namespace: ns,
+      values: {
+        environment: { MEILI_ENV: "production" },
+        auth: { existingMasterKeySecret: "theirs" },
+        persistence: { enabled: true, existingClaim: "theirs" },
+      },
+      wait: false,
+    });
+    await createResource(client, "MeilisearchInstance", ns, "taken", {});
+    const refused = await reconcileUntil(context, "MeilisearchInstance", ns, "taken", () => true);
+    expect(refused.plan.conditions.find((c) => c.type === "DatastoreReady")).toMatchObject({
+      status: "False",
+      reason: "NameTaken",
+      message: `Helm release ${ns}/taken already exists and is not this MeilisearchInstance's: it is left alone. Rename the MeilisearchInstance, or delete or rename that resource`,
+    });
+    const records = await releaseRecords(client, ns, "taken");
+    expect(records.map((r) => r.record.revision)).toEqual([1]);
+    expect(records[0]?.record.labels["core.navique.com/owned-by"]).toBeUndefined();
+    await finalizeResources(context, "MeilisearchInstance", ns);
+    expect((await helm.status("taken", ns))?.info.status).toBe("deployed");
+  }, 120_000);
+
+  it("external: wired from its connection Secret, nothing installed", async () => {
+    const ns = await namespaces.create("meili-external");
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "search" }, stringData: { host: "search.example.net", password: "not-checked" } },
+    });
+    await createResource(client, "MeilisearchInstance", ns, "remote", {
+      mode: "external",
+      external: { connectionSecretRef: { name: "search", key: "password" } },
+    });
+    const ready = await reconcileUntil(context, "MeilisearchInstance", ns, "remote", (o) => !o.requeue);
+    expect(statusOf(ready).connection).toEqual({
+      host: "search.example.net",
+      port: 7700,
+      credentialsSecret: { name: "search", namespace: ns },
+      url: "http://search.example.net:7700",
+    });
+    expect(await helm.status("remote", ns)).toBeUndefined();
+    expect(statusOf(ready).emitted ?? []).toEqual([]);
+  }, 120_000);
+});
