@@ -1,4 +1,4 @@
-import { type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import { type CoreV1Api, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
 import { fieldPath, formatProblem } from "../../lib/api/validation.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
@@ -93,6 +93,26 @@ function decidingSignature(object: KubernetesObject): string {
 function keyOf(kind: string, namespace: string, name: string): string {
   return `${kind}/${namespace}/${name}`;
 }
+
+/** How each core kind a module may emit is listed: the core group has no generic path in the client. */
+const CORE_LISTS: Readonly<
+  Record<
+    string,
+    {
+      all: (core: CoreV1Api, selector: { labelSelector?: string }) => Promise<unknown>;
+      in: (core: CoreV1Api, namespace: string, selector: { labelSelector?: string }) => Promise<unknown>;
+    }
+  >
+> = {
+  Secret: {
+    all: (core, selector) => core.listSecretForAllNamespaces(selector),
+    in: (core, namespace, selector) => core.listNamespacedSecret({ namespace, ...selector }),
+  },
+  PersistentVolumeClaim: {
+    all: (core, selector) => core.listPersistentVolumeClaimForAllNamespaces(selector),
+    in: (core, namespace, selector) => core.listNamespacedPersistentVolumeClaim({ namespace, ...selector }),
+  },
+};
 
 /**
  * The watches the registry needs, each once: every registered kind (all its objects) and every kind a
@@ -404,17 +424,20 @@ export class NaviqueOperator {
     const labelSelector = watched.ownedOnly ? OWNED_BY_LABEL : undefined;
     const selector = labelSelector ? { labelSelector } : {};
     const base = group === "" ? `/api/${version}` : `/apis/${group}/${version}`;
+    const coreLists = CORE_LISTS[watched.kind];
+    if (group === "" && !coreLists) {
+      throw new Error(
+        `the operator watches no core kind but ${Object.keys(CORE_LISTS).join(" and ")}; ${watched.kind} was declared watched`,
+      );
+    }
     const listAll = async () =>
-      group === ""
-        ? core.listSecretForAllNamespaces(selector)
+      coreLists
+        ? coreLists.all(core, selector)
         : custom.listClusterCustomObject({ group, version, plural: watched.plural, ...selector });
     const listIn = async (namespace: string) =>
-      group === ""
-        ? core.listNamespacedSecret({ namespace, ...selector })
+      coreLists
+        ? coreLists.in(core, namespace, selector)
         : custom.listNamespacedCustomObject({ group, version, namespace, plural: watched.plural, ...selector });
-    if (group === "" && watched.kind !== "Secret") {
-      throw new Error(`the operator watches no core kind but Secret; ${watched.kind} was declared watched`);
-    }
     if (!this.namespaces) {
       const informer = this.watch(`${base}/${watched.plural}`, listAll, keysOf, labelSelector, (synced) => {
         const cache = this.caches.get(watched.kind);

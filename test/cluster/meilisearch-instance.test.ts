@@ -1,16 +1,27 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { App, Chart } from "cdk8s";
+import { MeilisearchInstance as MeilisearchInstanceConstruct } from "../../constructs/index.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { MeilisearchInstanceStatus } from "../../lib/kinds/meilisearch-instance/schema.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { destroy, up } from "../../providers/pulumi/runtime.js";
 import { FIXTURE_CHARTS, FIXTURE_SOURCE, testClient, testHelm } from "../support/capabilities.js";
-import { condition } from "../support/cluster.js";
+import { condition, eventually } from "../support/cluster.js";
 import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
+import { inProcessOperator } from "../support/operator.js";
 import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
+
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as MeilisearchInstanceStatus;
 
@@ -200,5 +211,97 @@ describe("MeilisearchInstance", () => {
     });
     expect(await helm.status("remote", ns)).toBeUndefined();
     expect(statusOf(ready).emitted ?? []).toEqual([]);
+    // Community allows one MeilisearchInstance: each scenario finalizes its own before the next.
+    await finalizeResources(context, "MeilisearchInstance", ns);
+  }, 120_000);
+
+  it("through the operator: Ready, and a release uninstalled by hand installed again from the watch of its records", async () => {
+    const ns = await namespaces.create("meili-operator");
+    await createResource(client, "MeilisearchInstance", ns, "ops", {});
+    // No resync in the test's time: what brings the release back is the watch of its records.
+    const operator = inProcessOperator(client, helm, { resyncMs: 600_000 });
+    await operator.start();
+    try {
+      const ready = async () => {
+        await provisionVolume(client, ns, "ops-data");
+        // Said in the failure, if it comes: what Ready last said.
+        const now = condition(await readStoredResource(client, "MeilisearchInstance", ns, "ops"), "Ready");
+        if (now?.status !== "True") throw new Error(`Ready is ${now?.status}: ${now?.message}`);
+        return true;
+      };
+      await eventually("the operator to make MeilisearchInstance ops Ready", ready);
+      await helm.uninstall("ops", ns);
+      await eventually(
+        "the operator to install release ops again",
+        async () => ((await helm.status("ops", ns))?.info.status === "deployed" ? true : undefined),
+        { timeoutMs: 30_000 },
+      );
+      await eventually("MeilisearchInstance ops Ready again", ready);
+    } finally {
+      await operator.stop();
+      await finalizeResources(context, "MeilisearchInstance", ns);
+    }
+    expect(await helm.status("ops", ns)).toBeUndefined();
+  }, 180_000);
+
+  it("through the Pulumi runtime: its outputs, the master key a secret; destroy uninstalls the release", async () => {
+    const ns = await namespaces.create("meili-pulumi");
+    const inputs = {
+      kind: "MeilisearchInstance",
+      namespace: ns,
+      name: "via-pulumi",
+      spec: { managed: { deletionPolicy: "Delete" } },
+      kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      helm: (await toolchainPaths()).helm,
+      chartSource: `dir:${FIXTURE_CHARTS}`,
+      timeoutSeconds: 120,
+    };
+    const volume = setInterval(() => void provisionVolume(client, ns, "via-pulumi-data").catch(() => undefined), 500);
+    try {
+      const { outs } = await up(inputs, TEST_TRUSTED_KEYS);
+      const secret = await client.core.readNamespacedSecret({ name: "via-pulumi-master-key", namespace: ns });
+      expect(outs).toMatchObject({
+        url: `http://via-pulumi.${ns}.svc:7700`,
+        host: `via-pulumi.${ns}.svc`,
+        port: 7700,
+        credentialsSecret: { name: "via-pulumi-master-key", namespace: ns },
+        masterKey: Buffer.from(secret.data?.password ?? "", "base64").toString(),
+        provenance: "owned",
+      });
+    } finally {
+      clearInterval(volume);
+    }
+    await destroy(inputs, TEST_TRUSTED_KEYS);
+    expect(await helm.status("via-pulumi", ns)).toBeUndefined();
+    // Under Delete the claim goes with it.
+    expect(
+      await orUndefined(client.core.readNamespacedPersistentVolumeClaim({ name: "via-pulumi-data", namespace: ns })),
+    ).toBeUndefined();
+  }, 180_000);
+
+  it("through cdk8s synth and navique plan: the release step said before anything runs", async () => {
+    const ns = await namespaces.create("meili-synth");
+    const out = await mkdtemp(join(tmpdir(), "navique-meili-synth-"));
+    try {
+      const app = new App({ outdir: out });
+      const chart = new Chart(app, "search", { namespace: ns });
+      new MeilisearchInstanceConstruct(chart, "from-git", { spec: { managed: { storage: { size: "5Gi" } } } });
+      app.synth();
+      const plan = await runUnchecked(
+        TSX,
+        [CLI, "plan", "-f", join(out, "search.k8s.yaml"), "--chart-source", `dir:${FIXTURE_CHARTS}`],
+        { env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" } },
+      );
+      expect(plan.code).toBe(2);
+      expect(plan.stderr).toContain("plan: 1 judged: 1 to change");
+      expect(plan.stdout).toContain(
+        `MeilisearchInstance ${ns}/from-git: install Helm release ${ns}/from-git (meilisearch 0.34.0)`,
+      );
+      expect(plan.stdout).toContain(
+        `MeilisearchInstance ${ns}/from-git: apply PersistentVolumeClaim ${ns}/from-git-data (5Gi, deletion policy Retain)`,
+      );
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   }, 120_000);
 });
