@@ -31,6 +31,7 @@ const BATCH = 50;
 const SPECS: Readonly<Record<string, unknown>> = {
   PostgresCluster: { mode: "external", external: { connectionSecretRef: { name: "conn" } } },
   RedisInstance: { mode: "external", external: { connectionSecretRef: { name: "conn" } } },
+  MeilisearchInstance: { mode: "external", external: { connectionSecretRef: { name: "conn" } } },
   Stack: {},
 };
 

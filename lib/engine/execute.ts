@@ -95,6 +95,45 @@ function installedEvent(performed: PerformedInstall): PlannedEvent {
       };
 }
 
+/** A generated Secret made unless it was observed; re-made after a deletion, a rotation said as it happens. */
+async function generated(
+  client: KubeClient,
+  step: Extract<PlanStep, { kind: "generate-secret" }>,
+  view: EngineView,
+  happened: PlannedEvent[],
+): Promise<StepResult> {
+  // Seen by this pass's observation: never overwritten, so nothing to do (one read fewer per pass). One
+  // deleted since is re-created by the pass its deletion's watch event brings.
+  if (view.objects.has(keyOf(step.object))) return "unchanged";
+  const created = await generateSecret(client, step);
+  if (created === undefined) return "unchanged";
+  // Made before and created again: deleted by someone, a rotation — said by the process that made it.
+  if (step.madeBefore) happened.push(rotationEvent(step, created));
+  return "continue";
+}
+
+/** A workload release installed or upgraded, unless the plan found it current (no helm, no revision). */
+async function released(
+  context: ReconcileContext,
+  resource: EngineResource,
+  step: Extract<PlanStep, { kind: "workload-release" }>,
+  view: EngineView,
+): Promise<StepResult> {
+  if (step.current) return "unchanged";
+  const live = view.objects.get(keyOf(step.object)) as ObservedRelease | undefined;
+  await context.releases.apply(
+    {
+      name: step.object.metadata.name,
+      namespace: step.object.metadata.namespace ?? resource.metadata.namespace,
+      workload: step.workload,
+      values: step.values,
+      labels: step.object.metadata.labels ?? {},
+    },
+    live?.status,
+  );
+  return "continue";
+}
+
 /**
  * Performs one step of any kind's plan: the one executor. What it did that the plan could not foresee
  * (a capability installed) is added to `happened`, as Events to record.
@@ -121,28 +160,10 @@ export async function execute(
       const after = await client.apply(step.object);
       return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
     }
-    case "generate-secret": {
-      const created = await generateSecret(client, step);
-      if (created === undefined) return "unchanged";
-      // Made before and created again: deleted by someone, a rotation — said by the process that made it.
-      if (step.madeBefore) happened.push(rotationEvent(step, created));
-      return "continue";
-    }
-    case "workload-release": {
-      if (step.current) return "unchanged";
-      const live = view.objects.get(keyOf(step.object)) as ObservedRelease | undefined;
-      await context.releases.apply(
-        {
-          name: step.object.metadata.name,
-          namespace: step.object.metadata.namespace ?? resource.metadata.namespace,
-          workload: step.workload,
-          values: step.values,
-          labels: step.object.metadata.labels ?? {},
-        },
-        live?.status,
-      );
-      return "continue";
-    }
+    case "generate-secret":
+      return generated(client, step, view, happened);
+    case "workload-release":
+      return released(context, resource, step, view);
     case "delete":
       if (isWorkloadRelease(step.target))
         return (await context.releases.uninstall(step.target.name, step.target.namespace)) ? "continue" : "unchanged";

@@ -10,7 +10,7 @@ import { moduleOf, type ReconcileContext } from "../../lib/engine/context.js";
 import { execute } from "../../lib/engine/execute.js";
 import { DELETION_POLICY_ANNOTATION } from "../../lib/engine/garbage.js";
 import { previewResource } from "../../lib/engine/reconcile.js";
-import type { PlannedEvent } from "../../lib/engine/steps.js";
+import type { PlannedEvent, PlanStep } from "../../lib/engine/steps.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import type { PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
@@ -324,23 +324,34 @@ describe("credentials on deletion and drift", () => {
     expect(await rotated()).toHaveLength(1);
   });
 
-  it("a generated Secret deleted between a pass's reads and its writes is still a rotation, said by the pass that re-creates it", async () => {
+  it("a generated Secret deleted between a pass's reads and its writes: that pass leaves it, the next re-creates it as a rotation", async () => {
     const ns = await namespace("pg-rotate-race");
     await createPostgresCluster(client, ns, "main", withRole("Retain"));
     await reconcileToReady(ns, "main");
     const resource = await readPostgresCluster(client, ns, "main");
     if (!resource) throw new Error(`PostgresCluster ${ns}/main is gone`);
+    const module = moduleOf(context, "PostgresCluster");
+    const stepOf = (plan: { steps: readonly PlanStep[] }) => {
+      const step = plan.steps.find(
+        (s) => s.kind === "generate-secret" && s.object.metadata.name === "main-credentials",
+      );
+      if (!step) throw new Error("the plan has no step for Secret main-credentials");
+      return step;
+    };
     // The pass has read the Secret present; someone deletes it before the pass writes.
-    const { plan, view } = await previewResource(context, resource);
-    const step = plan.steps.find((s) => s.kind === "generate-secret" && s.object.metadata.name === "main-credentials");
-    if (!step) throw new Error("the plan has no step for Secret main-credentials");
-    expect(step.description).not.toContain("re-create");
+    const stale = await previewResource(context, resource);
+    expect(stepOf(stale.plan).description).not.toContain("re-create");
     await client.core.deleteNamespacedSecret({ name: "main-credentials", namespace: ns });
-
     const happened: PlannedEvent[] = [];
-    expect(await execute(context, moduleOf(context, "PostgresCluster"), resource, step, view, happened)).toBe(
-      "continue",
-    );
+    expect(await execute(context, module, resource, stepOf(stale.plan), stale.view, happened)).toBe("unchanged");
+    expect(happened).toEqual([]);
+    expect(await readSecret(ns, "main-credentials")).toBeUndefined();
+
+    // The next pass sees it gone: it re-creates it, and the pass that does says the rotation.
+    const fresh = await previewResource(context, resource);
+    const step = stepOf(fresh.plan);
+    expect(step.description).toContain("re-create Secret");
+    expect(await execute(context, module, resource, step, fresh.view, happened)).toBe("continue");
     expect(happened.map((e) => [e.type, e.reason, e.message])).toEqual([
       [
         "Warning",
@@ -348,9 +359,9 @@ describe("credentials on deletion and drift", () => {
         `Secret ${ns}/main-credentials was deleted and is re-created with a new generated password; CNPG sets it in the database for role app from that Secret (spec.bootstrap.initdb.secret of CNPG Cluster ${ns}/main): the old password stops working, every consumer must pick up the new one from the Secret`,
       ],
     ]);
-    // Performed again, the step finds the Secret there: nothing created, nothing said.
+    // Performed again on the same view (another process got there first): created once, said once.
     const again: PlannedEvent[] = [];
-    expect(await execute(context, moduleOf(context, "PostgresCluster"), resource, step, view, again)).toBe("unchanged");
+    expect(await execute(context, module, resource, step, fresh.view, again)).toBe("unchanged");
     expect(again).toEqual([]);
   });
 });
