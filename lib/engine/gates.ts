@@ -3,8 +3,8 @@ import { API_GROUP } from "../api/group.js";
 import { LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import { licenceRefusal } from "./admission.js";
 import { condition, stalledCondition } from "./conditions.js";
-import { allReferences, DEPENDENCIES_READY, dependenciesOf, dependencyVerdict } from "./dependencies.js";
-import type { EngineResource, KindModule } from "./kind-module.js";
+import { allReferences, DEPENDENCIES_READY, dependenciesOf } from "./dependencies.js";
+import type { EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { labelOf, objectKey } from "./objects.js";
 import { ownedBy } from "./ownership.js";
 import {
@@ -200,7 +200,8 @@ function withDependencies(module: KindModule, resource: EngineResource, plan: Pl
 }
 
 /**
- * A resource whose dependencies are not all there and Ready (lib/engine/dependencies.ts): nothing of it
+ * A resource whose dependencies are not all there and Ready (`verdict`, dependencyVerdict in
+ * lib/engine/dependencies.ts): nothing of it
  * is applied — not even its operators installed —, DependenciesReady and Ready say what it waits for,
  * each problem naming the field and the target, and it is looked at again (the operator also re-queues
  * it when a target changes). One Warning Event when someone has to act — a target missing or refused by
@@ -210,9 +211,8 @@ function withDependencies(module: KindModule, resource: EngineResource, plan: Pl
 export function waitingForDependencies(
   module: KindModule,
   resource: EngineResource,
-  view: EngineView,
+  verdict: Verdict | undefined,
 ): Plan | undefined {
-  const verdict = dependencyVerdict(module, resource, view);
   if (!verdict || verdict.ok) return undefined;
   const conditions = [
     condition(resource, READY, false, verdict.reason, verdict.message),

@@ -133,6 +133,65 @@ function followed(
   );
 }
 
+/** The kind's own reads (`observes`), by id: only those that stay in the namespace or are granted. */
+async function observeReads(
+  client: KubeClient,
+  module: KindModule,
+  resource: EngineResource,
+  references: readonly Reference[],
+  permitted: boolean,
+): Promise<Record<string, KubeObject | ReturnType<typeof decodeCredentials>>> {
+  const reads: Record<string, KubeObject | ReturnType<typeof decodeCredentials>> = {};
+  await Promise.all(
+    module
+      .observes(resource)
+      .filter((read) => followed(read, resource.metadata.namespace, references, permitted))
+      .map(async (read) => {
+        if (read.as === "credentials") {
+          const secret = await orUndefined(
+            client.core.readNamespacedSecret({ name: read.name, namespace: read.namespace }),
+          );
+          const credentials = decodeCredentials(secret);
+          if (credentials) reads[read.id] = credentials;
+          return;
+        }
+        const found = await readObject(client, read);
+        if (found) reads[read.id] = found;
+      }),
+  );
+  return reads;
+}
+
+/** The resources its dependencies name, as stored, by the referring field: only those in its namespace or granted. */
+async function observeDependencies(
+  client: KubeClient,
+  module: KindModule,
+  resource: EngineResource,
+  permitted: boolean,
+  registry: readonly KindModule[],
+): Promise<Record<string, KubeObject>> {
+  const dependencies: Record<string, KubeObject> = {};
+  await Promise.all(
+    dependenciesOf(module, resource)
+      .filter((d) => d.namespace === resource.metadata.namespace || permitted)
+      .map(async (d) => {
+        const target = registry.find((m) => m.definition.kind === d.kind);
+        if (!target) throw new Error(`${module.definition.kind} depends on ${d.kind}, which no registered kind is`);
+        const found = await orUndefined(
+          client.custom.getNamespacedCustomObject({
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: target.definition.plural,
+            namespace: d.namespace,
+            name: d.name,
+          }),
+        );
+        if (found) dependencies[d.field] = found as KubeObject;
+      }),
+  );
+  return dependencies;
+}
+
 /**
  * Reads what planning one resource of any kind needs, with a bounded number of requests: the needed
  * capabilities' decisions, the licence and the kind's instances (for the cap), the consumers of every
@@ -169,43 +228,11 @@ export async function observeResource(
   const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
   // All or nothing: the planner refuses the resource if any reference is not granted, so none is followed.
   const permitted = ungrantedReferences(referrer, references, grants).length === 0;
-  const reads: Record<string, KubeObject | ReturnType<typeof decodeCredentials>> = {};
-  await Promise.all(
-    module
-      .observes(resource)
-      .filter((read) => followed(read, namespace, references, permitted))
-      .map(async (read) => {
-        if (read.as === "credentials") {
-          const secret = await orUndefined(
-            client.core.readNamespacedSecret({ name: read.name, namespace: read.namespace }),
-          );
-          const credentials = decodeCredentials(secret);
-          if (credentials) reads[read.id] = credentials;
-          return;
-        }
-        const found = await readObject(client, read);
-        if (found) reads[read.id] = found;
-      }),
-  );
-  const dependencies: Record<string, KubeObject> = {};
-  await Promise.all(
-    dependenciesOf(module, resource)
-      .filter((d) => d.namespace === namespace || permitted)
-      .map(async (d) => {
-        const target = options.registry.find((m) => m.definition.kind === d.kind);
-        if (!target) throw new Error(`${module.definition.kind} depends on ${d.kind}, which no registered kind is`);
-        const found = await orUndefined(
-          client.custom.getNamespacedCustomObject({
-            group: API_GROUP,
-            version: API_VERSION,
-            plural: target.definition.plural,
-            namespace: d.namespace,
-            name: d.name,
-          }),
-        );
-        if (found) dependencies[d.field] = found as KubeObject;
-      }),
-  );
+  // The kind's own reads and its dependencies' targets, together: neither depends on the other.
+  const [reads, dependencies] = await Promise.all([
+    observeReads(client, module, resource, references, permitted),
+    observeDependencies(client, module, resource, permitted, options.registry),
+  ]);
   const view: EngineView = {
     capabilities,
     consumers,

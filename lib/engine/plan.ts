@@ -312,9 +312,11 @@ export function planResource<Status = Record<string, unknown>>(
   context: PlanContext,
 ): Plan<Status> {
   const deleting = resource.metadata.deletionTimestamp !== undefined;
+  // Judged once: it holds the pass back, or is said on its own condition once every dependency is Ready.
+  const dependencies = deleting ? undefined : dependencyVerdict(module, resource, view);
   const held = deleting
     ? undefined
-    : (heldBack(module, resource, view, context) ?? waitingForDependencies(module, resource, view));
+    : (heldBack(module, resource, view, context) ?? waitingForDependencies(module, resource, dependencies));
   if (held) return held as Plan<Status>;
   const needed = neededNow(module, resource, context);
   const before = neededBefore(module, resource, context);
@@ -341,7 +343,6 @@ export function planResource<Status = Record<string, unknown>>(
     refusal !== undefined,
   );
   // Every dependency is Ready (else the pass was held above): said on its own condition, after Ready.
-  const dependencies = deleting ? undefined : dependencyVerdict(module, resource, view);
   if (dependencies)
     conditions.splice(1, 0, condition(resource, DEPENDENCIES_READY, true, dependencies.reason, dependencies.message));
   const [ready] = conditions as [Condition, ...Condition[]];
