@@ -1,13 +1,13 @@
 import { z } from "zod";
-import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import type { KindDefinition } from "../../api/crd.js";
 import { withDefault } from "../../api/named-default.js";
 import { byteQuantity } from "../../api/quantity.js";
 import { objectName, SecretKeyRef } from "../../api/refs.js";
-import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 
 export const MEILISEARCH_INSTANCE_KIND = "MeilisearchInstance";
 export const MEILISEARCH_INSTANCE_PLURAL = "meilisearchinstances";
@@ -93,14 +93,11 @@ export type { MeilisearchInstanceSpecInput } from "../../api/generated/meilisear
 
 export const MeilisearchInstanceStatus = z
   .object({
-    ...ENGINE_STATUS,
-    mode: MeilisearchMode.optional().describe(
-      "The mode last reconciled; compared with spec.mode to garbage-collect after a change.",
-    ),
-    provenance: z.enum(["owned", "external"]).optional().describe("Who runs the Meilisearch itself."),
-    connection: Connection.optional().describe(
-      "Where consumers connect (url http://host:port), and the Secret that holds the master key (key password).",
-    ),
+    ...datastoreStatusFields(MeilisearchMode, ["owned", "external"], {
+      owner: "the Meilisearch",
+      connection:
+        "Where consumers connect (url http://host:port), and the Secret that holds the master key (key password).",
+    }),
   })
   .strict();
 export type MeilisearchInstanceStatus = z.infer<typeof MeilisearchInstanceStatus>;
@@ -124,12 +121,11 @@ export const MEILISEARCH_INSTANCE_DEFINITION: KindDefinition = {
     "A Meilisearch for the platform's search: managed (a release of the official chart per resource, its master key generated into a Secret) or external (a server outside the cluster).",
   spec: MeilisearchInstanceSpec,
   status: MeilisearchInstanceStatus,
-  printerColumns: [
-    { name: "Mode", type: "string", jsonPath: ".spec.mode", description: "managed or external" },
-    READY_COLUMN,
-    { name: "URL", type: "string", jsonPath: ".status.connection.url", description: "Connection URL", priority: 1 },
-    AGE_COLUMN,
-  ],
+  printerColumns: datastoreColumns({
+    modes: "managed or external",
+    owner: "the Meilisearch",
+    wide: [{ name: "URL", type: "string", jsonPath: ".status.connection.url", description: "Connection URL" }],
+  }),
   namePattern: DATASTORE_NAME_PATTERN,
   rootValidations: datastoreNameRules(
     MEILISEARCH_INSTANCE_KIND,

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import type { BackendTypes } from "../../api/backend-types.js";
-import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import type { KindDefinition } from "../../api/crd.js";
 import { withDefault } from "../../api/named-default.js";
 import { byteQuantity } from "../../api/quantity.js";
 import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
-import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 import { CNPG_APP_OWNER, CNPG_CLUSTER_TARGET } from "./cnpg.js";
 
 export const POSTGRES_CLUSTER_KIND = "PostgresCluster";
@@ -204,15 +204,12 @@ export { CapabilityStatus, Connection, EmittedObject, Provenance } from "../../a
 
 export const PostgresClusterStatus = z
   .object({
-    ...ENGINE_STATUS,
-    mode: DatastoreMode.optional().describe(
-      "The mode last reconciled; compared with spec.mode to garbage-collect after a change.",
-    ),
+    ...datastoreStatusFields(DatastoreMode, ["owned", "adopted", "external"], {
+      owner: "the datastore",
+      connection:
+        "Where consumers connect: the read-write Service of the cluster or the external host, the port (5432 for a managed or adopted cluster), the Secret holding username and password, and the postgresql:// URL.",
+    }),
     type: PostgresType.optional().describe("The type last reconciled."),
-    provenance: z.enum(["owned", "adopted", "external"]).optional().describe("Who owns the datastore itself."),
-    connection: Connection.optional().describe(
-      "Where consumers connect: the read-write Service of the cluster or the external host, the port (5432 for a managed or adopted cluster), the Secret holding username and password, and the postgresql:// URL.",
-    ),
     host: z
       .string()
       .optional()
@@ -248,14 +245,12 @@ export const POSTGRES_CLUSTER_DEFINITION: KindDefinition = {
     "A shared PostgreSQL cluster: managed (CloudNativePG installed and the cluster created by the product), adopted (an existing CNPG Cluster, possibly in another namespace) or external (a server outside the cluster).",
   spec: PostgresClusterSpec,
   status: PostgresClusterStatus,
-  printerColumns: [
-    { name: "Type", type: "string", jsonPath: ".spec.type", description: "Backend" },
-    { name: "Mode", type: "string", jsonPath: ".spec.mode", description: "managed, adopt or external" },
-    { name: "Provenance", type: "string", jsonPath: ".status.provenance", description: "Who owns the datastore" },
-    READY_COLUMN,
-    { name: "Host", type: "string", jsonPath: ".status.connection.host", description: "Connection host", priority: 1 },
-    AGE_COLUMN,
-  ],
+  printerColumns: datastoreColumns({
+    type: true,
+    modes: "managed, adopt or external",
+    owner: "the datastore",
+    wide: [{ name: "Host", type: "string", jsonPath: ".status.connection.host", description: "Connection host" }],
+  }),
   namePattern: DATASTORE_NAME_PATTERN,
   rootValidations: datastoreNameRules("PostgresCluster", MAX_POSTGRES_CLUSTER_NAME, NAMED_AFTER_POSTGRES_CLUSTER),
 };

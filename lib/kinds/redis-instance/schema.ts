@@ -1,15 +1,15 @@
 import { z } from "zod";
 import type { BackendTypes } from "../../api/backend-types.js";
-import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
+import type { KindDefinition } from "../../api/crd.js";
 import { imageReference } from "../../api/image-reference.js";
 import { withDefault } from "../../api/named-default.js";
 import { byteQuantity } from "../../api/quantity.js";
 import { namespaceName, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
-import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 import {
   DEFAULT_REDIS_IMAGE,
   DEFAULT_SENTINEL_IMAGE,
@@ -184,13 +184,11 @@ export type { RedisInstanceSpecInput } from "../../api/generated/redis-instance-
 
 export const RedisInstanceStatus = z
   .object({
-    ...ENGINE_STATUS,
-    mode: DatastoreMode.optional().describe(
-      "The mode last reconciled; compared with spec.mode to garbage-collect after a change.",
-    ),
+    ...datastoreStatusFields(DatastoreMode, ["owned", "adopted", "external"], {
+      owner: "the Redis",
+      connection: "Where consumers connect, and the Secret that holds the password.",
+    }),
     type: RedisType.optional().describe("The type last reconciled."),
-    provenance: z.enum(["owned", "adopted", "external"]).optional().describe("Who owns the Redis itself."),
-    connection: Connection.optional().describe("Where consumers connect, and the Secret that holds the password."),
   })
   .strict();
 export type RedisInstanceStatus = z.infer<typeof RedisInstanceStatus>;
@@ -214,13 +212,11 @@ export const REDIS_INSTANCE_DEFINITION: KindDefinition = {
     "A Redis for the platform: managed (the redis-operator installed and a Redis or a replication created by the product), adopted (an existing Redis of that operator, possibly in another namespace) or external (a server outside the cluster).",
   spec: RedisInstanceSpec,
   status: RedisInstanceStatus,
-  printerColumns: [
-    { name: "Mode", type: "string", jsonPath: ".spec.mode", description: "managed, adopt or external" },
-    { name: "Provenance", type: "string", jsonPath: ".status.provenance", description: "Who owns the Redis" },
-    READY_COLUMN,
-    { name: "Host", type: "string", jsonPath: ".status.connection.host", description: "Connection host", priority: 1 },
-    AGE_COLUMN,
-  ],
+  printerColumns: datastoreColumns({
+    modes: "managed, adopt or external",
+    owner: "the Redis",
+    wide: [{ name: "Host", type: "string", jsonPath: ".status.connection.host", description: "Connection host" }],
+  }),
   namePattern: DATASTORE_NAME_PATTERN,
   rootValidations: datastoreNameRules(REDIS_INSTANCE_KIND, MAX_REDIS_INSTANCE_NAME, NAMED_AFTER_REDIS_INSTANCE),
 };
