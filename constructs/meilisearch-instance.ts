@@ -1,6 +1,5 @@
 import type { Construct } from "constructs";
 import type { ReferenceTree } from "../lib/api/reference-fields.js";
-import type { KindModule } from "../lib/engine/kind-module.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "../lib/kinds/meilisearch-instance/module.js";
 import type {
   MEILISEARCH_INSTANCE_KIND,
@@ -22,6 +21,6 @@ export interface MeilisearchInstanceProps extends NaviqueResourceProps {
 /** A MeilisearchInstance custom resource for GitOps (name: at most 52 characters, a DNS-1035 label). */
 export class MeilisearchInstance extends NaviqueResource<typeof MEILISEARCH_INSTANCE_KIND> {
   constructor(scope: Construct, id: string, props: MeilisearchInstanceProps = {}) {
-    super(scope, id, MEILISEARCH_INSTANCE_MODULE as unknown as KindModule, { ...props, spec: props.spec ?? {} });
+    super(scope, id, MEILISEARCH_INSTANCE_MODULE, { ...props, spec: props.spec ?? {} });
   }
 }

@@ -1,6 +1,5 @@
 import type { Construct } from "constructs";
 import type { ReferenceTree } from "../lib/api/reference-fields.js";
-import type { KindModule } from "../lib/engine/kind-module.js";
 import { POSTGRES_CLUSTER_MODULE } from "../lib/kinds/postgres-cluster/module.js";
 import type {
   POSTGRES_CLUSTER_KIND,
@@ -24,6 +23,6 @@ export interface PostgresClusterProps extends NaviqueResourceProps {
  */
 export class PostgresCluster extends NaviqueResource<typeof POSTGRES_CLUSTER_KIND> {
   constructor(scope: Construct, id: string, props: PostgresClusterProps) {
-    super(scope, id, POSTGRES_CLUSTER_MODULE as unknown as KindModule, props);
+    super(scope, id, POSTGRES_CLUSTER_MODULE, props);
   }
 }

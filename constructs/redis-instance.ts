@@ -1,6 +1,5 @@
 import type { Construct } from "constructs";
 import type { ReferenceTree } from "../lib/api/reference-fields.js";
-import type { KindModule } from "../lib/engine/kind-module.js";
 import { REDIS_INSTANCE_MODULE } from "../lib/kinds/redis-instance/module.js";
 import type {
   REDIS_INSTANCE_KIND,
@@ -22,6 +21,6 @@ export interface RedisInstanceProps extends NaviqueResourceProps {
 /** A RedisInstance custom resource for GitOps (name: at most 52 characters, a DNS-1035 label). */
 export class RedisInstance extends NaviqueResource<typeof REDIS_INSTANCE_KIND> {
   constructor(scope: Construct, id: string, props: RedisInstanceProps = {}) {
-    super(scope, id, REDIS_INSTANCE_MODULE as unknown as KindModule, { ...props, spec: props.spec ?? {} });
+    super(scope, id, REDIS_INSTANCE_MODULE, { ...props, spec: props.spec ?? {} });
   }
 }

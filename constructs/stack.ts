@@ -1,6 +1,5 @@
 import type { Construct } from "constructs";
 import type { ReferenceTree } from "../lib/api/reference-fields.js";
-import type { KindModule } from "../lib/engine/kind-module.js";
 import { STACK_MODULE } from "../lib/kinds/stack/module.js";
 import type { STACK_KIND, StackSpec, StackSpecInput } from "../lib/kinds/stack/schema.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
@@ -19,6 +18,6 @@ export interface StackProps extends NaviqueResourceProps {
  */
 export class Stack extends NaviqueResource<typeof STACK_KIND> {
   constructor(scope: Construct, id: string, props: StackProps = {}) {
-    super(scope, id, STACK_MODULE as unknown as KindModule, { ...props, spec: props.spec ?? {} });
+    super(scope, id, STACK_MODULE, { ...props, spec: props.spec ?? {} });
   }
 }

@@ -33,12 +33,7 @@ export interface Registry {
 }
 
 export const REGISTRY: Registry = {
-  kinds: [
-    POSTGRES_CLUSTER_MODULE,
-    STACK_MODULE,
-    REDIS_INSTANCE_MODULE,
-    MEILISEARCH_INSTANCE_MODULE,
-  ] as unknown as readonly KindModule[],
+  kinds: [POSTGRES_CLUSTER_MODULE, STACK_MODULE, REDIS_INSTANCE_MODULE, MEILISEARCH_INSTANCE_MODULE],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,

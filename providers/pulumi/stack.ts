@@ -1,10 +1,8 @@
-import * as pulumi from "@pulumi/pulumi";
-import type { KindModule } from "../../lib/engine/kind-module.js";
+import type * as pulumi from "@pulumi/pulumi";
 import { STACK_MODULE } from "../../lib/kinds/stack/module.js";
 import type { StackSpecInput } from "../../lib/kinds/stack/schema.js";
-import { type ClusterArgs, type DeepInput, dynamicInputs } from "./component-inputs.js";
-import { KindResource } from "./kind-resource.js";
-import { tellPulumiTheUsersPosition } from "./source-position.js";
+import type { ClusterArgs, DeepInput } from "./component-inputs.js";
+import { KindComponent } from "./kind-component.js";
 
 export interface StackArgs extends ClusterArgs {
   /** The desired state; parsed by the same schema as the custom resource. @default the curated bundle */
@@ -24,27 +22,15 @@ export interface StackPostgresOutput {
  * licence's word first — a Stack the licence does not cover is reported, with how to get it, before
  * anything is created — then each member's decisions.
  */
-export class Stack extends pulumi.ComponentResource {
+export class Stack extends KindComponent {
   static readonly TYPE = "navique:index:Stack";
 
   /** The resources the Stack created and keeps in step, e.g. its PostgresCluster `<name>-postgres`. */
-  readonly members: pulumi.Output<readonly { kind: string; namespace: string; name: string }[]>;
+  declare readonly members: pulumi.Output<readonly { kind: string; namespace: string; name: string }[]>;
   /** Where consumers connect to the Stack's PostgreSQL: host, port and the Secret holding the credentials. */
-  readonly postgres: pulumi.Output<StackPostgresOutput>;
+  declare readonly postgres: pulumi.Output<StackPostgresOutput>;
 
   constructor(name: string, args: StackArgs, opts: pulumi.ComponentResourceOptions = {}) {
-    const restore = tellPulumiTheUsersPosition();
-    try {
-      super(Stack.TYPE, name, {}, opts);
-    } finally {
-      restore();
-    }
-    const module = STACK_MODULE as unknown as KindModule;
-    const resource = new KindResource(module, name, dynamicInputs(this, module, name, args, args.spec ?? {}, opts), {
-      parent: this,
-    });
-    this.members = resource.output("members");
-    this.postgres = resource.output("postgres");
-    this.registerOutputs({ members: this.members, postgres: this.postgres });
+    super(Stack.TYPE, STACK_MODULE, name, args, opts);
   }
 }
