@@ -4,7 +4,8 @@
  * through four phases:
  *
  *   1. idle: no resource of the product in the cluster, 30 s;
- *   2. load: N PostgresClusters in external mode (N = 1,000 by default), each with its connection Secret,
+ *   2. load: N PostgresClusters in external mode (N = 1,000 by default; with --mixed PostgresClusters,
+ *      RedisInstances and MeilisearchInstances in turn, all external), each with its connection Secret,
  *      created in batches in a namespace of their own, and the time until the operator has written a
  *      status on every one — Ready, or refused by the instance cap (under the Community edition 2 are
  *      admitted and the others refused) — as the reconcile throughput;
@@ -23,10 +24,14 @@
  * instead. It asserts nothing and is not part of `npm run bench` (it takes about ten minutes):
  *
  *   npm run build && npx tsx bench/operator-scale.ts [--count N] [--cpu-prof] [--tsx] [--kubeconfig PATH]
- *     [--resync SECONDS] [--idle SECONDS] [--keep-plane]        (N also from NAVIQUE_BENCH_COUNT)
+ *     [--resync SECONDS] [--idle SECONDS] [--keep-plane] [--mixed] [--licensed]   (N also from NAVIQUE_BENCH_COUNT)
+ *
+ * --licensed applies a licence signed by a key made for the run (test/support/licence.ts), admitting every
+ * resource, and has the operator trust that key (--trust): every resource is then Ready and reconciled in
+ * full at each resync, instead of the Community edition's 2 admitted and the rest passed over.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -35,8 +40,18 @@ import { API_GROUP, API_VERSION } from "../lib/api/group.js";
 import { OPERATOR_NODE_OPTIONS } from "../lib/api/operator-process.js";
 import { ensureNaviqueCrds } from "../lib/apply/navique-crds.js";
 import { KubeClient } from "../lib/cluster/kube-client.js";
+import { MEILISEARCH_INSTANCE_PLURAL } from "../lib/kinds/meilisearch-instance/schema.js";
 import { POSTGRES_CLUSTER_PLURAL } from "../lib/kinds/postgres-cluster/schema.js";
+import { REDIS_INSTANCE_PLURAL } from "../lib/kinds/redis-instance/schema.js";
+import type { CappedKind } from "../lib/licence/entitlements.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
+import {
+  applyLicence,
+  removeLicence,
+  TEST_KEY_ID,
+  TEST_TRUSTED_KEYS,
+  testLicenceToken,
+} from "../test/support/licence.js";
 import { apiserverRequests, requestRates } from "./apiserver-requests.js";
 import { summariseCpuProfile } from "./cpu-profile.js";
 import { deleteNamespaceAndWait } from "./namespace.js";
@@ -63,9 +78,21 @@ const { values: flags } = parseArgs({
     "cpu-prof": { type: "boolean", default: false },
     tsx: { type: "boolean", default: false },
     "keep-plane": { type: "boolean", default: false },
+    mixed: { type: "boolean", default: false },
+    licensed: { type: "boolean", default: false },
   },
 });
 const COUNT = Number(flags.count ?? process.env.NAVIQUE_BENCH_COUNT ?? 1_000);
+
+/** The kinds created, in turn: PostgresClusters only, or with --mixed every datastore kind in external mode. */
+const KINDS: readonly { readonly kind: CappedKind; readonly plural: string; readonly prefix: string }[] = flags.mixed
+  ? [
+      { kind: "PostgresCluster", plural: POSTGRES_CLUSTER_PLURAL, prefix: "pg" },
+      { kind: "RedisInstance", plural: REDIS_INSTANCE_PLURAL, prefix: "redis" },
+      { kind: "MeilisearchInstance", plural: MEILISEARCH_INSTANCE_PLURAL, prefix: "search" },
+    ]
+  : [{ kind: "PostgresCluster", plural: POSTGRES_CLUSTER_PLURAL, prefix: "pg" }];
+const WHAT = KINDS.map((k) => k.kind).join(", ");
 const RESYNC_S = Number(flags.resync);
 const IDLE_S = Number(flags.idle);
 
@@ -132,10 +159,15 @@ class Sampler {
 }
 
 /** How the operator is started: from the built package when there is one, else from the sources. */
-function operatorCommand(kubeconfig: string, profileDir: string | undefined): { args: string[]; how: string } {
+function operatorCommand(
+  kubeconfig: string,
+  profileDir: string | undefined,
+  trustFile: string | undefined,
+): { args: string[]; how: string } {
   const built = join(process.cwd(), "dist", "navique.js");
   const profiling = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
   const operatorArgs = ["operator", "--kubeconfig", kubeconfig, "--resync", String(RESYNC_S)];
+  if (trustFile) operatorArgs.push("--trust", `${TEST_KEY_ID}=${trustFile}`);
   // External mode installs nothing; a local chart mirror all the same, so that nothing could reach the internet.
   operatorArgs.push("--chart-source", `dir:${join(process.cwd(), "test", "fixtures", "charts")}`);
   if (existsSync(built) && !flags.tsx) {
@@ -201,7 +233,8 @@ async function inBatches(count: number, create: (index: number) => Promise<void>
 async function createResources(client: KubeClient): Promise<void> {
   await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
   await inBatches(COUNT, async (index) => {
-    const name = `pg-${String(index).padStart(4, "0")}`;
+    const { kind, plural, prefix } = KINDS[index % KINDS.length] as (typeof KINDS)[number];
+    const name = `${prefix}-${String(index).padStart(4, "0")}`;
     await client.core.createNamespacedSecret({
       namespace: NAMESPACE,
       body: {
@@ -217,11 +250,11 @@ async function createResources(client: KubeClient): Promise<void> {
     await client.custom.createNamespacedCustomObject({
       group: API_GROUP,
       version: API_VERSION,
-      plural: POSTGRES_CLUSTER_PLURAL,
+      plural,
       namespace: NAMESPACE,
       body: {
         apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: "PostgresCluster",
+        kind,
         metadata: { name },
         spec: { mode: "external", external: { connectionSecretRef: { name: `${name}-connection` } } },
       },
@@ -231,18 +264,22 @@ async function createResources(client: KubeClient): Promise<void> {
 
 type Conditions = { type: string; status: string; reason: string }[];
 
-/** Counts of the namespace's PostgresClusters by what the operator wrote on them. */
+/** Counts of the namespace's resources by what the operator wrote on them. */
 async function statusCounts(client: KubeClient): Promise<{ ready: number; refused: number; other: number }> {
-  const list = (await client.custom.listNamespacedCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: POSTGRES_CLUSTER_PLURAL,
-    namespace: NAMESPACE,
-  })) as { items: { status?: { conditions?: Conditions } }[] };
+  const lists = (await Promise.all(
+    KINDS.map((k) =>
+      client.custom.listNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: k.plural,
+        namespace: NAMESPACE,
+      }),
+    ),
+  )) as { items: { status?: { conditions?: Conditions } }[] }[];
   let ready = 0;
   let refused = 0;
   let other = 0;
-  for (const item of list.items) {
+  for (const item of lists.flatMap((list) => list.items)) {
     const conditions = item.status?.conditions ?? [];
     if (conditions.some((c) => c.type === "Ready" && c.status === "True")) ready++;
     else if (
@@ -297,7 +334,7 @@ interface LoadFigures {
 /** Creates the resources, then waits until the operator has written a status on every one. */
 async function load(client: KubeClient): Promise<LoadFigures> {
   const from = Date.now();
-  progress(`creating ${COUNT} Secrets and PostgresClusters`);
+  progress(`creating ${COUNT} Secrets and resources (${WHAT})`);
   await createResources(client);
   const createdMs = Date.now() - from;
   progress(`created in ${fixed(createdMs / 1000)} s; waiting for a status on each`);
@@ -354,7 +391,7 @@ function printFigures(
   process.stdout.write(
     [
       "",
-      `created ${COUNT} Secrets + ${COUNT} PostgresClusters in ${fixed(createdMs / 1000)} s (${IN_FLIGHT} requests in flight)`,
+      `created ${COUNT} Secrets + ${COUNT} resources (${WHAT}) in ${fixed(createdMs / 1000)} s (${IN_FLIGHT} requests in flight)`,
       `statuses: ${counts.ready} Ready, ${counts.refused} refused by the cap, ${counts.other} other, ${fixed(statusedMs / 1000)} s after creation began${gaveUp}`,
       `reconcile throughput: ${fixed(COUNT / (statusedMs / 1000), 2)} resources/s (from the first create to the last status)`,
       `clean-up: ${cleanup}`,
@@ -395,9 +432,17 @@ async function run(kubeconfig: string, cluster: string): Promise<void> {
   await deleteNamespaceAndWait(client, NAMESPACE);
 
   const profileDir = flags["cpu-prof"] ? join(out, "profile") : undefined;
-  const { args, how } = operatorCommand(kubeconfig, profileDir);
+  // --licensed: every resource admitted, so that every one is reconciled in full at each resync.
+  const trustFile = flags.licensed ? join(out, "test-vendor.pem") : undefined;
+  if (trustFile) {
+    writeFileSync(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
+    await applyLicence(client, testLicenceToken({ caps: Object.fromEntries(KINDS.map((k) => [k.kind, COUNT])) }));
+  } else {
+    await removeLicence(client);
+  }
+  const { args, how } = operatorCommand(kubeconfig, profileDir, trustFile);
   process.stdout.write(
-    `operator from ${how}, NODE_OPTIONS ${OPERATOR_NODE_OPTIONS} (as its container runs); cluster: ${cluster}; ${COUNT} PostgresClusters; resync ${RESYNC_S} s; output in ${out}\n`,
+    `operator from ${how}, NODE_OPTIONS ${OPERATOR_NODE_OPTIONS} (as its container runs); cluster: ${cluster}; ${COUNT} resources (${WHAT}); ${flags.licensed ? "a test licence admitting them all" : "the Community edition"}; resync ${RESYNC_S} s; output in ${out}\n`,
   );
   const { child, exited } = await startOperator(args, join(out, "operator.log"));
   operator = child;
@@ -426,6 +471,8 @@ async function run(kubeconfig: string, cluster: string): Promise<void> {
 
   const cleanupFrom = Date.now();
   const cleanup = await cleanUp(client);
+  // The licence the run applied goes with it: another cluster (--kubeconfig) keeps none of the run's.
+  if (trustFile) await removeLicence(client);
   phases.push(sampler.phase("clean-up (namespace deleted, finalized)", cleanupFrom, Date.now()));
   sampler.stop();
   const exit = await stopOperator(child, exited);
