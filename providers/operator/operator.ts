@@ -583,8 +583,11 @@ export class NaviqueOperator {
   }
 
   /**
-   * Reads and parses one resource; an invalid one is reported with its field paths and left alone (its
-   * reconcile cannot decide anything for it), never retried in a loop.
+   * Reads and parses one resource — from its kind's watch cache once that is complete, as a controller
+   * reads (a copy a write of this operator has not reached yet is decided on all the same: the status
+   * write is conditional on its resourceVersion, and the write's own event brings the next pass), else
+   * from the apiserver. An invalid one is reported with its field paths and left alone (its reconcile
+   * cannot decide anything for it), never retried in a loop.
    */
   private async read(
     key: string,
@@ -592,15 +595,19 @@ export class NaviqueOperator {
     namespace: string,
     name: string,
   ): Promise<EngineResource | undefined> {
-    const raw = await orUndefined(
-      this.options.client.custom.getNamespacedCustomObject({
-        group: API_GROUP,
-        version: API_VERSION,
-        plural: module.definition.plural,
-        namespace,
-        name,
-      }),
-    );
+    const cache = this.caches.get(module.definition.kind);
+    const cached = cache?.synced ? cache.informer.get(name, namespace) : undefined;
+    const raw =
+      cached ??
+      (await orUndefined(
+        this.options.client.custom.getNamespacedCustomObject({
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: module.definition.plural,
+          namespace,
+          name,
+        }),
+      ));
     if (!raw) return undefined;
     const parsed = module.schema.safeParse(raw, { reportInput: true });
     if (parsed.success) return parsed.data;

@@ -125,6 +125,10 @@ describe("MeilisearchInstance", () => {
     const payload = Buffer.from(Buffer.from(first?.secret.data?.release ?? "", "base64").toString(), "base64");
     const { gunzipSync } = await import("node:zlib");
     expect(gunzipSync(payload).toString()).not.toContain(key);
+    // Nor in the resource's status, nor in an Event about it.
+    expect(JSON.stringify(stored)).not.toContain(key);
+    const events = await client.events.listNamespacedEvent({ namespace: ns });
+    expect(JSON.stringify(events.items)).not.toContain(key);
     // What the chart rendered reads the key from the Secret and the data from the claim.
     const statefulSet = await client.apps.readNamespacedStatefulSet({ name: "search", namespace: ns });
     expect(statefulSet.spec?.template.spec?.containers[0]?.envFrom).toContainEqual({
