@@ -91,6 +91,25 @@ export function signLicense(payload: unknown, privateKeyPem: string, keyId: stri
   return `${signed}.${signature.toString("base64url")}`;
 }
 
+/** Signature checks already made, by key and signed text: the operator verifies the same licence every pass. */
+const verified = new Map<string, boolean>();
+const VERIFIED_KEPT = 16;
+
+/**
+ * Whether `signature` signs `message` under `publicKey` (ed25519). A pure function of its inputs, so its
+ * answers are kept (a few): a pass over each of a thousand resources at each resync re-verified the same
+ * token, a tenth of the operator's time at steady state (docs/performance.md).
+ */
+function signatureValid(message: string, publicKey: string, signature: Buffer): boolean {
+  const key = `${publicKey}\u0000${message}\u0000${signature.toString("base64")}`;
+  const known = verified.get(key);
+  if (known !== undefined) return known;
+  const valid = verify(null, Buffer.from(message), createPublicKey(publicKey), signature);
+  if (verified.size >= VERIFIED_KEPT) verified.delete(verified.keys().next().value ?? "");
+  verified.set(key, valid);
+  return valid;
+}
+
 /**
  * Verifies a token offline with Node's crypto against the trusted public keys: shape, key id, signature
  * (before the payload is even read), payload, then the validity window at `now`.
@@ -126,7 +145,7 @@ export function verifyLicense(
   const payloadBytes = decodeCanonical(body, "payload");
   if (
     signature.length !== ED25519_SIGNATURE_BYTES ||
-    !verify(null, Buffer.from(`${version}.${keyId}.${body}`), createPublicKey(publicKey), signature)
+    !signatureValid(`${version}.${keyId}.${body}`, publicKey, signature)
   ) {
     throw new LicenseError(
       "bad-signature",
