@@ -1,12 +1,14 @@
 import { z } from "zod";
 
 /**
- * A chart the product installs, pinned: its official repository (and OCI location, when published there),
- * name and version, and optionally the digest of its package. Capabilities and workloads alike.
+ * A chart the product installs, pinned: its official repository and/or OCI location (a chart published
+ * only to a registry has no HTTP index), name and version, and optionally the digest of its package.
+ * Capabilities and workloads alike. Installed from the official place: the repository when there is one,
+ * else the OCI location.
  */
 export const ChartPin = z
   .object({
-    repository: z.url().describe("Official chart repository (HTTP index)."),
+    repository: z.url().optional().describe("Official chart repository (HTTP index), when there is one."),
     oci: z
       .string()
       .startsWith("oci://")
@@ -21,5 +23,8 @@ export const ChartPin = z
       .optional()
       .describe("sha256 of the packaged chart; verified before installing a package when set."),
   })
-  .strict();
+  .strict()
+  .refine((chart) => chart.repository !== undefined || chart.oci !== undefined, {
+    message: "a chart needs its official repository or its OCI location (chart.repository or chart.oci)",
+  });
 export type ChartPin = z.infer<typeof ChartPin>;

@@ -86,9 +86,11 @@ async function fromDirectory(entry: Pinned, path: string): Promise<ResolvedChart
 
 /** Resolves the chart of a capability or a workload from a source; a directory mirror is checked for version and digest. */
 export async function resolveChart(entry: Pinned, source: ChartSource): Promise<ResolvedChart> {
-  const { name, version, repository } = entry.chart;
+  const { name, version, repository, oci } = entry.chart;
   switch (source.kind) {
     case "repository":
+      // A chart published only to a registry is pulled from there (ChartPin holds one or the other).
+      if (!repository) return { ref: oci ?? name, version, describe: `${name} ${version} from ${oci}` };
       return { ref: name, repo: repository, version, describe: `${name} ${version} from ${repository}` };
     case "oci": {
       const ref = `${source.registry.replace(/\/+$/, "")}/${name}`;

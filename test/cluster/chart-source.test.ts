@@ -40,6 +40,21 @@ describe("chart sources", () => {
     });
   });
 
+  it("takes a chart published only to a registry from its official OCI location", async () => {
+    const ociOnly = CapabilityEntry.parse({
+      ...CLOUDNATIVE_PG,
+      chart: { name: "cloudnative-pg", version: "0.29.0", oci: "oci://registry.example/charts/cloudnative-pg" },
+    });
+    expect(await resolveChart(ociOnly, parseChartSource(undefined))).toEqual({
+      ref: "oci://registry.example/charts/cloudnative-pg",
+      version: "0.29.0",
+      describe: "cloudnative-pg 0.29.0 from oci://registry.example/charts/cloudnative-pg",
+    });
+    expect(() =>
+      CapabilityEntry.parse({ ...CLOUDNATIVE_PG, chart: { name: "cloudnative-pg", version: "0.29.0" } }),
+    ).toThrow("a chart needs its official repository or its OCI location (chart.repository or chart.oci)");
+  });
+
   it("takes charts from an OCI registry mirror", async () => {
     expect(await resolveChart(CLOUDNATIVE_PG, parseChartSource("oci://registry.internal/charts/"))).toMatchObject({
       ref: "oci://registry.internal/charts/cloudnative-pg",
