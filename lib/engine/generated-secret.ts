@@ -82,11 +82,11 @@ function listed(keys: readonly string[]): string {
 }
 
 /**
- * A generated Secret the product made (it is in the resource's `status.emitted`) carries `madeBefore`:
- * should the executor find it gone and create it again, someone deleted it, and its old values cannot come
- * back — the product keeps no copy. That is a rotation, said when it happens (rotationEvent) rather than
- * when planned, since the Secret can be deleted between the pass's reads and its writes. A plan that
- * already sees it gone says so in the step. The rule for every kind.
+ * A generated Secret the product made (it is in the resource's `status.emitted`) carries `madeBefore`.
+ * One the pass observed gone was deleted by someone, and its old values cannot come back — the product
+ * keeps no copy: it is re-created with new values, a rotation, which the step says, and the executor
+ * records as an Event when it actually creates it (rotationEvent) — not when planned: another process
+ * may have re-created it first. The rule for every kind.
  */
 export function rotations(
   emitted: readonly EmittedObject[],
