@@ -64,6 +64,7 @@ export class WorkloadReleaser {
       const chart = await resolveChart(entry, this.options.source ?? OFFICIAL_REPOSITORIES);
       await this.asFailure(request, entry, async () => {
         if (current?.status.startsWith("pending-")) await this.repairPending(request, current);
+        if (current?.status === "uninstalling") await this.completeUninstall(request, current);
         await helm.upgrade(request.name, chart.ref, {
           namespace: request.namespace,
           install: true,
@@ -98,6 +99,21 @@ export class WorkloadReleaser {
     }
     this.report(`[${where}] release stuck in ${current.status}: reinstalling`);
     await this.options.helm.uninstall(request.name, request.namespace, { wait: true });
+  }
+
+  /**
+   * A release left `uninstalling` (an uninstall, ours or by hand, died between marking the revision and
+   * purging its records): helm refuses to upgrade it and nothing else ever moves it on. The uninstall is
+   * completed — without waiting, so that an object held by a finalizer cannot hold this worker for
+   * helm's five minutes — and the upgrade that follows installs again. An uninstall by hand still running
+   * only races this one to the same end: both purge, and the next pass installs what is missing.
+   */
+  private async completeUninstall(request: WorkloadReleaseRequest, current: ReleaseState): Promise<void> {
+    const where = `${request.namespace}/${request.name}`;
+    this.report(
+      `[${where}] release revision ${current.revision} left uninstalling: completing the uninstall, then installing`,
+    );
+    await this.options.helm.uninstall(request.name, request.namespace, { wait: false });
   }
 
   private async asFailure(request: WorkloadReleaseRequest, entry: WorkloadEntry, run: () => Promise<void>) {

@@ -5,7 +5,7 @@ import type { WorkloadReleaser } from "../capabilities/workload-releaser.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { Reporter } from "../reporter.js";
 import type { CapabilityCatalog } from "./capabilities.js";
-import type { KindModule } from "./kind-module.js";
+import type { EngineResource, KindModule } from "./kind-module.js";
 import type { CachedInstances, ObserveOptions } from "./observe.js";
 import type { PlanContext } from "./plan.js";
 
@@ -29,6 +29,11 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly licences?: () => readonly KubernetesObject[] | undefined;
   /** One capability's decision, kept for a run of many resources (ObserveOptions). */
   readonly detect?: (capability: string) => Promise<CapabilityDecision>;
+  /**
+   * Told each status a pass wrote and the resourceVersion the write made: a reader of a watch cache
+   * (the operator) must not decide from a copy older than that (providers/operator/own-writes.ts).
+   */
+  readonly statusWritten?: (resource: EngineResource, resourceVersion: string) => void;
 }
 
 /** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */

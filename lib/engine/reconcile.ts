@@ -9,7 +9,7 @@ import type { EngineResource, KindModule } from "./kind-module.js";
 import { observeResource } from "./observe.js";
 import { failedPlan, failurePhase, planResource } from "./plan.js";
 import type { ObservedGrant } from "./reference-grants.js";
-import { recordEvents, writeStatus } from "./report.js";
+import { recordEvents, type StatusWrite, writeStatus } from "./report.js";
 import type { Plan, PlannedEvent } from "./steps.js";
 
 /** What one pass did. */
@@ -107,8 +107,8 @@ export async function reconcileResource<Status = Record<string, unknown>>(
   }
   await recordEvents(context.client, resource, [...plan.events, ...happened], now(), report);
   const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
-  const written = finalized
-    ? "unchanged"
+  const written: StatusWrite = finalized
+    ? { outcome: "unchanged" }
     : await writeStatus(
         context.client,
         module.definition.plural,
@@ -116,8 +116,11 @@ export async function reconcileResource<Status = Record<string, unknown>>(
         plan.status as unknown as { conditions: never[] },
         now(),
       );
+  if (written.outcome === "written" && written.resourceVersion) {
+    context.statusWritten?.(resource, written.resourceVersion);
+  }
   if (failure) throw failure;
   // Changed meanwhile by another process: the next pass decides from what it wrote.
-  const requeue = plan.requeue || stoppedEarly || written === "conflict";
+  const requeue = plan.requeue || stoppedEarly || written.outcome === "conflict";
   return { plan, performed, requeue, finalized };
 }

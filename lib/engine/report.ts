@@ -104,10 +104,13 @@ export function withTransitionTimes(
 }
 
 /**
- * What became of a status write: made, not needed (nothing changed), refused because the resource changed
- * meanwhile, or not made because the resource is gone (deleted meanwhile: nothing left to report on).
+ * What became of a status write: made (with the resourceVersion it made), not needed (nothing changed),
+ * refused because the resource changed meanwhile, or not made because the resource is gone (deleted
+ * meanwhile: nothing left to report on).
  */
-export type StatusWrite = "written" | "unchanged" | "conflict" | "gone";
+export type StatusWrite =
+  | { readonly outcome: "written"; readonly resourceVersion: string | undefined }
+  | { readonly outcome: "unchanged" | "conflict" | "gone" };
 
 /**
  * Writes a resource's status when it differs from the stored one, keeping each condition's
@@ -126,10 +129,10 @@ export async function writeStatus(
   now: Date,
 ): Promise<StatusWrite> {
   const value = { ...status, conditions: withTransitionTimes(resource.status?.conditions, status.conditions, now) };
-  if (resource.status && sameStatus(value, resource.status)) return "unchanged";
+  if (resource.status && sameStatus(value, resource.status)) return { outcome: "unchanged" };
   const { resourceVersion } = resource.metadata;
   try {
-    await client.custom.patchNamespacedCustomObjectStatus(
+    const patched = (await client.custom.patchNamespacedCustomObjectStatus(
       {
         group: API_GROUP,
         version: API_VERSION,
@@ -143,12 +146,12 @@ export async function writeStatus(
         ],
       },
       undefined,
-    );
-    return "written";
+    )) as { metadata?: { resourceVersion?: string } } | undefined;
+    return { outcome: "written", resourceVersion: patched?.metadata?.resourceVersion };
   } catch (error) {
-    if (statusOf(error) === 409) return "conflict";
+    if (statusOf(error) === 409) return { outcome: "conflict" };
     // Deleted meanwhile (another front end finalized it): success, as for every vanished resource.
-    if (statusOf(error) === 404) return "gone";
+    if (statusOf(error) === 404) return { outcome: "gone" };
     throw error;
   }
 }

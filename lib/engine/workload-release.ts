@@ -99,9 +99,11 @@ export function workloadReleaseStep(
   const changes = releaseChanges(live, { version: entry.chart.version, values });
   const description = !live
     ? `install Helm release ${namespace}/${name} (${chart})`
-    : changes.length > 0
-      ? `upgrade Helm release ${namespace}/${name} (${chart}: ${changes.join(", ")})`
-      : `Helm release ${namespace}/${name} is current (${chart}, revision ${live.status.revision})`;
+    : live.status.status === "uninstalling"
+      ? `install Helm release ${namespace}/${name} again (${chart}: ${changes.join(", ")})`
+      : changes.length > 0
+        ? `upgrade Helm release ${namespace}/${name} (${chart}: ${changes.join(", ")})`
+        : `Helm release ${namespace}/${name} is current (${chart}, revision ${live.status.revision})`;
   return {
     kind: "workload-release",
     object: releaseObject(name, namespace),

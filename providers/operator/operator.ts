@@ -20,6 +20,7 @@ import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
 import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { type Reporter, stderrReporter } from "../../lib/reporter.js";
+import { OwnWrites } from "./own-writes.js";
 import { OWNED_RELEASE_SELECTOR, ownedReleases } from "./owned-releases.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { RefusedResources } from "./refused-resources.js";
@@ -173,6 +174,8 @@ export class NaviqueOperator {
   private readonly refused = new RefusedResources();
   /** By resource key, what its last watch event showed of the inputs a pass decides from (decidingChanged). */
   private readonly deciding = new Map<string, string>();
+  /** This operator's status writes its watch caches do not hold yet: those resources are read from the apiserver. */
+  private readonly ownWrites = new OwnWrites();
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
@@ -193,6 +196,11 @@ export class NaviqueOperator {
       registry: this.registry.kinds,
       instances: (kind) => this.cachedInstances(kind),
       licences: () => (this.licenceWatch?.synced ? this.licenceWatch.informer.list() : undefined),
+      statusWritten: (resource, resourceVersion) =>
+        this.ownWrites.wrote(
+          keyOf(resource.kind, resource.metadata.namespace, resource.metadata.name),
+          resourceVersion,
+        ),
     };
     this.queue = new WorkQueue((key) => this.reconcile(key));
   }
@@ -342,6 +350,7 @@ export class NaviqueOperator {
   }
 
   private forget(key: string): void {
+    this.ownWrites.forget(key);
     this.references.forget(key);
     this.consumers.forget(key);
   }
@@ -583,10 +592,11 @@ export class NaviqueOperator {
   }
 
   /**
-   * Reads and parses one resource — from its kind's watch cache once that is complete, as a controller
-   * reads (a copy a write of this operator has not reached yet is decided on all the same: the status
-   * write is conditional on its resourceVersion, and the write's own event brings the next pass), else
-   * from the apiserver. An invalid one is reported with its field paths and left alone (its reconcile
+   * Reads and parses one resource — from its kind's watch cache once that is complete and holds this
+   * operator's last status write of it (OwnWrites: a pass deciding from an older copy would find its new
+   * status unchanged against the stale one and never write it), else from the apiserver. A copy older
+   * than another process's write is decided on all the same: the status write is conditional on its
+   * resourceVersion, and the write's own event brings the next pass. An invalid one is reported with its field paths and left alone (its reconcile
    * cannot decide anything for it), never retried in a loop.
    */
   private async read(
@@ -596,7 +606,8 @@ export class NaviqueOperator {
     name: string,
   ): Promise<EngineResource | undefined> {
     const cache = this.caches.get(module.definition.kind);
-    const cached = cache?.synced ? cache.informer.get(name, namespace) : undefined;
+    const candidate = cache?.synced ? cache.informer.get(name, namespace) : undefined;
+    const cached = candidate && this.ownWrites.holds(key, candidate.metadata?.resourceVersion) ? candidate : undefined;
     const raw =
       cached ??
       (await orUndefined(

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +23,9 @@ import { createResource, finalizeResources, readStoredResource, reconcileUntil }
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+
+/** A finalizer standing for a controller's, holding an object helm deletes. */
+const HELD = "test.navique.com/held";
 
 const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as MeilisearchInstanceStatus;
 
@@ -219,7 +223,7 @@ describe("MeilisearchInstance", () => {
     await finalizeResources(context, "MeilisearchInstance", ns);
   }, 120_000);
 
-  it("through the operator: Ready", async () => {
+  it("through the operator: Ready; a release uninstalled by hand, or left uninstalling by a helm that died, or gone while the operator was down, is installed again", async () => {
     const ns = await namespaces.create("meili-operator");
     await createResource(client, "MeilisearchInstance", ns, "ops", {});
     const ready = async () => {
@@ -229,17 +233,62 @@ describe("MeilisearchInstance", () => {
       if (now?.status !== "True") throw new Error(`Ready is ${now?.status}: ${now?.message}`);
       return true;
     };
-    const operator = inProcessOperator(client, helm);
+    const deployedAgain = async (what: string) => {
+      await eventually(
+        `the operator to install release ops again ${what}`,
+        async () => ((await helm.status("ops", ns))?.info.status === "deployed" ? true : undefined),
+        { timeoutMs: 60_000 },
+      );
+      await eventually(`MeilisearchInstance ops Ready again ${what}`, ready);
+    };
+    // No resync in the test's time: what brings the release back is the watch of its records.
+    const trace = process.env.NAVIQUE_TEST_TRACE ? (line: string) => process.stderr.write(`${line}\n`) : () => {};
+    let operator = inProcessOperator(client, helm, { resyncMs: 600_000, report: trace });
     await operator.start();
     try {
       await eventually("the operator to make MeilisearchInstance ops Ready", ready);
       expect((await helm.status("ops", ns))?.info.status).toBe("deployed");
+
+      await helm.uninstall("ops", ns);
+      await deployedAgain("after an uninstall by hand");
+
+      // An uninstall that dies midway: a finalizer (a controller's, played here) holds the release's
+      // ServiceAccount, helm waits for it and is killed, its revision left `uninstalling`.
+      await client.core.patchNamespacedServiceAccount({
+        name: "ops",
+        namespace: ns,
+        body: [{ op: "add", path: "/metadata/finalizers", value: [HELD] }],
+      });
+      const dying = spawn(
+        (await toolchainPaths()).helm,
+        ["uninstall", "ops", "--namespace", ns, "--kubeconfig", process.env.NAVIQUE_TEST_KUBECONFIG ?? "", "--wait"],
+        { stdio: "ignore" },
+      );
+      await eventually("helm to mark revision uninstalling", async () =>
+        (await releaseRecords(client, ns, "ops")).some((r) => r.record.status === "uninstalling") ? true : undefined,
+      );
+      dying.kill("SIGKILL");
+      // The controller finishes: the ServiceAccount goes. Until then the install the operator retries is refused.
+      await client.core.patchNamespacedServiceAccount({
+        name: "ops",
+        namespace: ns,
+        body: [{ op: "remove", path: "/metadata/finalizers" }],
+      });
+      await deployedAgain("after an uninstall that died");
+      expect((await releaseRecords(client, ns, "ops")).map((r) => r.record.status)).toEqual(["deployed"]);
+
+      // Gone while no operator ran: the first pass of the next one installs it.
+      await operator.stop();
+      await helm.uninstall("ops", ns);
+      operator = inProcessOperator(client, helm, { resyncMs: 600_000, report: trace });
+      await operator.start();
+      await deployedAgain("after an uninstall while the operator was down");
     } finally {
       await operator.stop();
       await finalizeResources(context, "MeilisearchInstance", ns);
     }
     expect(await helm.status("ops", ns)).toBeUndefined();
-  }, 180_000);
+  }, 240_000);
 
   it("through the Pulumi runtime: its outputs, the master key a secret; destroy uninstalls the release", async () => {
     const ns = await namespaces.create("meili-pulumi");

@@ -113,7 +113,7 @@ describe("a resource that vanished meanwhile", () => {
     if (!stale) throw new Error("the Stack was not created");
 
     const status = { conditions: [{ type: "Ready", status: "False", reason: "Pending", message: "m" }] } as const;
-    await expect(writeStatus(client, STACK_PLURAL, stale, status, new Date())).resolves.toBe("gone");
+    await expect(writeStatus(client, STACK_PLURAL, stale, status, new Date())).resolves.toEqual({ outcome: "gone" });
   });
 
   const inputs = async (name: string) => ({
