@@ -1,6 +1,7 @@
 // First: an older Node.js is refused with one message before any dependency can fail on it.
 import "../lib/package/require-node.js";
 
+export { Gateway, type GatewayProps } from "./gateway.js";
 export { MeilisearchInstance, type MeilisearchInstanceProps } from "./meilisearch-instance.js";
 export { NaviqueLicense, type NaviqueLicenseProps } from "./navique-license.js";
 export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";

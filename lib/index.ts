@@ -15,6 +15,12 @@ export {
 } from "./api/reference-grant.js";
 export { type FieldProblem, ValidationError } from "./api/validation.js";
 export { DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY } from "./kinds/datastore/mode.js";
+export {
+  DEFAULT_GATEWAY_REPLICAS,
+  GATEWAY_KIND,
+  GatewaySpec,
+  type GatewaySpecInput,
+} from "./kinds/gateway/schema.js";
 export { LICENSE_KIND, type LicenseSpecInput } from "./kinds/license/schema.js";
 export {
   DEFAULT_MEILISEARCH_STORAGE_SIZE,

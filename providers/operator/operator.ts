@@ -244,7 +244,7 @@ export class NaviqueOperator {
       this.watchKind(watched, (object, event) => this.keysConcerned(watched, object, event));
     }
     // A grant created, changed or removed: every resource referencing its namespace is judged again at
-    // once (Gateway API: a removed grant revokes what it allowed), not at the next resync.
+    // once (a removed grant revokes what it allowed), not at the next resync.
     const { grants } = this.registry;
     this.watchKind(
       { apiVersion: API_GROUP_VERSION, kind: grants.kind, plural: grants.plural, ownedOnly: false },

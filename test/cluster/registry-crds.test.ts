@@ -2,6 +2,7 @@ import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 import { testClient } from "../support/capabilities.js";
 import { naviqueCrdsServed } from "../support/failing-step.js";
+import { minimalSpec } from "../support/kind-samples.js";
 
 // Contract tests on the real apiserver for every registered kind: the CRD generated from the kind's zod
 // schema is accepted, and the defaults the apiserver writes into a spec given empty are exactly the
@@ -11,12 +12,13 @@ describe.each(REGISTRY.kinds.map((m) => [m.definition.kind, m] as const))("the C
     await naviqueCrdsServed(testClient());
   });
 
-  it("defaults an empty spec exactly as its zod schema does", async () => {
+  it("defaults a minimal spec exactly as its zod schema does", async () => {
     const client = testClient();
+    const spec = minimalSpec(kind);
     const stored = await client.apply(
-      { apiVersion: API_GROUP_VERSION, kind, metadata: { name: "defaults", namespace: "default" }, spec: {} } as never,
+      { apiVersion: API_GROUP_VERSION, kind, metadata: { name: "defaults", namespace: "default" }, spec } as never,
       { dryRun: true },
     );
-    expect((stored as { spec?: unknown }).spec).toEqual(module.definition.spec.parse({}));
+    expect((stored as { spec?: unknown }).spec).toEqual(module.definition.spec.parse(spec));
   });
 });

@@ -5,6 +5,11 @@
  */
 const SECRET = { name: "pg", key: "password", namespace: "data" };
 
+const GATEWAY_EXTERNAL_DATABASE = {
+  mode: "external",
+  external: { connectionSecretRef: { name: "gateway-db", key: "url" } },
+} as const;
+
 export const KIND_SAMPLES = {
   PostgresCluster: [
     {
@@ -46,6 +51,22 @@ export const KIND_SAMPLES = {
     },
     { mode: "external", external: { connectionSecretRef: { name: "search", key: "password" } } },
   ],
+  Gateway: [
+    {
+      models: [
+        { name: "gpt-4o", provider: "openai", model: "gpt-4o", apiKeySecretRef: { name: "openai", key: "api-key" } },
+        { name: "llama3", provider: "ollama", model: "llama3", apiBase: "http://ollama.models.svc:11434" },
+      ],
+      database: {
+        mode: "postgresCluster",
+        postgresClusterRef: { name: "shared", namespace: "data" },
+        databaseUrlSecretRef: { name: "gateway-db", key: "url" },
+      },
+      replicas: 2,
+      observabilityRef: { name: "traces", namespace: "observability" },
+    },
+    { database: GATEWAY_EXTERNAL_DATABASE },
+  ],
   Stack: [
     {
       postgres: {
@@ -62,3 +83,8 @@ export const KIND_SAMPLES = {
   ],
   License: [{ token: "nvq1.test-key.e30.AAAA" }],
 } as const satisfies Readonly<Record<string, readonly Record<string, unknown>[]>>;
+
+/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database. */
+export function minimalSpec(kind: string): Record<string, unknown> {
+  return kind === "Gateway" ? { database: GATEWAY_EXTERNAL_DATABASE } : {};
+}

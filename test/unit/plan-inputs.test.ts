@@ -6,7 +6,7 @@ import { judgeFile, readPlanInputs } from "../../lib/engine/plan-inputs.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 
 const GROUP_VERSION = "core.navique.com/v1alpha1";
-const KINDS = "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, License, ReferenceGrant";
+const KINDS = "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, License, ReferenceGrant";
 
 function postgres(name: string, namespace = "apps") {
   return { apiVersion: GROUP_VERSION, kind: "PostgresCluster", metadata: { name, namespace }, spec: {} };
@@ -74,14 +74,14 @@ describe("navique plan's inputs, judged before the cluster is touched", () => {
     const text = [
       { ...postgres("a"), kind: "PostgresClustr" },
       { ...postgres("b"), apiVersion: "core.navique.com/v1beta1" },
-      { ...postgres("c"), kind: "Gateway" },
+      { ...postgres("c"), kind: "Observability" },
     ]
       .map((d) => stringify(d))
       .join("---\n");
     expect(judged(text).problems).toEqual([
       `platform.yaml document 1 (line 1): kind "PostgresClustr" is not a kind of core.navique.com/v1alpha1 (did you mean "PostgresCluster"?); its kinds are ${KINDS}. Correct the kind; the document was not planned`,
       'platform.yaml document 2 (line 8): apiVersion core.navique.com/v1beta1: version "v1beta1" of core.navique.com is not served by this navique (it serves core.navique.com/v1alpha1). Write apiVersion: core.navique.com/v1alpha1; the document was not planned',
-      `platform.yaml document 3 (line 15): kind "Gateway" is not a kind of core.navique.com/v1alpha1; its kinds are ${KINDS}. Correct the kind; the document was not planned`,
+      `platform.yaml document 3 (line 15): kind "Observability" is not a kind of core.navique.com/v1alpha1; its kinds are ${KINDS}. Correct the kind; the document was not planned`,
     ]);
   });
 

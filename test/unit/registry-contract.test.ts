@@ -16,7 +16,7 @@ import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlements.js";
 import { watchedKinds } from "../../providers/operator/operator.js";
 import * as pulumiComponents from "../../providers/pulumi/index.js";
-import { KIND_SAMPLES } from "../support/kind-samples.js";
+import { KIND_SAMPLES, minimalSpec } from "../support/kind-samples.js";
 
 // Contract tests that run for every registered kind: a kind added to the registry is held to them
 // without a line of its own here (ENGINE.md, "Tests that come with the registry").
@@ -50,7 +50,7 @@ function sample(
   module: KindModule,
   extra: Record<string, unknown> = {},
   status?: unknown,
-  spec: unknown = {},
+  spec: unknown = defaultSpec(module),
 ): EngineResource {
   return module.schema.parse({
     apiVersion: API_GROUP_VERSION,
@@ -61,12 +61,20 @@ function sample(
   });
 }
 
+function samplesOf(module: KindModule): readonly Record<string, unknown>[] {
+  return (KIND_SAMPLES as Readonly<Record<string, readonly Record<string, unknown>[]>>)[module.definition.kind] ?? [];
+}
+
+function defaultSpec(module: KindModule): unknown {
+  return minimalSpec(module.definition.kind);
+}
+
 /** The kind's samples (test/support/kind-samples.ts): its defaults, then one spec per mode, each labelled. */
 function everyMode(module: KindModule): [string, EngineResource][] {
-  const specs = (KIND_SAMPLES as Readonly<Record<string, readonly Record<string, unknown>[]>>)[module.definition.kind];
+  const specs = samplesOf(module);
   return [
     ["defaults", sample(module)],
-    ...(specs ?? []).map((spec, i): [string, EngineResource] => [
+    ...specs.map((spec, i): [string, EngineResource] => [
       `sample ${i + 1} (${String(spec.mode ?? "its one mode")})`,
       sample(module, {}, undefined, spec),
     ]),

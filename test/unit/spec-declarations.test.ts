@@ -3,6 +3,7 @@ import ts from "typescript";
 import type { z } from "zod";
 import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
+import type { GatewaySpec, GatewaySpecInput } from "../../lib/kinds/gateway/schema.js";
 import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
 import type {
   MeilisearchInstanceSpec,
@@ -42,6 +43,7 @@ const SPEC_INTERFACES_AGREE = {
   Stack: true satisfies Agree<StackSpecInput, typeof StackSpec>,
   RedisInstance: true satisfies Agree<RedisInstanceSpecInput, typeof RedisInstanceSpec>,
   MeilisearchInstance: true satisfies Agree<MeilisearchInstanceSpecInput, typeof MeilisearchInstanceSpec>,
+  Gateway: true satisfies Agree<GatewaySpecInput, typeof GatewaySpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 

@@ -1,0 +1,268 @@
+import { type Condition, READY } from "../../api/conditions.js";
+import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
+import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies.js";
+import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
+import type { Desired, Verdict } from "../../engine/kind-module.js";
+import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
+import type { DesiredStep } from "../../engine/steps.js";
+import type { EngineView } from "../../engine/view.js";
+import { connectionUrl } from "../datastore/connection-url.js";
+import {
+  LITELLM_API_VERSION,
+  LITELLM_INSTANCE,
+  LITELLM_MODEL,
+  LITELLM_PORT,
+  type LiteLLMInstanceStatus,
+  type LiteLLMModelStatus,
+  proxyHost,
+} from "./litellm-api.js";
+import type { Gateway, GatewayModel, GatewayStatus, LocalSecretKeyRef } from "./schema.js";
+
+type GatewayDesired = Desired<GatewayStatus>;
+
+/** The key the LiteLLM operator's own generated master key Secret uses; the product's Secret uses it too. */
+export const MASTER_KEY_KEY = "master-key";
+/** The key of the salt key Secret, as the operator's own. */
+export const SALT_KEY_KEY = "salt-key";
+
+/**
+ * The master key: `sk-` and 64 hex characters, the form the LiteLLM operator generates itself and LiteLLM
+ * requires (a master key starts with sk-), under LiteLLM's key and, the same value, under the
+ * connection's fixed key `password`.
+ */
+const MASTER_KEY: Readonly<Record<string, KeyRule>> = {
+  [MASTER_KEY_KEY]: { length: 64, alphabet: "hex", prefix: "sk-" },
+  [CONNECTION_SECRET_KEYS.password]: { sameAs: MASTER_KEY_KEY },
+};
+
+/**
+ * The salt key LiteLLM encrypts the provider credentials it stores in its database with: generated once
+ * and never changed (a new one makes what is stored unreadable), in a Secret of its own that no client
+ * is ever pointed at.
+ */
+const SALT_KEY: Readonly<Record<string, KeyRule>> = {
+  [SALT_KEY_KEY]: { length: 64, alphabet: "hex", prefix: "sk-" },
+};
+
+export function masterKeyName(gateway: Gateway): string {
+  return `${gateway.metadata.name}-master-key`;
+}
+
+export function saltKeyName(gateway: Gateway): string {
+  return `${gateway.metadata.name}-salt-key`;
+}
+
+export function modelObjectName(gateway: Gateway, model: GatewayModel): string {
+  return `${gateway.metadata.name}-${model.name}`;
+}
+
+/** The spec field of the PostgresCluster reference, and the one wiring it by hand. */
+export const POSTGRES_CLUSTER_FIELD = "spec.database.postgresClusterRef";
+export const DATABASE_URL_FIELD = "spec.database.databaseUrlSecretRef";
+
+/** The reads of the Secrets the gateway passes on by reference: each checked for its key before use. */
+export function secretReadId(field: string): string {
+  return `secret:${field}`;
+}
+
+/** Every Secret key a Gateway passes to the proxy by reference, by the field naming it. */
+export function referencedSecrets(gateway: Gateway): { readonly field: string; readonly ref: LocalSecretKeyRef }[] {
+  const { database, models } = gateway.spec;
+  const db =
+    database.mode === "external" && database.external
+      ? [{ field: "spec.database.external.connectionSecretRef", ref: database.external.connectionSecretRef }]
+      : database.databaseUrlSecretRef
+        ? [{ field: DATABASE_URL_FIELD, ref: database.databaseUrlSecretRef }]
+        : [];
+  const keys = models.flatMap((model, index) =>
+    model.apiKeySecretRef ? [{ field: `spec.models[${index}].apiKeySecretRef`, ref: model.apiKeySecretRef }] : [],
+  );
+  return [...db, ...keys];
+}
+
+/** The PostgresCluster a Gateway keeps its data in: auto-wired under the licence, else through DATABASE_URL_FIELD. */
+export function databaseDependency(gateway: Gateway, apiGroup: string): Dependency | undefined {
+  const { database } = gateway.spec;
+  if (database.mode !== "postgresCluster" || !database.postgresClusterRef) return undefined;
+  const ref = database.postgresClusterRef;
+  return {
+    field: POSTGRES_CLUSTER_FIELD,
+    group: apiGroup,
+    kind: "PostgresCluster",
+    name: ref.name,
+    namespace: ref.namespace ?? gateway.metadata.namespace,
+    needs: "connection",
+    manual: { field: DATABASE_URL_FIELD, provided: database.databaseUrlSecretRef !== undefined },
+  };
+}
+
+/** The first Secret key passed by reference that is not there, as a verdict; undefined when all are. */
+function missingSecret(gateway: Gateway, view: EngineView): Verdict | undefined {
+  for (const { field, ref } of referencedSecrets(gateway)) {
+    const found = view.reads?.[secretReadId(field)] as Credentials | undefined;
+    const where = `Secret ${gateway.metadata.namespace}/${ref.name}`;
+    if (!found)
+      return {
+        ok: false,
+        reason: "SecretMissing",
+        message: `${field}: ${where} does not exist: create it with key ${ref.key}, or point ${field} at one that does`,
+      };
+    if (!found[ref.key])
+      return {
+        ok: false,
+        reason: "SecretMissing",
+        message: `${field}: ${where} has no key ${ref.key} (it has ${Object.keys(found).sort().join(", ") || "no keys"}): add it, or set ${field}.key`,
+      };
+  }
+  return undefined;
+}
+
+/** Where the proxy reads its database URL from, or why the gateway cannot tell yet. */
+function databaseUrl(gateway: Gateway, view: EngineView, apiGroup: string): LocalSecretKeyRef | Verdict {
+  const { database } = gateway.spec;
+  if (database.mode === "external" && database.external) return database.external.connectionSecretRef;
+  const dependency = databaseDependency(gateway, apiGroup);
+  if (!dependency) throw new Error("unreachable: mode postgresCluster without postgresClusterRef passed validation");
+  const wiring = wiringOf(dependency, view.licence.entitlements);
+  if (wiring.mode === "manual" && database.databaseUrlSecretRef) return database.databaseUrlSecretRef;
+  // Auto-wired: the gateway's own database and user in the cluster are a claim, which this version does
+  // not make yet. Said, with the way that works today; never a shared user in its place.
+  return {
+    ok: false,
+    reason: "AutoWiringNotImplemented",
+    stalled: true,
+    message: `${POSTGRES_CLUSTER_FIELD}: auto-wiring a Gateway to a PostgresCluster (its own database and user, claimed in the cluster) is not implemented in this version. Set ${DATABASE_URL_FIELD} to a Secret key holding the URL of a database for the gateway, or use spec.database.mode external`,
+  };
+}
+
+function isVerdict(value: LocalSecretKeyRef | Verdict): value is Verdict {
+  return "ok" in value;
+}
+
+function readyCondition(status: { readonly conditions?: readonly Condition[] } | undefined): Condition | undefined {
+  return status?.conditions?.find((c) => c.type === READY);
+}
+
+/** Whether the proxy and every model are reported ready by the LiteLLM operator, and if not, the first reason. */
+function rollout(gateway: Gateway, view: EngineView, instance: KubeObject, models: readonly KubeObject[]): Verdict {
+  const { namespace } = gateway.metadata;
+  const live = view.objects.get(keyOf(instance))?.status as LiteLLMInstanceStatus | undefined;
+  const where = `LiteLLMInstance ${namespace}/${instance.metadata.name}`;
+  if (!live?.ready) {
+    const said = readyCondition(live)?.message;
+    return {
+      ok: false,
+      reason: "Provisioning",
+      message: `waiting for ${where} to be ready${said ? ` (${said})` : ": the LiteLLM operator has reported nothing yet"}`,
+    };
+  }
+  for (const model of models) {
+    const synced = view.objects.get(keyOf(model))?.status as LiteLLMModelStatus | undefined;
+    if (synced?.synced) continue;
+    const said = synced?.conditions?.find((c) => c.type === "Synced")?.message;
+    return {
+      ok: false,
+      reason: "Provisioning",
+      message: `waiting for LiteLLMModel ${namespace}/${model.metadata.name} to be synced to the proxy${said ? ` (${said})` : ""}`,
+    };
+  }
+  return { ok: true, reason: "GatewayReady", message: `${where} ready, ${models.length} model(s) synced` };
+}
+
+/** What a Gateway wants in the cluster now. Pure. */
+export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: string): GatewayDesired {
+  const { name, namespace } = gateway.metadata;
+  const dependency = databaseDependency(gateway, apiGroup);
+  const wiring = dependency ? [wiringLine(dependency, wiringOf(dependency, view.licence.entitlements))] : [];
+  const observability = gateway.spec.observabilityRef
+    ? `spec.observabilityRef ${gateway.spec.observabilityRef.namespace ?? namespace}/${gateway.spec.observabilityRef.name}: waiting for the Observability kind, which this version does not provide; the gateway runs without tracing meanwhile`
+    : undefined;
+  const base: Partial<GatewayStatus> = { wiring, ...(observability ? { observability } : {}) };
+  const url = databaseUrl(gateway, view, apiGroup);
+  if (isVerdict(url)) return { steps: [], status: base, verdict: url };
+  const missing = missingSecret(gateway, view);
+  if (missing) return { steps: [], status: base, verdict: missing };
+
+  const masterKey: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "Opaque",
+    metadata: { name: masterKeyName(gateway), namespace },
+  };
+  const saltKey: KubeObject = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "Opaque",
+    metadata: { name: saltKeyName(gateway), namespace },
+  };
+  const instance: KubeObject = {
+    apiVersion: LITELLM_API_VERSION,
+    kind: LITELLM_INSTANCE.kind,
+    metadata: { name, namespace },
+    spec: {
+      masterKey: { secretRef: { name: masterKey.metadata.name, key: MASTER_KEY_KEY } },
+      saltKey: { secretRef: { name: saltKey.metadata.name, key: SALT_KEY_KEY } },
+      database: { external: { connectionSecretRef: { name: url.name, key: url.key } } },
+      replicas: gateway.spec.replicas,
+    },
+  };
+  const models: KubeObject[] = gateway.spec.models.map((model) => ({
+    apiVersion: LITELLM_API_VERSION,
+    kind: LITELLM_MODEL.kind,
+    metadata: { name: modelObjectName(gateway, model), namespace },
+    spec: {
+      instanceRef: { name },
+      modelName: model.name,
+      litellmParams: {
+        model: `${model.provider}/${model.model}`,
+        ...(model.apiBase ? { apiBase: model.apiBase } : {}),
+        ...(model.apiKeySecretRef
+          ? { apiKeySecretRef: { name: model.apiKeySecretRef.name, key: model.apiKeySecretRef.key } }
+          : {}),
+      },
+    },
+  }));
+  const host = proxyHost(name, namespace);
+  const steps: DesiredStep[] = [
+    generateSecretStep(masterKey, MASTER_KEY, {
+      description: `create Secret ${namespace}/${masterKey.metadata.name} with a generated master key (kept if it exists)`,
+      rotation: `the proxy reads it when it starts (spec.masterKey.secretRef of LiteLLMInstance ${namespace}/${name}): the LiteLLM operator rolls its pods, and every client must pick up the new key from the Secret`,
+    }),
+    generateSecretStep(saltKey, SALT_KEY, {
+      description: `create Secret ${namespace}/${saltKey.metadata.name} with a generated salt key (kept if it exists)`,
+      rotation: `LiteLLM encrypted the provider credentials it stores in its database with the old salt key: those can no longer be read, and must be entered again`,
+    }),
+    {
+      kind: "apply",
+      object: instance,
+      description: `apply LiteLLMInstance ${namespace}/${name} (${gateway.spec.replicas} replica(s), database URL from Secret ${url.name} key ${url.key})`,
+    },
+    ...models.map(
+      (model): DesiredStep => ({
+        kind: "apply",
+        object: model,
+        description: `apply LiteLLMModel ${namespace}/${model.metadata.name} (${(model.spec as { litellmParams: { model: string } }).litellmParams.model})`,
+      }),
+    ),
+  ];
+  const modelStatus = models.map((model, index) => ({
+    name: gateway.spec.models[index]?.name ?? model.metadata.name,
+    synced: Boolean((view.objects.get(keyOf(model))?.status as LiteLLMModelStatus | undefined)?.synced),
+  }));
+  const gatewayUrl = connectionUrl("http", host, LITELLM_PORT);
+  return {
+    steps,
+    status: {
+      ...base,
+      connection: {
+        host,
+        port: LITELLM_PORT,
+        credentialsSecret: { name: masterKey.metadata.name, namespace },
+        url: gatewayUrl,
+      },
+      models: modelStatus,
+    },
+    readyMessage: `Gateway serving ${models.length} model(s) at ${gatewayUrl}`,
+    verdict: rollout(gateway, view, instance, models),
+  };
+}

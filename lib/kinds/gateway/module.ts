@@ -1,0 +1,82 @@
+import { API_GROUP } from "../../api/group.js";
+import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import { databaseDependency, desiredGateway, MASTER_KEY_KEY, referencedSecrets, secretReadId } from "./desired.js";
+import { LITELLM_INSTANCE, LITELLM_MODEL, LITELLM_PORT } from "./litellm-api.js";
+import { GATEWAY_DEFINITION, Gateway, type GatewayStatus, gatewayName } from "./schema.js";
+
+/** The capability every Gateway needs (lib/catalog/litellm-operator.ts). */
+export const LITELLM_OPERATOR_CAPABILITY = "litellm-operator";
+
+/** The condition a Gateway reports its proxy and models on. */
+export const GATEWAY_READY = "GatewayReady";
+
+/** The Secrets passed to the proxy by reference, read to check each holds its key (never copied). */
+function observes(gateway: Gateway): ObservedRead[] {
+  return referencedSecrets(gateway).map(({ field, ref }) => ({
+    id: secretReadId(field),
+    field,
+    apiVersion: "v1",
+    kind: "Secret",
+    namespace: gateway.metadata.namespace,
+    name: ref.name,
+    as: "credentials",
+  }));
+}
+
+/**
+ * Gateway: an LLM gateway, a LiteLLM proxy the LiteLLM operator runs from the LiteLLMInstance and the
+ * LiteLLMModels it emits; its master and salt keys generated, every secret passed by Secret reference;
+ * its database a PostgresCluster (gated on it, wired under the licence or by hand) or external.
+ * Upstream facts: ./litellm-api.ts, docs/gateway.md.
+ */
+export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
+  definition: GATEWAY_DEFINITION,
+  schema: Gateway,
+  name: gatewayName,
+  licence: {},
+  phase: GATEWAY_READY,
+  needs: () => [LITELLM_OPERATOR_CAPABILITY],
+  emits: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      plural: "secrets",
+    },
+    { ...LITELLM_INSTANCE, label: "LiteLLMInstance" },
+    { ...LITELLM_MODEL, label: "LiteLLMModel" },
+  ],
+  observes,
+  references: () => [],
+  referencesKinds: ["PostgresCluster"],
+  dependsOn: (gateway) => {
+    const dependency = databaseDependency(gateway, API_GROUP);
+    return dependency ? [dependency] : [];
+  },
+  desired: (gateway, view) => desiredGateway(gateway, view, API_GROUP),
+  outputs: {
+    names: {
+      url: { secret: false },
+      host: { secret: false },
+      port: { secret: false },
+      credentialsSecret: { secret: false },
+      masterKey: { secret: true },
+    },
+    credentialsSecret: (status) =>
+      status.connection?.credentialsSecret
+        ? {
+            name: status.connection.credentialsSecret.name,
+            namespace: status.connection.credentialsSecret.namespace ?? "",
+          }
+        : undefined,
+    project: (status, namespace, credentials) => ({
+      url: status.connection?.url ?? "",
+      host: status.connection?.host ?? "",
+      port: status.connection?.port ?? LITELLM_PORT,
+      credentialsSecret: {
+        name: status.connection?.credentialsSecret?.name ?? "",
+        namespace: status.connection?.credentialsSecret?.namespace ?? namespace,
+      },
+      masterKey: credentials?.[MASTER_KEY_KEY] ?? credentials?.password ?? "",
+    }),
+  },
+};

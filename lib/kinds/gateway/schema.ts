@@ -1,0 +1,258 @@
+import { z } from "zod";
+import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
+import { API_GROUP } from "../../api/group.js";
+import { withDefault } from "../../api/named-default.js";
+import { ObjectRef, objectName, referenceTo, SECRET_TARGET } from "../../api/refs.js";
+import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
+import { storedResource } from "../../api/stored-resource.js";
+import type { SpecRule } from "../datastore/mode-rules.js";
+import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+
+export const GATEWAY_KIND = "Gateway";
+export const GATEWAY_PLURAL = "gateways";
+
+/**
+ * Longest Gateway name. Its LiteLLMInstance bears its name, and the LiteLLM operator names the proxy's
+ * Service after that: a DNS label of at most 63 characters.
+ */
+export const MAX_GATEWAY_NAME = 63;
+
+const NAMED_AFTER_GATEWAY =
+  "its LiteLLMInstance is named after it, and the LiteLLM operator names the proxy's Service after that";
+
+/** A Gateway's metadata.name: see MAX_GATEWAY_NAME. */
+export const gatewayName = datastoreName(GATEWAY_KIND, MAX_GATEWAY_NAME, NAMED_AFTER_GATEWAY);
+
+/**
+ * One key of a Secret in the Gateway's namespace: the LiteLLM operator passes it to the proxy as an
+ * environment variable's secretKeyRef, which reads no other namespace and needs the key.
+ */
+export const LocalSecretKeyRef = referenceTo(
+  SECRET_TARGET,
+  z
+    .object({
+      name: objectName.describe("Name of a Secret in the Gateway's namespace."),
+      key: z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(/^[-._a-zA-Z0-9]+$/, { message: "must consist of letters, digits, '-', '_' or '.'" })
+        .describe("Key within the Secret."),
+    })
+    .strict(),
+);
+export type LocalSecretKeyRef = z.infer<typeof LocalSecretKeyRef>;
+
+/** A model's name: what clients ask for, and the suffix of its LiteLLMModel's name. */
+const MODEL_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+export const MAX_MODEL_NAME = 63;
+
+export const GatewayModel = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(MAX_MODEL_NAME)
+      .regex(MODEL_NAME, {
+        message:
+          "must be lowercase letters, digits, '-' and '.', starting and ending with a letter or digit (e.g. gpt-4o)",
+      })
+      .describe("The model name clients ask the gateway for (e.g. gpt-4o); its LiteLLMModel is `<gateway>-<name>`."),
+    provider: z
+      .string()
+      .min(1)
+      .max(63)
+      .regex(/^[a-z0-9_-]+$/, {
+        message:
+          "must be a LiteLLM provider prefix: lowercase letters, digits, '_' and '-' (e.g. openai, anthropic, azure)",
+      })
+      .describe(
+        "The LiteLLM provider (openai, anthropic, azure, bedrock, ollama …): the part before '/' of LiteLLM's model.",
+      ),
+    model: z
+      .string()
+      .min(1)
+      .max(253)
+      .describe("The provider's model (e.g. gpt-4o): LiteLLM calls `<provider>/<model>`."),
+    apiKeySecretRef: LocalSecretKeyRef.optional().describe(
+      "The provider's API key, from a Secret key in the Gateway's namespace; never a value. Omitted for a provider that needs none.",
+    ),
+    apiBase: z.url().optional().describe("The provider's base URL, where it is not the provider's default."),
+  })
+  .strict()
+  .describe("One model the gateway serves.");
+export type GatewayModel = z.infer<typeof GatewayModel>;
+
+export const GatewayDatabaseMode = z
+  .enum(["postgresCluster", "external"])
+  .describe(
+    "postgresCluster: a PostgresCluster of the product (another namespace under a ReferenceGrant); external: a PostgreSQL reached through a database URL in a Secret.",
+  );
+
+/** A reference to a PostgresCluster, of the product's API. */
+const PostgresClusterRef = referenceTo({ group: API_GROUP, kinds: ["PostgresCluster"] } as const, ObjectRef);
+
+/** The rules between the database mode and its fields: CEL for the apiserver, the same message for zod. */
+export const DATABASE_RULES: readonly (SpecRule & { readonly broken: (db: GatewayDatabaseInput) => boolean })[] = [
+  {
+    rule: "self.mode != 'postgresCluster' || has(self.postgresClusterRef)",
+    message:
+      "spec.database.postgresClusterRef is required when spec.database.mode is postgresCluster: name the PostgresCluster",
+    path: ["postgresClusterRef"],
+    broken: (db) => db.mode === "postgresCluster" && db.postgresClusterRef === undefined,
+  },
+  {
+    rule: "self.mode == 'postgresCluster' || (!has(self.postgresClusterRef) && !has(self.databaseUrlSecretRef))",
+    message:
+      "spec.database.postgresClusterRef and spec.database.databaseUrlSecretRef are only allowed when spec.database.mode is postgresCluster: remove them or set the mode",
+    path: ["postgresClusterRef"],
+    broken: (db) =>
+      db.mode !== "postgresCluster" && (db.postgresClusterRef !== undefined || db.databaseUrlSecretRef !== undefined),
+  },
+  {
+    rule: "self.mode != 'external' || has(self.external)",
+    message:
+      "spec.database.external is required when spec.database.mode is external: set spec.database.external.connectionSecretRef",
+    path: ["external"],
+    broken: (db) => db.mode === "external" && db.external === undefined,
+  },
+  {
+    rule: "self.mode == 'external' || !has(self.external)",
+    message: "spec.database.external is only allowed when spec.database.mode is external: remove it or set the mode",
+    path: ["external"],
+    broken: (db) => db.mode !== "external" && db.external !== undefined,
+  },
+];
+
+interface GatewayDatabaseInput {
+  readonly mode: string;
+  readonly postgresClusterRef?: unknown;
+  readonly databaseUrlSecretRef?: unknown;
+  readonly external?: unknown;
+}
+
+export const GatewayDatabase = z
+  .object({
+    mode: GatewayDatabaseMode,
+    postgresClusterRef: PostgresClusterRef.optional().describe(
+      "The PostgresCluster the gateway keeps its data in (mode postgresCluster); in another namespace only under a ReferenceGrant there.",
+    ),
+    databaseUrlSecretRef: LocalSecretKeyRef.optional().describe(
+      "Wiring by hand (mode postgresCluster, without the licensed feature auto-wiring): a Secret key in the Gateway's namespace holding the database URL (postgresql://user:password@host:port/database) of the PostgresCluster's database for the gateway.",
+    ),
+    external: z
+      .object({
+        connectionSecretRef: LocalSecretKeyRef.describe(
+          "A Secret key in the Gateway's namespace holding the database URL (postgresql://user:password@host:port/database).",
+        ),
+      })
+      .strict()
+      .optional()
+      .describe("The external PostgreSQL (mode external)."),
+  })
+  .strict()
+  .superRefine((db, ctx) => {
+    for (const rule of DATABASE_RULES)
+      if (rule.broken(db)) ctx.addIssue({ code: "custom", message: rule.message, path: [...rule.path] });
+  })
+  .meta({ "x-kubernetes-validations": DATABASE_RULES.map(({ rule, message }) => ({ rule, message })) })
+  .describe("Where the gateway keeps its keys, spend and settings: LiteLLM needs a PostgreSQL.");
+export type GatewayDatabase = z.infer<typeof GatewayDatabase>;
+
+/** @default for `spec.replicas`. */
+export const DEFAULT_GATEWAY_REPLICAS = 1;
+
+export const GatewaySpec = z
+  .object({
+    models: z
+      .array(GatewayModel)
+      .max(100)
+      .default([])
+      .superRefine((models, ctx) => {
+        const seen = new Set<string>();
+        models.forEach((model, index) => {
+          if (seen.has(model.name))
+            ctx.addIssue({
+              code: "custom",
+              message: `model name "${model.name}" is listed twice: each model of a gateway needs a name of its own`,
+              path: [index, "name"],
+            });
+          seen.add(model.name);
+        });
+      })
+      .meta({
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["name"],
+      })
+      .describe(
+        "The models the gateway serves, each by its name. Default: none (models can also be added through the proxy's API).",
+      ),
+    database: GatewayDatabase,
+    replicas: withDefault(z.number().int().min(1).max(20), { DEFAULT_GATEWAY_REPLICAS }).describe(
+      `Replicas of the proxy. Default ${DEFAULT_GATEWAY_REPLICAS}.`,
+    ),
+    observabilityRef: ObjectRef.optional().describe(
+      "The Observability resource the gateway sends its traces to. Accepted and reported; wired once the Observability kind is available.",
+    ),
+  })
+  .strict()
+  .describe("Desired state of an LLM gateway (LiteLLM): its models, its database and its master key.");
+export type GatewaySpec = z.infer<typeof GatewaySpec>;
+/** What a program writes as a Gateway's spec, each field documented (generated from GatewaySpec). */
+export type { GatewaySpecInput } from "../../api/generated/gateway-spec.js";
+
+export const GatewayModelStatus = z
+  .object({
+    name: z.string().describe("The model's name (spec.models[].name)."),
+    synced: z.boolean().describe("Whether the LiteLLM operator reports the model synced to the proxy."),
+  })
+  .strict();
+
+export const GatewayStatus = z
+  .object({
+    ...ENGINE_STATUS,
+    connection: Connection.optional().describe(
+      "Where clients reach the gateway (url http://host:port), and the Secret holding its master key (key password).",
+    ),
+    models: z.array(GatewayModelStatus).optional().describe("Each model, and whether it is synced to the proxy."),
+    wiring: z
+      .array(z.string())
+      .optional()
+      .describe("How each reference is wired: auto-wired, or by hand through the field named."),
+    observability: z.string().optional().describe("What became of spec.observabilityRef."),
+  })
+  .strict();
+export type GatewayStatus = z.infer<typeof GatewayStatus>;
+
+/** A Gateway as stored in the cluster. */
+export const Gateway = storedResource(GATEWAY_KIND, GatewaySpec, GatewayStatus, gatewayName);
+export type Gateway = z.infer<typeof Gateway>;
+
+const text = (name: string, jsonPath: string, description: string, priority?: number): PrinterColumn => ({
+  name,
+  type: "string",
+  jsonPath,
+  description,
+  ...(priority ? { priority } : {}),
+});
+
+export const GATEWAY_DEFINITION: KindDefinition = {
+  kind: GATEWAY_KIND,
+  plural: GATEWAY_PLURAL,
+  singular: "gateway",
+  // Not "gw" (Istio's Gateway) nor "gtw" (Gateway API's).
+  shortNames: ["llmgw"],
+  scope: "Namespaced",
+  description:
+    "An LLM gateway: a LiteLLM proxy run by the LiteLLM operator, its models (provider keys by Secret reference), its generated master key and its PostgreSQL (a PostgresCluster or an external one).",
+  spec: GatewaySpec,
+  status: GatewayStatus,
+  printerColumns: [
+    text("Database", ".spec.database.mode", "postgresCluster or external"),
+    READY_COLUMN,
+    text("URL", ".status.connection.url", "Where clients reach the gateway", 1),
+    AGE_COLUMN,
+  ],
+  namePattern: DATASTORE_NAME_PATTERN,
+  rootValidations: datastoreNameRules(GATEWAY_KIND, MAX_GATEWAY_NAME, NAMED_AFTER_GATEWAY),
+};
