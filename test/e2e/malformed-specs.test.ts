@@ -5,6 +5,7 @@ import { App, Chart } from "cdk8s";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import {
+  Gateway as GatewayConstruct,
   NaviqueLicense,
   PostgresCluster as PostgresClusterConstruct,
   RedisInstance as RedisInstanceConstruct,
@@ -16,6 +17,7 @@ import { REFERENCE_GRANT_DEFINITION } from "../../lib/api/reference-grant.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { GATEWAY_DEFINITION } from "../../lib/kinds/gateway/schema.js";
 import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/kinds/license/schema.js";
 import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/kinds/postgres-cluster/schema.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
@@ -76,6 +78,15 @@ const KINDS: readonly FuzzedKind[] = [
     bases: KIND_SAMPLES.Stack,
     construct: (chart, id, spec) => {
       new StackConstruct(chart, id, { namespace: "apps", spec: spec as never });
+      return true;
+    },
+  },
+  {
+    definition: GATEWAY_DEFINITION,
+    cluster: false,
+    bases: KIND_SAMPLES.Gateway,
+    construct: (chart, id, spec) => {
+      new GatewayConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
       return true;
     },
   },
@@ -161,12 +172,17 @@ async function planVerdicts(work: string, namespace: string, all: readonly Malfo
   const file = join(work, "malformed.yaml");
   const documents = all.map((malformed, index) => {
     const { definition, cluster } = kindOf(malformed);
-    return stringify({
-      apiVersion: `${API_GROUP}/${API_VERSION}`,
-      kind: definition.kind,
-      metadata: { name: nameOf(malformed, index), ...(cluster ? {} : { namespace }) },
-      spec: malformed.spec,
-    });
+    return stringify(
+      {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: definition.kind,
+        metadata: { name: nameOf(malformed, index), ...(cluster ? {} : { namespace }) },
+        spec: malformed.spec,
+        // A list grown past its bound repeats one item: written out, not as YAML aliases, of which the
+        // parser allows 100 (a bound on alias expansion).
+      },
+      { aliasDuplicateObjects: false },
+    );
   });
   await writeFile(file, documents.join("---\n"));
   const plan = await runUnchecked(TSX, [

@@ -73,11 +73,17 @@ export const GatewayModel = z
       .string()
       .min(1)
       .max(253)
+      .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces (e.g. gpt-4o, llama3:8b)" })
       .describe("The provider's model (e.g. gpt-4o): LiteLLM calls `<provider>/<model>`."),
     apiKeySecretRef: LocalSecretKeyRef.optional().describe(
       "The provider's API key, from a Secret key in the Gateway's namespace; never a value. Omitted for a provider that needs none.",
     ),
-    apiBase: z.url().optional().describe("The provider's base URL, where it is not the provider's default."),
+    apiBase: z
+      .string()
+      .max(2048)
+      .regex(/^https?:\/\/[\x21-\x7e]+$/, { message: "must be an http:// or https:// URL without spaces" })
+      .optional()
+      .describe("The provider's base URL, where it is not the provider's default."),
   })
   .strict()
   .describe("One model the gateway serves.");
