@@ -1,12 +1,15 @@
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
-import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { destroy, up } from "../../providers/pulumi/runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
   resetCapabilities,
@@ -250,6 +253,41 @@ describe("Gateway", () => {
     await removeLicence(client);
     await finalizeResources(context, "Gateway", apps);
     await finalizeResources(context, "PostgresCluster", data);
+  }, 240_000);
+
+  it("through the Pulumi runtime: its outputs, the master key a secret; destroy removes what it made", async () => {
+    const ns = await namespaces.create("gw-pulumi");
+    await secret(client, ns, "gateway-db", { url: DATABASE_URL });
+    const inputs = {
+      kind: "Gateway",
+      namespace: ns,
+      name: "via-pulumi",
+      spec: { database: { mode: "external", external: { connectionSecretRef: { name: "gateway-db", key: "url" } } } },
+      kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      helm: (await toolchainPaths()).helm,
+      chartSource: `dir:${FIXTURE_CHARTS}`,
+      timeoutSeconds: 120,
+    };
+    const operator = setInterval(() => void playLiteLLMOperator(client, ns, "via-pulumi").catch(() => undefined), 300);
+    try {
+      const { outs } = await up(inputs, TEST_TRUSTED_KEYS);
+      const keys = await client.core.readNamespacedSecret({ name: "via-pulumi-master-key", namespace: ns });
+      expect(outs).toMatchObject({
+        url: `http://via-pulumi.${ns}.svc:4000`,
+        host: `via-pulumi.${ns}.svc`,
+        port: 4000,
+        credentialsSecret: { name: "via-pulumi-master-key", namespace: ns },
+        masterKey: Buffer.from(keys.data?.["master-key"] ?? "", "base64").toString(),
+      });
+      expect(String((outs as { masterKey: string }).masterKey)).toMatch(/^sk-[0-9a-f]{64}$/);
+    } finally {
+      clearInterval(operator);
+    }
+    await destroy(inputs, TEST_TRUSTED_KEYS);
+    expect(await readLiteLLM(client, "litellminstances", ns, "via-pulumi")).toBeUndefined();
+    expect(
+      await orUndefined(client.core.readNamespacedSecret({ name: "via-pulumi-master-key", namespace: ns })),
+    ).toBeUndefined();
   }, 240_000);
 
   it("through the operator: Ready once the LiteLLM operator reports it", async () => {
