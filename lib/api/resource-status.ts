@@ -50,6 +50,22 @@ export const Connection = z
 export type Connection = z.infer<typeof Connection>;
 
 /**
+ * One claim a datastore made for a consumer that depends on it (lib/engine/claims.ts): what it made and
+ * where the consumer's credentials are. Published in the datastore's `status.claims`.
+ */
+export const PublishedClaim = z
+  .object({
+    claimant: z.string().describe("The consumer, as Kind/namespace/name."),
+    database: z.string().optional().describe("The database made for it."),
+    user: z.string().optional().describe("The user (role) made for it, owner of its database."),
+    credentialsSecret: ObjectRef.required({ namespace: true }).describe(
+      `Secret, in the datastore's namespace, holding its credentials: keys ${CONNECTION_SECRET_KEYS.username} and ${CONNECTION_SECRET_KEYS.password}.`,
+    ),
+  })
+  .strict();
+export type PublishedClaim = z.infer<typeof PublishedClaim>;
+
+/**
  * The status fields the engine writes for every kind (lib/engine): conditions, what was emitted (garbage
  * collection diffs it with what is desired now), the capabilities relied on, the capabilities needed when
  * last reconciled (migration garbage collection compares them with what is needed now) and whether the

@@ -25,6 +25,8 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly watchNamespaces?: readonly string[];
   /** Every resource of a kind as the cap sees it, from a watch cache, when one is complete (ObserveOptions). */
   readonly instances?: (kind: string) => CachedInstances | undefined;
+  /** Every resource of a kind as stored, from a watch cache, when one is complete (ObserveOptions). */
+  readonly resources?: (kind: string) => readonly KubernetesObject[] | undefined;
   /** The licence singleton's objects from a watch cache, when one is complete (ObserveOptions). */
   readonly licences?: () => readonly KubernetesObject[] | undefined;
   /** One capability's decision, kept for a run of many resources (ObserveOptions). */
@@ -45,6 +47,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     ...(context.trustedKeys ? { trustedKeys: context.trustedKeys } : {}),
     ...(context.instances ? { instances: context.instances } : {}),
     ...(context.licences ? { licences: context.licences } : {}),
+    ...(context.resources ? { resources: context.resources } : {}),
     ...(context.detect ? { detect: context.detect } : {}),
   };
 }

@@ -25,6 +25,12 @@ export interface Dependency extends Reference {
    * wiring it is the licensed feature `auto-wiring` (wiringOf).
    */
   readonly manual?: { readonly field: string; readonly provided: boolean };
+  /**
+   * Auto-wired, it claims something of its own in the target (a database and a user in a PostgresCluster):
+   * the engine collects the claim for the target's kind to make, and reads it back for the referrer
+   * (lib/engine/claims.ts). Wired by hand, no claim is made: the user brings its manual field instead.
+   */
+  readonly claim?: true;
 }
 
 /** How one dependency is wired: by the product from the target, or by the user through its manual field. */

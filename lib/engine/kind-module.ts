@@ -136,6 +136,12 @@ export interface KindModule<R extends EngineResource = EngineResource, Status = 
    * view, granted like every reference, and gated on — nothing of it is applied before each is Ready.
    */
   dependsOn?(resource: R): readonly Dependency[];
+  /**
+   * Whether it makes the claims its referrers' dependencies ask for (lib/engine/claims.ts), in the mode
+   * it is in: then the engine collects them into the view (`claims`) and the kind publishes each it made
+   * in `status.claims`.
+   */
+  takesClaims?(resource: R): boolean;
   /** The product kinds `dependsOn` may name: a cycle among the kinds is refused when the registry loads. */
   readonly referencesKinds: readonly string[];
   /** The pure decision. */

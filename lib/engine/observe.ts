@@ -5,12 +5,14 @@ import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import { orUndefined } from "../cluster/kube-client.js";
 import type { Instance } from "../licence/enforce.js";
+import type { Entitlements } from "../licence/entitlements.js";
 import { capInstances, observeEntitlements } from "../observe/license.js";
 import { observeReferenceGrants } from "../observe/reference-grants.js";
 import { listStored } from "../observe/stored.js";
 import { observeWorkloadRelease } from "../observe/workload-release.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
+import { type Claim, type ClaimedView, claimantKey, claimantKinds, claimsOn, publishedClaim } from "./claims.js";
 import { resourceLabel } from "./conditions.js";
 import { allReferences, dependenciesOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
@@ -37,6 +39,11 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
    * at every resync made the operator's work grow with the square of the number of resources.
    */
   readonly instances?: (kind: string) => CachedInstances | undefined;
+  /**
+   * Every resource of a kind as stored, from a watch cache kept current (the operator's), or undefined
+   * when there is none complete: then the kind is listed. Read for the claims on a resource.
+   */
+  readonly resources?: (kind: string) => readonly KubernetesObject[] | undefined;
   /** The licence singleton's objects from a watch cache, when one is complete: saves a read per decision. */
   readonly licences?: () => readonly KubernetesObject[] | undefined;
   /**
@@ -98,6 +105,67 @@ async function consumersOf(client: KubeClient, options: ObserveOptions): Promise
     ),
   );
   return lists.flat().filter((c) => c.needs.length > 0);
+}
+
+/** The resources of a kind that parse, from the cache when complete, else listed. */
+async function resourcesOf(client: KubeClient, module: KindModule, options: ObserveOptions): Promise<EngineResource[]> {
+  const cached = options.resources?.(module.definition.kind);
+  if (!cached) return listResources(client, module);
+  return cached.flatMap((raw) => {
+    const parsed = module.schema.safeParse(raw);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/**
+ * The claims made on a resource whose kind takes them: its referrers' resources read (from a cache when
+ * there is one), and the grants of its namespace when a referrer is in another.
+ */
+async function observeClaims(
+  client: KubeClient,
+  module: KindModule,
+  resource: EngineResource,
+  entitlements: Entitlements,
+  options: ObserveOptions,
+): Promise<Claim[] | undefined> {
+  if (resource.metadata.deletionTimestamp || !module.takesClaims?.(resource)) return undefined;
+  const referrers = await Promise.all(
+    claimantKinds(module, options.registry).map(async (referrer) => ({
+      module: referrer,
+      resources: await resourcesOf(client, referrer, options),
+    })),
+  );
+  const { namespace } = resource.metadata;
+  const elsewhere = referrers.some((r) => r.resources.some((other) => other.metadata.namespace !== namespace));
+  const grants = elsewhere ? await observeReferenceGrants(client, [namespace]) : [];
+  return claimsOn(resource, referrers, entitlements, grants);
+}
+
+/**
+ * A claimant's own claims, as their targets published them, with their credentials: read in the
+ * target's namespace only when the dependency itself may be followed (`permitted`) — a grant that lets
+ * the claimant reference the target lets it read the credentials made for it there, and nothing else.
+ */
+async function observeClaimed(
+  client: KubeClient,
+  module: KindModule,
+  resource: EngineResource,
+  dependencies: Readonly<Record<string, KubeObject>>,
+): Promise<Record<string, ClaimedView>> {
+  const claimed: Record<string, ClaimedView> = {};
+  await Promise.all(
+    dependenciesOf(module, resource)
+      .filter((d) => d.claim)
+      .map(async (d) => {
+        const claim = publishedClaim(dependencies[d.field], claimantKey(resource));
+        if (!claim || claim.credentialsSecret.namespace !== d.namespace) return;
+        const secret = await orUndefined(
+          client.core.readNamespacedSecret({ name: claim.credentialsSecret.name, namespace: d.namespace }),
+        );
+        claimed[d.field] = { claim, credentials: decodeCredentials(secret) };
+      }),
+  );
+  return claimed;
 }
 
 /** An object, or undefined when it or its kind does not exist (before an operator's CRDs, its kinds are not even served). */
@@ -229,16 +297,20 @@ export async function observeResource(
   // All or nothing: the planner refuses the resource if any reference is not granted, so none is followed.
   const permitted = ungrantedReferences(referrer, references, grants).length === 0;
   // The kind's own reads and its dependencies' targets, together: neither depends on the other.
-  const [reads, dependencies] = await Promise.all([
+  const [reads, dependencies, claims] = await Promise.all([
     observeReads(client, module, resource, references, permitted),
     observeDependencies(client, module, resource, permitted, options.registry),
+    observeClaims(client, module, resource, entitlements, options),
   ]);
+  const claimed = await observeClaimed(client, module, resource, dependencies);
   const view: EngineView = {
     capabilities,
     consumers,
     objects: new Map(),
     reads,
     ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
+    ...(claims ? { claims } : {}),
+    ...(Object.keys(claimed).length > 0 ? { claimed } : {}),
     ...(foreign.length > 0 ? { referenceGrants: grants } : {}),
     // The cached order holds for the resource when the cache knows it as it is: admitted or not alike.
     licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },

@@ -1,6 +1,7 @@
 import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
+import type { Claim, ClaimedView } from "./claims.js";
 import type { Reads } from "./kind-module.js";
 import type { KubeObject } from "./objects.js";
 import type { ObservedGrant } from "./reference-grants.js";
@@ -30,6 +31,10 @@ export interface EngineView {
    * absent: not found, or not followed (outside its namespace without a grant).
    */
   readonly dependencies?: Readonly<Record<string, KubeObject>>;
+  /** The claims its referrers make on it, when its kind takes claims (lib/engine/claims.ts). */
+  readonly claims?: readonly Claim[];
+  /** Its own claims as their targets published them, with their credentials, by the dependency's field. */
+  readonly claimed?: Readonly<Record<string, ClaimedView>>;
   /**
    * The ReferenceGrants of every namespace the resource's references point into (none when they all stay
    * in its namespace). Absent: none observed, so no reference into another namespace is honoured.

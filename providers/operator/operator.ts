@@ -9,7 +9,7 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { instanceOf, wasAdmitted } from "../../lib/engine/admission.js";
 import { neededNow } from "../../lib/engine/capabilities.js";
 import { observeOptions } from "../../lib/engine/context.js";
-import { allReferences } from "../../lib/engine/dependencies.js";
+import { allReferences, dependenciesOf } from "../../lib/engine/dependencies.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { CachedInstances } from "../../lib/engine/observe.js";
@@ -174,6 +174,8 @@ export class NaviqueOperator {
   private readonly refused = new RefusedResources();
   /** By resource key, what its last watch event showed of the inputs a pass decides from (decidingChanged). */
   private readonly deciding = new Map<string, string>();
+  /** The resources each claimant claims on, by key: told when it changes or goes. */
+  private readonly claimTargets = new Map<string, readonly string[]>();
   /** This operator's status writes its watch caches do not hold yet: those resources are read from the apiserver. */
   private readonly ownWrites = new OwnWrites();
 
@@ -196,6 +198,10 @@ export class NaviqueOperator {
       registry: this.registry.kinds,
       instances: (kind) => this.cachedInstances(kind),
       licences: () => (this.licenceWatch?.synced ? this.licenceWatch.informer.list() : undefined),
+      resources: (kind) => {
+        const cache = this.caches.get(kind);
+        return cache?.synced ? cache.informer.list() : undefined;
+      },
       statusWritten: (resource, resourceVersion) =>
         this.ownWrites.wrote(
           keyOf(resource.kind, resource.metadata.namespace, resource.metadata.name),
@@ -302,7 +308,8 @@ export class NaviqueOperator {
     if (module && namespace && name) {
       const key = keyOf(watched.kind, namespace, name);
       if (this.decidingChanged(key, object, event)) keys.push(key);
-      this.index(module, key, object, event);
+      // The targets it claims on, before and after: each makes, keeps or drops the claim.
+      keys.push(...this.index(module, key, object, event));
       // An admitted resource gone freed a seat: those refused are judged again now, not at the resync.
       if (event === "delete" && wasAdmitted(object as EngineResource)) {
         keys.push(...this.refused.withPrefix(`${watched.kind}/`));
@@ -337,20 +344,31 @@ export class NaviqueOperator {
     return false;
   }
 
-  /** Keeps the reverse indexes (references, capabilities needed) in step with what a resource says now. */
-  private index(module: KindModule, key: string, object: KubernetesObject, event: string): void {
+  /**
+   * Keeps the reverse indexes (references, capabilities needed, claims) in step with what a resource says
+   * now; returns the keys of the resources it claimed on before and claims on now.
+   */
+  private index(module: KindModule, key: string, object: KubernetesObject, event: string): string[] {
+    const before = [...(this.claimTargets.get(key) ?? [])];
     if (event === "delete") {
       this.forget(key);
-      return;
+      return before;
     }
     const parsed = module.schema.safeParse(object);
-    if (!parsed.success) return;
+    if (!parsed.success) return before;
     this.references.set(key, allReferences(module, parsed.data));
     this.consumers.set(key, neededNow(module, parsed.data, this.context));
+    const now = dependenciesOf(module, parsed.data)
+      .filter((d) => d.claim)
+      .map((d) => keyOf(d.kind, d.namespace, d.name));
+    if (now.length > 0) this.claimTargets.set(key, now);
+    else this.claimTargets.delete(key);
+    return [...new Set([...before, ...now])];
   }
 
   private forget(key: string): void {
     this.ownWrites.forget(key);
+    this.claimTargets.delete(key);
     this.references.forget(key);
     this.consumers.forget(key);
   }

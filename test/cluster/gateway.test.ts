@@ -175,7 +175,7 @@ describe("Gateway", () => {
     await finalizeResources(context, "Gateway", ns);
   }, 240_000);
 
-  it("on a shared PostgresCluster in another namespace, under a grant: wired by hand under Community; licensed, auto-wiring says it is not implemented", async () => {
+  it("on a shared PostgresCluster in another namespace, under a grant: wired by hand under Community; licensed, auto-wired — an external cluster takes no claim, and says so", async () => {
     const data = await namespaces.create("gw-data");
     const apps = await namespaces.create("gw-apps");
     // The shared cluster: external mode, Ready from its connection Secret alone (no CNPG needed).
@@ -234,17 +234,17 @@ describe("Gateway", () => {
       database: { external: { connectionSecretRef: { name: "gateway-db", key: "url" } } },
     });
 
-    // Licensed with auto-wiring: the gateway's own database is a claim, not made by this version: said,
-    // Stalled, and nothing of the manual wiring applied in its place.
+    // Licensed with auto-wiring: the gateway's own database would be claimed, which an external cluster
+    // does not take: said, Stalled, and nothing of the manual wiring applied in its place.
     await applyLicence(client, testLicenceToken({ features: ["auto-wiring"] }));
     await eventually("the auto-wiring verdict", async () => {
       await reconcileUntil(context, "Gateway", apps, "llm", () => true);
       const now = condition(await readStoredResource(client, "Gateway", apps, "llm"), "GatewayReady");
-      return now?.reason === "AutoWiringNotImplemented" ? now : undefined;
+      return now?.reason === "ClaimNotTaken" ? now : undefined;
     });
     const licensed = await readStoredResource(client, "Gateway", apps, "llm");
-    expect(condition(licensed, "GatewayReady")?.message).toContain(
-      "spec.database.postgresClusterRef: auto-wiring a Gateway to a PostgresCluster",
+    expect(condition(licensed, "GatewayReady")?.message).toBe(
+      `spec.database.postgresClusterRef: PostgresCluster ${data}/shared makes no database of its own for a consumer in its mode (only a managed PostgresCluster does): point spec.database.postgresClusterRef at a managed one, or set spec.database.databaseUrlSecretRef to wire the gateway by hand`,
     );
     expect(condition(licensed, "Stalled")?.status).toBe("True");
     expect((licensed?.status as GatewayStatus | undefined)?.wiring).toEqual([

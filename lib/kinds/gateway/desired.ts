@@ -1,5 +1,6 @@
 import { type Condition, READY } from "../../api/conditions.js";
 import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
+import { takesClaims } from "../../engine/claims.js";
 import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies.js";
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired, Verdict } from "../../engine/kind-module.js";
@@ -93,8 +94,18 @@ export function databaseDependency(gateway: Gateway, apiGroup: string): Dependen
     namespace: ref.namespace ?? gateway.metadata.namespace,
     needs: "connection",
     manual: { field: DATABASE_URL_FIELD, provided: database.databaseUrlSecretRef !== undefined },
+    // Auto-wired, the gateway's own database and user in the cluster: never the cluster's shared user.
+    claim: true,
   };
 }
+
+/** The Secret, in the Gateway's namespace, its claimed database's URL is copied into (auto-wired). */
+export function claimedDatabaseSecretName(gateway: Gateway): string {
+  return `${gateway.metadata.name}-database`;
+}
+
+/** The key of that Secret holding the URL. */
+const DATABASE_URL_KEY = "url";
 
 /** The first Secret key passed by reference that is not there, as a verdict; undefined when all are. */
 function missingSecret(gateway: Gateway, view: EngineView): Verdict | undefined {
@@ -117,25 +128,66 @@ function missingSecret(gateway: Gateway, view: EngineView): Verdict | undefined 
   return undefined;
 }
 
-/** Where the proxy reads its database URL from, or why the gateway cannot tell yet. */
-function databaseUrl(gateway: Gateway, view: EngineView, apiGroup: string): LocalSecretKeyRef | Verdict {
+/** Where the proxy reads its database URL from — and, auto-wired, the Secret that holds it — or why not yet. */
+function databaseUrl(
+  gateway: Gateway,
+  view: EngineView,
+  apiGroup: string,
+): { readonly ref: LocalSecretKeyRef; readonly copy?: KubeObject } | Verdict {
   const { database } = gateway.spec;
-  if (database.mode === "external" && database.external) return database.external.connectionSecretRef;
+  if (database.mode === "external" && database.external) return { ref: database.external.connectionSecretRef };
   const dependency = databaseDependency(gateway, apiGroup);
   if (!dependency) throw new Error("unreachable: mode postgresCluster without postgresClusterRef passed validation");
   const wiring = wiringOf(dependency, view.licence.entitlements);
-  if (wiring.mode === "manual" && database.databaseUrlSecretRef) return database.databaseUrlSecretRef;
-  // Auto-wired: the gateway's own database and user in the cluster are a claim, which this version does
-  // not make yet. Said, with the way that works today; never a shared user in its place.
+  if (wiring.mode === "manual" && database.databaseUrlSecretRef) return { ref: database.databaseUrlSecretRef };
+  return claimedUrl(gateway, view, dependency);
+}
+
+/**
+ * Auto-wired: the gateway's own database and user, claimed in the PostgresCluster (lib/engine/claims.ts),
+ * its URL copied into a Secret of the Gateway's namespace — the proxy reads no other namespace. Until the
+ * cluster has made the claim, the gateway waits; a cluster that takes no claims in its mode is said, with
+ * the way out.
+ */
+function claimedUrl(
+  gateway: Gateway,
+  view: EngineView,
+  dependency: Dependency,
+): { readonly ref: LocalSecretKeyRef; readonly copy: KubeObject } | Verdict {
+  const target = view.dependencies?.[dependency.field];
+  const where = `PostgresCluster ${dependency.namespace}/${dependency.name}`;
+  if (!takesClaims(target))
+    return {
+      ok: false,
+      reason: "ClaimNotTaken",
+      stalled: true,
+      message: `${dependency.field}: ${where} makes no database of its own for a consumer in its mode (only a managed PostgresCluster does): point ${dependency.field} at a managed one, or set ${DATABASE_URL_FIELD} to wire the gateway by hand`,
+    };
+  const claimed = view.claimed?.[dependency.field];
+  const connection = (target?.status as { connection?: { host?: string; port?: number } } | undefined)?.connection;
+  const { username, password } = claimed?.credentials ?? {};
+  if (!claimed?.claim.database || !username || !password || !connection?.host)
+    return {
+      ok: false,
+      reason: "ClaimPending",
+      message: `waiting for ${where} to make the gateway's own database and user (its claim${claimed ? `, credentials in Secret ${claimed.claim.credentialsSecret.namespace}/${claimed.claim.credentialsSecret.name}` : ""})`,
+    };
+  const { namespace } = gateway.metadata;
+  const name = claimedDatabaseSecretName(gateway);
+  const url = `postgresql://${encodeURIComponent(username)}:${encodeURIComponent(password)}@${connection.host}:${connection.port ?? 5432}/${encodeURIComponent(claimed.claim.database)}`;
   return {
-    ok: false,
-    reason: "AutoWiringNotImplemented",
-    stalled: true,
-    message: `${POSTGRES_CLUSTER_FIELD}: auto-wiring a Gateway to a PostgresCluster (its own database and user, claimed in the cluster) is not implemented in this version. Set ${DATABASE_URL_FIELD} to a Secret key holding the URL of a database for the gateway, or use spec.database.mode external`,
+    ref: { name, key: DATABASE_URL_KEY },
+    copy: {
+      apiVersion: "v1",
+      kind: "Secret",
+      type: "Opaque",
+      metadata: { name, namespace },
+      stringData: { [DATABASE_URL_KEY]: url, username, password, database: claimed.claim.database },
+    },
   };
 }
 
-function isVerdict(value: LocalSecretKeyRef | Verdict): value is Verdict {
+function isVerdict(value: { readonly ref: LocalSecretKeyRef } | Verdict): value is Verdict {
   return "ok" in value;
 }
 
@@ -178,8 +230,9 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
     ? `spec.observabilityRef ${gateway.spec.observabilityRef.namespace ?? namespace}/${gateway.spec.observabilityRef.name}: waiting for the Observability kind, which this version does not provide; the gateway runs without tracing meanwhile`
     : undefined;
   const base: Partial<GatewayStatus> = { wiring, ...(observability ? { observability } : {}) };
-  const url = databaseUrl(gateway, view, apiGroup);
-  if (isVerdict(url)) return { steps: [], status: base, verdict: url };
+  const database = databaseUrl(gateway, view, apiGroup);
+  if (isVerdict(database)) return { steps: [], status: base, verdict: database };
+  const url = database.ref;
   const missing = missingSecret(gateway, view);
   if (missing) return { steps: [], status: base, verdict: missing };
 
@@ -224,6 +277,15 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
   }));
   const host = proxyHost(name, namespace);
   const steps: DesiredStep[] = [
+    ...(database.copy
+      ? [
+          {
+            kind: "apply" as const,
+            object: database.copy,
+            description: `copy the claimed database's URL into Secret ${namespace}/${database.copy.metadata.name}`,
+          },
+        ]
+      : []),
     generateSecretStep(masterKey, MASTER_KEY, {
       description: `create Secret ${namespace}/${masterKey.metadata.name} with a generated master key (kept if it exists)`,
       rotation: `the proxy reads it when it starts (spec.masterKey.secretRef of LiteLLMInstance ${namespace}/${name}): the LiteLLM operator rolls its pods, and every client must pick up the new key from the Secret`,

@@ -1,6 +1,13 @@
 import { API_GROUP } from "../../api/group.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
-import { databaseDependency, desiredGateway, MASTER_KEY_KEY, referencedSecrets, secretReadId } from "./desired.js";
+import {
+  claimedDatabaseSecretName,
+  databaseDependency,
+  desiredGateway,
+  MASTER_KEY_KEY,
+  referencedSecrets,
+  secretReadId,
+} from "./desired.js";
 import { LITELLM_INSTANCE, LITELLM_MODEL, LITELLM_PORT } from "./litellm-api.js";
 import { GATEWAY_DEFINITION, Gateway, type GatewayStatus, gatewayName } from "./schema.js";
 
@@ -53,6 +60,8 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
     return dependency ? [dependency] : [];
   },
   desired: (gateway, view) => desiredGateway(gateway, view, API_GROUP),
+  // The claimed database's URL, copied from the PostgresCluster's namespace: deleted if the grant goes.
+  copiedThroughReferences: (gateway) => [claimedDatabaseSecretName(gateway)],
   outputs: {
     names: {
       url: { secret: false },

@@ -10,6 +10,7 @@ import type { EngineView } from "../../engine/view.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import type { DeletionPolicy } from "../datastore/mode.js";
+import { claimsMade } from "./claims.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
@@ -57,12 +58,18 @@ function readyMessage(host: string, port: number): string {
   return `PostgreSQL reachable at ${host}:${port}`;
 }
 
-function cnpgDatabase(cluster: string, namespace: string, name: string, owner: string): KubeObject {
+function cnpgDatabase(
+  cluster: string,
+  namespace: string,
+  name: string,
+  owner: string,
+  reclaim?: "retain" | "delete",
+): KubeObject {
   return {
     apiVersion: CNPG_API_VERSION,
     kind: "Database",
     metadata: { name: databaseObjectName(cluster, name), namespace },
-    spec: { name, owner, cluster: { name: cluster } },
+    spec: { name, owner, cluster: { name: cluster }, ...(reclaim ? { databaseReclaimPolicy: reclaim } : {}) },
   };
 }
 
@@ -97,9 +104,15 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
       ...(managed.deletionPolicy === "Delete" ? { ownerReferences: [ownerReference(resource)] } : {}),
     },
   };
-  const roleSecrets = owners.map<KubeObject>((owner) => ({
+  // Each claim of a consumer (lib/engine/claims.ts): a role and a database of its own, owned by that role.
+  const claims = claimsMade(name, namespace, view.claims ?? []);
+  const roles = [
+    ...owners.map((owner) => ({ role: owner, secret: `${name}-${owner.replace(/_/g, "-")}-credentials` })),
+    ...claims.map((claim) => ({ role: claim.identifier, secret: claim.secret })),
+  ];
+  const roleSecrets = roles.map<KubeObject>(({ secret }) => ({
     ...credentials,
-    metadata: { ...credentials.metadata, name: `${name}-${owner.replace(/_/g, "-")}-credentials` },
+    metadata: { ...credentials.metadata, name: secret },
   }));
   const cluster: KubeObject = {
     apiVersion: CNPG_API_VERSION,
@@ -112,28 +125,31 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
         ...(managed.storage.storageClass ? { storageClass: managed.storage.storageClass } : {}),
       },
       bootstrap: { initdb: { database: CNPG_APP_OWNER, owner: CNPG_APP_OWNER, secret: { name: credentialsName } } },
-      ...(owners.length > 0
+      ...(roles.length > 0
         ? {
             managed: {
-              roles: owners.map((owner, i) => ({
-                name: owner,
+              roles: roles.map(({ role, secret }) => ({
+                name: role,
                 ensure: "present",
                 login: true,
-                passwordSecret: { name: roleSecrets[i]?.metadata.name },
+                passwordSecret: { name: secret },
               })),
             },
           }
         : {}),
     },
   };
-  const databases = resource.spec.databases.map((d) =>
-    cnpgDatabase(name, namespace, d.name, d.owner ?? CNPG_APP_OWNER),
-  );
+  // A claim's database follows the cluster's deletion policy once its claimant goes: dropped under Delete.
+  const reclaim = managed.deletionPolicy === "Delete" ? "delete" : "retain";
+  const databases = [
+    ...resource.spec.databases.map((d) => cnpgDatabase(name, namespace, d.name, d.owner ?? CNPG_APP_OWNER)),
+    ...claims.map((c) => cnpgDatabase(name, namespace, c.identifier, c.identifier, reclaim)),
+  ];
   const passwordSecrets = [
     { secret: credentials, role: CNPG_APP_OWNER, field: "spec.bootstrap.initdb.secret" },
     ...roleSecrets.map((secret, i) => ({
       secret,
-      role: owners[i] ?? "",
+      role: roles[i]?.role ?? "",
       field: "spec.managed.roles[].passwordSecret",
     })),
   ];
@@ -165,7 +181,10 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
   const host = readWriteHost(name, namespace);
   return {
     steps,
-    status: connection(host, POSTGRES_PORT, { name: credentialsName, namespace }, "owned"),
+    status: {
+      ...connection(host, POSTGRES_PORT, { name: credentialsName, namespace }, "owned"),
+      claims: claims.map((c) => c.published),
+    },
     readyMessage: readyMessage(host, POSTGRES_PORT),
     verdict: ready
       ? { ok: true, reason: "ClusterReady", message: `CNPG Cluster ${namespace}/${name} is Ready` }

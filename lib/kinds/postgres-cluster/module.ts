@@ -129,6 +129,8 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
   ],
   observes,
   references,
+  // A managed cluster makes its consumers' claims: a database and a role each (./claims.ts).
+  takesClaims: (resource) => resource.spec.mode === "managed",
   referencesKinds: [],
   desired: (resource, view) => desiredPostgresCluster(resource, view),
   // The mode is recorded only once reached, so that a change is garbage-collected from the right state.

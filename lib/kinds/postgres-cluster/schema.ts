@@ -4,6 +4,7 @@ import type { KindDefinition } from "../../api/crd.js";
 import { withDefault } from "../../api/named-default.js";
 import { byteQuantity } from "../../api/quantity.js";
 import { ObjectRef, objectName, referenceTo, SecretKeyRef } from "../../api/refs.js";
+import { PublishedClaim } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
@@ -210,6 +211,12 @@ export const PostgresClusterStatus = z
         "Where consumers connect: the read-write Service of the cluster or the external host, the port (5432 for a managed or adopted cluster), the Secret holding username and password, and the postgresql:// URL.",
     }),
     type: PostgresType.optional().describe("The type last reconciled."),
+    claims: z
+      .array(PublishedClaim)
+      .optional()
+      .describe(
+        "The databases and users made for the consumers that claim one here (a Gateway auto-wired to this cluster), each its own. Present in managed mode, the one that takes claims.",
+      ),
     host: z
       .string()
       .optional()

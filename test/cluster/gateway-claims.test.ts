@@ -1,0 +1,237 @@
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
+import { claimIdentifier } from "../../lib/kinds/postgres-cluster/claims.js";
+import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { condition, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
+import { inProcessOperator } from "../support/operator.js";
+import { playCnpgClusterReady, readCnpgCluster } from "../support/postgres.js";
+import {
+  createReferenceGrant,
+  createResource,
+  finalizeResources,
+  readStoredResource,
+  reconcileUntil,
+} from "../support/resources.js";
+
+const CNPG = { group: "postgresql.cnpg.io", version: "v1" };
+
+const decoded = (secret: { data?: Record<string, string> } | undefined, key: string) =>
+  Buffer.from(secret?.data?.[key] ?? "", "base64").toString();
+
+// Claims on the real plane: Gateways in two namespaces auto-wired (licence with auto-wiring) to one managed
+// PostgresCluster in a third, under a grant. CloudNativePG and the LiteLLM operator are installed from
+// their fixture charts; their controllers are played (playCnpgClusterReady, playLiteLLMOperator): no pod
+// runs here, so no database or role is really created — the test reads what CNPG is asked for.
+describe("claims: Gateways on a shared PostgresCluster", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let context: ReconcileContext;
+  let unlock: () => Promise<void>;
+  const namespaces = suiteNamespaces();
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    await resetCapabilities(client, helm, [LITELLM_OPERATOR, CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await applyLicence(client, testLicenceToken({ features: ["auto-wiring"], caps: { Gateway: 5 } }));
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+  }, CAPABILITY_SUITE_SETUP_MS);
+  afterAll(async () => {
+    if (context) {
+      await namespaces.discard(context);
+      await resetCapabilities(client, helm, [LITELLM_OPERATOR, CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+      await removeLicence(client);
+    }
+    await unlock?.();
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  it("each Gateway gets a database and a user of its own, its URL copied into its namespace; a claim goes with its Gateway", async () => {
+    const data = await namespaces.create("claims-data");
+    const apps = await namespaces.create("claims-apps");
+    const team = await namespaces.create("claims-team");
+    await createResource(client, "PostgresCluster", data, "shared", { managed: { deletionPolicy: "Delete" } });
+    const playCnpg = async () => {
+      if (await readCnpgCluster(client, data, "shared")) await playCnpgClusterReady(client, data, "shared");
+    };
+    await reconcileUntil(context, "PostgresCluster", data, "shared", (o) => !o.requeue, playCnpg);
+    await createReferenceGrant(client, data, "gateways", {
+      from: [
+        { group: "core.navique.com", kind: "Gateway", namespace: apps },
+        { group: "core.navique.com", kind: "Gateway", namespace: team },
+      ],
+      to: [{ group: "core.navique.com", kind: "PostgresCluster", name: "shared" }],
+    });
+    const database = { mode: "postgresCluster", postgresClusterRef: { name: "shared", namespace: data } };
+    await createResource(client, "Gateway", apps, "llm", { database });
+    await createResource(client, "Gateway", team, "llm", { database });
+
+    // Before the cluster has made the claim, the Gateway waits, saying for what.
+    await reconcileUntil(
+      context,
+      "Gateway",
+      apps,
+      "llm",
+      (o) => condition(o.plan.status as never, "GatewayReady")?.reason === "ClaimPending",
+    );
+    const waiting = await readStoredResource(client, "Gateway", apps, "llm");
+    expect(condition(waiting, "GatewayReady")).toMatchObject({ status: "False", reason: "ClaimPending" });
+    expect(await readLiteLLM(client, "litellminstances", apps, "llm")).toBeUndefined();
+
+    // The cluster's pass makes both claims: a role and a database each, under names no two share.
+    const made = await reconcileUntil(context, "PostgresCluster", data, "shared", (o) => !o.requeue, playCnpg);
+    const users = [`Gateway/${apps}/llm`, `Gateway/${team}/llm`].map((claimant) => {
+      const [kind = "", namespace = "", name = ""] = claimant.split("/");
+      return claimIdentifier({ claimant, kind, namespace, name });
+    });
+    expect(new Set(users).size).toBe(2);
+    const claims = (made.plan.status as PostgresClusterStatus).claims ?? [];
+    expect(claims.map((c) => [c.claimant, c.user, c.database])).toEqual([
+      [`Gateway/${apps}/llm`, users[0], users[0]],
+      [`Gateway/${team}/llm`, users[1], users[1]],
+    ]);
+    const cnpg = await readCnpgCluster(client, data, "shared");
+    const roles =
+      (cnpg?.spec?.managed as { roles: { name: string; passwordSecret: { name: string } }[] } | undefined)?.roles ?? [];
+    expect(roles.map((r) => r.name)).toEqual(users);
+    for (const claim of claims) {
+      const database = (await client.custom.getNamespacedCustomObject({
+        ...CNPG,
+        plural: "databases",
+        namespace: data,
+        name: `shared-${claim.database?.replace(/_/g, "-")}`,
+      })) as { spec: Record<string, unknown> };
+      // Under the cluster's deletionPolicy Delete, a claim's database is dropped once its claimant goes.
+      expect(database.spec).toEqual({
+        name: claim.database,
+        owner: claim.user,
+        cluster: { name: "shared" },
+        databaseReclaimPolicy: "delete",
+      });
+      const secret = await client.core.readNamespacedSecret({ name: claim.credentialsSecret.name, namespace: data });
+      expect(decoded(secret, "username")).toBe(claim.user);
+      expect(roles.find((r) => r.name === claim.user)?.passwordSecret.name).toBe(claim.credentialsSecret.name);
+    }
+
+    // Each Gateway: its URL copied into its own namespace, the instance reading it there.
+    for (const ns of [apps, team]) {
+      await reconcileUntil(
+        context,
+        "Gateway",
+        ns,
+        "llm",
+        (o) => !o.requeue,
+        () => playLiteLLMOperator(client, ns, "llm"),
+      );
+      const stored = await readStoredResource(client, "Gateway", ns, "llm");
+      expect(condition(stored, "Ready")?.status).toBe("True");
+      expect((stored?.status as GatewayStatus | undefined)?.wiring).toEqual([
+        `spec.database.postgresClusterRef → PostgresCluster ${data}/shared: auto-wired`,
+      ]);
+      const claim = claims.find((c) => c.claimant === `Gateway/${ns}/llm`);
+      const credentials = await client.core.readNamespacedSecret({
+        name: claim?.credentialsSecret.name ?? "",
+        namespace: data,
+      });
+      const copy = await client.core.readNamespacedSecret({ name: "llm-database", namespace: ns });
+      expect(decoded(copy, "url")).toBe(
+        `postgresql://${claim?.user}:${encodeURIComponent(decoded(credentials, "password"))}@shared-rw.${data}.svc:5432/${claim?.database}`,
+      );
+      expect((await readLiteLLM(client, "litellminstances", ns, "llm"))?.spec).toMatchObject({
+        database: { external: { connectionSecretRef: { name: "llm-database", key: "url" } } },
+      });
+      // The password is in Secrets only: not in the Gateway, nor in the cluster's status.
+      const password = decoded(credentials, "password");
+      expect(JSON.stringify(stored)).not.toContain(password);
+      expect(JSON.stringify(made.plan.status)).not.toContain(password);
+    }
+
+    // One Gateway goes: the cluster drops its claim (role, database object, Secret); the other's stays.
+    await finalizeResources(context, "Gateway", apps);
+    const after = await reconcileUntil(context, "PostgresCluster", data, "shared", (o) => !o.requeue, playCnpg);
+    expect(((after.plan.status as PostgresClusterStatus).claims ?? []).map((c) => c.claimant)).toEqual([
+      `Gateway/${team}/llm`,
+    ]);
+    const left = (await readCnpgCluster(client, data, "shared"))?.spec?.managed as
+      | { roles: { name: string }[] }
+      | undefined;
+    expect(left?.roles.map((r) => r.name)).toEqual([users[1]]);
+    const gone = claims.find((c) => c.claimant === `Gateway/${apps}/llm`);
+    expect(
+      await orUndefined(
+        client.core.readNamespacedSecret({ name: gone?.credentialsSecret.name ?? "", namespace: data }),
+      ),
+    ).toBeUndefined();
+    expect(
+      await orUndefined(
+        client.custom.getNamespacedCustomObject({
+          ...CNPG,
+          plural: "databases",
+          namespace: data,
+          name: `shared-${gone?.database?.replace(/_/g, "-")}`,
+        }),
+      ),
+    ).toBeUndefined();
+
+    await finalizeResources(context, "Gateway", team);
+    await finalizeResources(context, "PostgresCluster", data);
+  }, 300_000);
+
+  it("through the operator: the cluster makes the claim when a Gateway appears, the Gateway is wired when the claim is published", async () => {
+    const data = await namespaces.create("claims-op-data");
+    const apps = await namespaces.create("claims-op-apps");
+    await createResource(client, "PostgresCluster", data, "shared", {});
+    await createReferenceGrant(client, data, "gateways", {
+      from: [{ group: "core.navique.com", kind: "Gateway", namespace: apps }],
+      to: [{ group: "core.navique.com", kind: "PostgresCluster", name: "shared" }],
+    });
+    await createResource(client, "Gateway", apps, "llm", {
+      database: { mode: "postgresCluster", postgresClusterRef: { name: "shared", namespace: data } },
+    });
+    // No resync in the test's time: what carries the claim across is the watches alone.
+    const operator = inProcessOperator(client, helm, { resyncMs: 600_000 });
+    await operator.start();
+    try {
+      await eventually(
+        "the operator to wire Gateway llm to its own database",
+        async () => {
+          if (await readCnpgCluster(client, data, "shared")) await playCnpgClusterReady(client, data, "shared");
+          await playLiteLLMOperator(client, apps, "llm");
+          const now = condition(await readStoredResource(client, "Gateway", apps, "llm"), "Ready");
+          if (now?.status !== "True") throw new Error(`Ready is ${now?.status}: ${now?.message}`);
+          return true;
+        },
+        { timeoutMs: 120_000 },
+      );
+      const copy = await client.core.readNamespacedSecret({ name: "llm-database", namespace: apps });
+      expect(decoded(copy, "url")).toMatch(
+        new RegExp(
+          `^postgresql://gateway_claims_op_apps_[a-z0-9_]+:.+@shared-rw\\.${data}\\.svc:5432/gateway_claims_op_apps_`,
+        ),
+      );
+    } finally {
+      await operator.stop();
+      await finalizeResources(context, "Gateway", apps);
+      await finalizeResources(context, "PostgresCluster", data);
+    }
+  }, 300_000);
+});
