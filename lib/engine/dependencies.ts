@@ -41,11 +41,14 @@ export type Wiring =
 /**
  * The one decision on wiring, for every kind and front end: a dependency with a manual alternative is
  * auto-wired when the licence includes `auto-wiring`, otherwise manual — the user fills its manual field.
- * A dependency without one (the target only has to be Ready) is always followed by the product.
+ * A manual field the user filled wins under any licence: it says how they chose to wire it, and is never
+ * silently passed over. A dependency without one (the target only has to be Ready) is always followed.
  */
 export function wiringOf(dependency: Dependency, entitlements: Entitlements): Wiring {
-  if (!dependency.manual || entitlements.features.has(AUTO_WIRING)) return { mode: "auto" };
-  return { mode: "manual", field: dependency.manual.field, provided: dependency.manual.provided };
+  if (!dependency.manual) return { mode: "auto" };
+  const { field, provided } = dependency.manual;
+  if (provided || !entitlements.features.has(AUTO_WIRING)) return { mode: "manual", field, provided };
+  return { mode: "auto" };
 }
 
 /** What `navique plan` and `pulumi preview` say of one dependency's wiring. */

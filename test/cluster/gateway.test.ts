@@ -237,6 +237,15 @@ describe("Gateway", () => {
     // Licensed with auto-wiring: the gateway's own database would be claimed, which an external cluster
     // does not take: said, Stalled, and nothing of the manual wiring applied in its place.
     await applyLicence(client, testLicenceToken({ features: ["auto-wiring"] }));
+    // A manual field filled wins under any licence: emptied, the reference is auto-wired.
+    await client.custom.patchNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "gateways",
+      namespace: apps,
+      name: "llm",
+      body: [{ op: "remove", path: "/spec/database/databaseUrlSecretRef" }],
+    });
     await eventually("the auto-wiring verdict", async () => {
       await reconcileUntil(context, "Gateway", apps, "llm", () => true);
       const now = condition(await readStoredResource(client, "Gateway", apps, "llm"), "GatewayReady");

@@ -18,7 +18,7 @@ const context: PlanContext = { withPrerequisites: (name) => [name], releaseOf: (
 function gateway(databaseRefValue: { name: string; namespace?: string }): EngineResource {
   return {
     apiVersion: API_GROUP_VERSION,
-    kind: "Gateway",
+    kind: "ChatUI",
     metadata: { name: "gw", namespace: "apps", uid: "u-gw", generation: 1 },
     spec: { databaseRef: databaseRefValue },
     status: { conditions: [], admitted: true },
@@ -142,7 +142,7 @@ describe("dependencies between the product's kinds", () => {
             {
               namespace: "data",
               spec: {
-                from: [{ group: API_GROUP, kind: "Gateway", namespace: "apps" }],
+                from: [{ group: API_GROUP, kind: "ChatUI", namespace: "apps" }],
                 to: [{ group: API_GROUP, kind: "PostgresCluster" }],
               },
             },
@@ -167,7 +167,7 @@ describe("dependencies between the product's kinds", () => {
   it("refuses a dependency on a kind the module does not declare", () => {
     const undeclared = { ...CONSUMER, referencesKinds: [] } as unknown as KindModule;
     expect(() => dependenciesOf(undeclared, gateway({ name: "shared" }))).toThrow(
-      "Gateway depends on PostgresCluster (spec.databaseRef), which its referencesKinds does not declare",
+      "ChatUI depends on PostgresCluster (spec.databaseRef), which its referencesKinds does not declare",
     );
   });
 });
@@ -216,6 +216,11 @@ describe("wiring a dependency, licensed or by hand", () => {
     );
     expect(wiringLine(dependency, wiringOf(dependency, communityEntitlements()))).toBe(
       "spec.databaseRef → PostgresCluster apps/shared: manual: set spec.databaseUrlSecretRef",
+    );
+    // Filled by the user, the manual field wins under any licence.
+    const filled = { ...dependency, manual: { field: "spec.databaseUrlSecretRef", provided: true } };
+    expect(wiringLine(filled, wiringOf(filled, AUTO_WIRING))).toBe(
+      "spec.databaseRef → PostgresCluster apps/shared: manual: spec.databaseUrlSecretRef is set",
     );
   });
 });
