@@ -103,6 +103,11 @@ describe("Gateway", () => {
       message: `Gateway serving 2 model(s) at http://llm.${ns}.svc:4000`,
     });
     expect((await helm.status("litellm-operator", "litellm-operator-system"))?.info.status).toBe("deployed");
+    // In place: a further pass changes nothing, so says nothing.
+    const said: string[] = [];
+    const quiet = { ...context, report: (line: string) => void said.push(line) };
+    await reconcileUntil(quiet, "Gateway", ns, "llm", () => true);
+    expect(said).toEqual([]);
 
     // The keys: sk- and 64 hex characters, as the LiteLLM operator generates its own; the master key under
     // LiteLLM's key and the connection's.
