@@ -317,6 +317,13 @@ export class NaviqueOperator {
     }
     const owner = ownerOf(object, this.kindNames);
     if (owner) keys.push(owner);
+    // A Secret of a resource changed (a claim's password re-created, a rotation): those that copied from it
+    // through a reference — the claimant of a claim — are told at once, not at the resync.
+    if (owner && watched.kind === "Secret") {
+      const [kind = "", ownerNamespace = "", ownerName = ""] = owner.split("/");
+      const target = ReferenceIndex.targetKey({ group: API_GROUP, kind, namespace: ownerNamespace, name: ownerName });
+      keys.push(...this.references.referring(target));
+    }
     if (namespace && name) {
       const group = watched.apiVersion.includes("/") ? (watched.apiVersion.split("/")[0] ?? "") : "";
       keys.push(...this.references.referring(ReferenceIndex.targetKey({ group, kind: watched.kind, namespace, name })));

@@ -196,7 +196,7 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
     await finalizeResources(context, "PostgresCluster", data);
   }, 300_000);
 
-  it("through the operator: the cluster makes the claim when a Gateway appears, the Gateway is wired when the claim is published", async () => {
+  it("through the operator: the cluster makes the claim when a Gateway appears, the Gateway is wired when the claim is published, and follows a rotated password", async () => {
     const data = await namespaces.create("claims-op-data");
     const apps = await namespaces.create("claims-op-apps");
     await createResource(client, "PostgresCluster", data, "shared", {});
@@ -223,6 +223,27 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
         { timeoutMs: 120_000 },
       );
       const copy = await client.core.readNamespacedSecret({ name: "llm-database", namespace: apps });
+      // The claim's password rotated (its Secret deleted, re-created by the cluster with a new one): the
+      // Gateway's copy follows at once, through the watch of the cluster's Secrets — no resync here.
+      const shared = await readStoredResource(client, "PostgresCluster", data, "shared");
+      const published = (shared?.status as PostgresClusterStatus | undefined)?.claims?.[0];
+      const claimSecret = published?.credentialsSecret.name ?? "";
+      const before = decoded(
+        await client.core.readNamespacedSecret({ name: claimSecret, namespace: data }),
+        "password",
+      );
+      await client.core.deleteNamespacedSecret({ name: claimSecret, namespace: data });
+      await eventually(
+        "the Gateway's copy to carry the rotated password",
+        async () => {
+          const now = await orUndefined(client.core.readNamespacedSecret({ name: claimSecret, namespace: data }));
+          const password = decoded(now, "password");
+          if (!password || password === before) return undefined;
+          const copied = await client.core.readNamespacedSecret({ name: "llm-database", namespace: apps });
+          return decoded(copied, "password") === password ? true : undefined;
+        },
+        { timeoutMs: 30_000 },
+      );
       expect(decoded(copy, "url")).toMatch(
         new RegExp(
           `^postgresql://gateway_claims_op_apps_[a-z0-9_]+:.+@shared-rw\\.${data}\\.svc:5432/gateway_claims_op_apps_`,
