@@ -36,6 +36,7 @@ import { applyLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../test/suppo
 import { playLiteLLMOperator } from "../test/support/litellm.js";
 import { playCnpgClusterReady, readCnpgCluster } from "../test/support/postgres.js";
 import { createReferenceGrant, createResource } from "../test/support/resources.js";
+import { apiserverRequests, requestRates } from "./apiserver-requests.js";
 import { deleteNamespaceAndWait } from "./namespace.js";
 
 const { values } = parseArgs({
@@ -152,8 +153,12 @@ async function measureNoop(
     await sleep(200);
   }
   said.length = 0;
+  const served = await apiserverRequests(client.kubeconfig);
   const noop = [];
   for (let run = 0; run < NOOP_RUNS; run++) noop.push(await pass());
+  // What the requests are, per pass, from the apiserver's own count (the plane's controllers and kwok add
+  // their few: node leases, events).
+  const rates = requestRates(served, await apiserverRequests(client.kubeconfig), NOOP_RUNS);
   const requests = [...new Set(noop.map((n) => n.requests))].join(", ");
   const ms = noop.map((n) => n.ms).sort((a, b) => a - b);
   // A pass reports each step that changed something: none here.
@@ -161,6 +166,7 @@ async function measureNoop(
   process.stdout.write(
     `no-op pass over a Gateway (2 models, external database): ${requests} requests, ${percentile(ms, 50).toFixed(1)} ms median, changed ${performed}\n`,
   );
+  for (const rate of rates) process.stdout.write(`  ${rate.perSecond.toFixed(1)} × ${rate.what}\n`);
 }
 
 const NAMES = Array.from({ length: GATEWAYS }, (_, i) => `gw-${i}`);
