@@ -621,8 +621,8 @@ export class NaviqueOperator {
    * operator's last status write of it (OwnWrites: a pass deciding from an older copy would find its new
    * status unchanged against the stale one and never write it), else from the apiserver. A copy older
    * than another process's write is decided on all the same: the status write is conditional on its
-   * resourceVersion, and the write's own event brings the next pass. An invalid one is reported with its field paths and left alone (its reconcile
-   * cannot decide anything for it), never retried in a loop.
+   * resourceVersion, and the write's own event brings the next pass. An invalid one is reported with its
+   * field paths and left alone (its reconcile cannot decide anything for it), never retried in a loop.
    */
   private async read(
     key: string,
