@@ -1,5 +1,6 @@
 import { API_GROUP } from "../../api/group.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
 import {
   claimedDatabaseSecretName,
   databaseDependency,
@@ -70,21 +71,10 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
       credentialsSecret: { secret: false },
       masterKey: { secret: true },
     },
-    credentialsSecret: (status) =>
-      status.connection?.credentialsSecret
-        ? {
-            name: status.connection.credentialsSecret.name,
-            namespace: status.connection.credentialsSecret.namespace ?? "",
-          }
-        : undefined,
+    credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       url: status.connection?.url ?? "",
-      host: status.connection?.host ?? "",
-      port: status.connection?.port ?? LITELLM_PORT,
-      credentialsSecret: {
-        name: status.connection?.credentialsSecret?.name ?? "",
-        namespace: status.connection?.credentialsSecret?.namespace ?? namespace,
-      },
+      ...connectionOutputs(status.connection, namespace, LITELLM_PORT),
       masterKey: credentials?.[MASTER_KEY_KEY] ?? credentials?.password ?? "",
     }),
   },

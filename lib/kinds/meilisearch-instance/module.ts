@@ -1,6 +1,7 @@
 import { DATASTORE_READY } from "../../api/conditions.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { WORKLOAD_RELEASE } from "../../engine/workload-release.js";
+import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
 import { MEILISEARCH_PORT } from "./chart.js";
 import { desiredMeilisearchInstance, masterKeyOfClaim } from "./desired.js";
@@ -68,21 +69,10 @@ export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, Meilis
       masterKey: { secret: true },
       provenance: { secret: false },
     },
-    credentialsSecret: (status) =>
-      status.connection?.credentialsSecret
-        ? {
-            name: status.connection.credentialsSecret.name,
-            namespace: status.connection.credentialsSecret.namespace ?? "",
-          }
-        : undefined,
+    credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       url: status.connection?.url ?? "",
-      host: status.connection?.host ?? "",
-      port: status.connection?.port ?? MEILISEARCH_PORT,
-      credentialsSecret: {
-        name: status.connection?.credentialsSecret?.name ?? "",
-        namespace: status.connection?.credentialsSecret?.namespace ?? namespace,
-      },
+      ...connectionOutputs(status.connection, namespace, MEILISEARCH_PORT),
       masterKey: credentials?.password ?? "",
       provenance: status.provenance ?? "",
     }),

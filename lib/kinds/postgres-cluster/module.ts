@@ -3,6 +3,7 @@ import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../datastore/adopted-datastore.js";
+import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
 import {
   CNPG_API_VERSION,
@@ -153,17 +154,9 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
       provenance: { secret: false },
       capabilities: { secret: false },
     },
-    credentialsSecret: (status) => {
-      const secret = postgresConnection(status)?.credentialsSecret;
-      return secret ? { name: secret.name, namespace: secret.namespace ?? "" } : undefined;
-    },
+    credentialsSecret: (status) => connectionCredentialsSecret(postgresConnection(status)),
     project: (status, namespace, credentials) => ({
-      host: postgresConnection(status)?.host ?? "",
-      port: postgresConnection(status)?.port ?? POSTGRES_PORT,
-      credentialsSecret: {
-        name: postgresConnection(status)?.credentialsSecret?.name ?? "",
-        namespace: postgresConnection(status)?.credentialsSecret?.namespace ?? namespace,
-      },
+      ...connectionOutputs(postgresConnection(status), namespace, POSTGRES_PORT),
       username: credentials?.username ?? "",
       password: credentials?.password ?? "",
       provenance: status.provenance ?? "",

@@ -3,6 +3,7 @@ import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../datastore/adopted-datastore.js";
+import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
@@ -133,20 +134,9 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
       password: { secret: true },
       provenance: { secret: false },
     },
-    credentialsSecret: (status) =>
-      status.connection?.credentialsSecret
-        ? {
-            name: status.connection.credentialsSecret.name,
-            namespace: status.connection.credentialsSecret.namespace ?? "",
-          }
-        : undefined,
+    credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
-      host: status.connection?.host ?? "",
-      port: status.connection?.port ?? REDIS_PORT,
-      credentialsSecret: {
-        name: status.connection?.credentialsSecret?.name ?? "",
-        namespace: status.connection?.credentialsSecret?.namespace ?? namespace,
-      },
+      ...connectionOutputs(status.connection, namespace, REDIS_PORT),
       password: credentials?.[PASSWORD_KEY] ?? "",
       provenance: status.provenance ?? "",
     }),
