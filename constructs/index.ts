@@ -1,12 +1,20 @@
 // First: an older Node.js is refused with one message before any dependency can fail on it.
 import "../lib/package/require-node.js";
 
-export { Gateway, type GatewayProps } from "./gateway.js";
-export { MeilisearchInstance, type MeilisearchInstanceProps } from "./meilisearch-instance.js";
+export {
+  Gateway,
+  type GatewayProps,
+  MeilisearchInstance,
+  type MeilisearchInstanceProps,
+  PostgresCluster,
+  type PostgresClusterProps,
+  RedisInstance,
+  type RedisInstanceProps,
+  Stack,
+  type StackProps,
+} from "./kinds.js";
 export { NaviqueLicense, type NaviqueLicenseProps } from "./navique-license.js";
 export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";
-export { PostgresCluster, type PostgresClusterProps } from "./postgres-cluster.js";
-export { RedisInstance, type RedisInstanceProps } from "./redis-instance.js";
 export { ReferenceGrant, type ReferenceGrantProps } from "./reference-grant.js";
 export {
   type ExternalResource,
@@ -16,4 +24,3 @@ export {
   type SecretConstruct,
   type WithReferences,
 } from "./references.js";
-export { Stack, type StackProps } from "./stack.js";

@@ -5,6 +5,7 @@ import { referenceFields } from "../lib/api/reference-fields.js";
 import { namespaceName } from "../lib/api/refs.js";
 import { checkInput } from "../lib/api/validation.js";
 import { licenceRefusal } from "../lib/engine/admission.js";
+import { moduleOf } from "../lib/engine/context.js";
 import { allReferences } from "../lib/engine/dependencies.js";
 import { referrerOf } from "../lib/engine/gates.js";
 import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
@@ -62,16 +63,18 @@ export class NaviqueResource<K extends string = string>
   readonly namespace: string | undefined;
   /** The resource as stored, when its props are valid: what the engine's decisions are made on. */
   private readonly resource: EngineResource | undefined;
+  /** Its kind's module, from the registry. */
+  private readonly module: KindModule;
 
-  constructor(
-    scope: Construct,
-    id: string,
-    private readonly module: KindModule,
-    props: NaviqueResourceProps & { readonly spec: unknown },
-  ) {
+  /**
+   * Each kind's class (./kinds.ts) is generated from the registry: it names the kind and its props' spec
+   * type, read from the module, and passes the rest here.
+   */
+  protected constructor(scope: Construct, id: string, kind: K, props: NaviqueResourceProps & { readonly spec?: unknown }) {
     super(scope, id);
-    const { kind } = module.definition;
-    this.kind = kind as K;
+    const module = moduleOf({ registry: REGISTRY.kinds }, kind);
+    this.module = module;
+    this.kind = kind;
     const problems = new PropsProblems();
     this.name = problems.take(checkInput(module.name, props.name ?? id, "name")) ?? props.name ?? id;
     const namespace =
@@ -82,7 +85,7 @@ export class NaviqueResource<K extends string = string>
     // synth-time checks judge it there.
     this.namespace = namespace ?? Chart.of(this).namespace;
     // Constructs standing for references become the references they mean; the referrer depends on them.
-    const references = resolveReferences(props.spec, this.namespace, referenceFields(module.definition.spec));
+    const references = resolveReferences(props.spec ?? {}, this.namespace, referenceFields(module.definition.spec));
     problems.add(...references.problems);
     const parsed = checkInput(module.definition.spec, references.spec, "spec");
     // A construct refused for a field leaves the field empty: that is its problem, not the schema's.
@@ -141,8 +144,9 @@ export class NaviqueResource<K extends string = string>
       objects: new Map(),
       licence: { entitlements, instances: [] },
     });
-    const members = membersIn({ registry: REGISTRY.kinds }, { steps: desired.steps } as never).map((member) => {
-      const module = REGISTRY.kinds.find((m) => m.definition.kind === member.kind) as KindModule;
+    const registry = { registry: REGISTRY.kinds };
+    const members = membersIn(registry, desired).map((member) => {
+      const module = moduleOf(registry, member.kind);
       return { module, resource: module.schema.parse(member) };
     });
     return [self, ...members];

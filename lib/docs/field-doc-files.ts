@@ -1,5 +1,6 @@
 import type { KindDefinition } from "../api/crd.js";
 import { allDefinitions } from "../kinds/registry.js";
+import { frontEndFiles, hasReferences, referencesDeclaration } from "./front-end-files.js";
 import { kebabCase, referencePage } from "./reference-page.js";
 import { inputJsonSchema } from "./schema-fields.js";
 import { interfaceDeclaration } from "./spec-declaration.js";
@@ -24,7 +25,8 @@ export function referencePagePath(definition: KindDefinition): string {
 
 function specDeclaration(definition: KindDefinition): string {
   const summary = `The spec of a ${definition.kind} as a program writes it: a field with a default may be left out. The same schema as the custom resource's parses it; the descriptions are its CRD's.`;
-  return `${DECLARATIONS_HEADER}\n${interfaceDeclaration(specInterfaceName(definition), inputJsonSchema(definition.spec), summary)}`;
+  const references = hasReferences(definition.spec) ? referencesDeclaration(definition.kind, definition.spec) : "";
+  return `${DECLARATIONS_HEADER}\n${interfaceDeclaration(specInterfaceName(definition), inputJsonSchema(definition.spec), summary)}${references}`;
 }
 
 /**
@@ -38,5 +40,6 @@ export function fieldDocFiles(): Map<string, string> {
     files.set(specDeclarationPath(definition), specDeclaration(definition));
     files.set(referencePagePath(definition), referencePage(definition));
   }
+  for (const [path, text] of frontEndFiles()) files.set(path, text);
   return files;
 }

@@ -6,6 +6,7 @@ import type { EngineStatus } from "../api/resource-status.js";
 import type { Feature } from "../licence/entitlements.js";
 import type { Dependency } from "./dependencies.js";
 import type { Credentials, KubeObject } from "./objects.js";
+import type { OutputsProjection } from "./outputs.js";
 import type { Reference } from "./reference-grants.js";
 import type { DesiredStep, PlannedEvent } from "./steps.js";
 import type { EngineView } from "./view.js";
@@ -152,15 +153,6 @@ export interface KindModule<R extends EngineResource = EngineResource, Status = 
   changeReason?(resource: R): string | undefined;
   /** Objects holding what was copied through references: deleted when a grant is revoked. */
   copiedThroughReferences?(resource: R): readonly string[];
-  /** What a Pulumi component exposes, and `navique plan` prints. */
+  /** What a Pulumi component exposes (its properties are generated from it), and `navique plan` prints. */
   readonly outputs: OutputsProjection<Status>;
-}
-
-/** The outputs of a resource once Ready: computed from its status and, for secrets, the Secrets it names. */
-export interface OutputsProjection<Status> {
-  /** Output names and whether each is a secret (made one in the Pulumi state). */
-  readonly names: Readonly<Record<string, { readonly secret: boolean }>>;
-  /** The Secret whose username/password the secret outputs come from, if any. */
-  credentialsSecret?(status: Status): { readonly name: string; readonly namespace: string } | undefined;
-  project(status: Status, namespace: string, credentials: Credentials | undefined): Record<string, unknown>;
 }

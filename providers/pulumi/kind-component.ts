@@ -1,33 +1,39 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { KindModule } from "../../lib/engine/kind-module.js";
+import { moduleOf } from "../../lib/engine/context.js";
+import { outputNames } from "../../lib/engine/outputs.js";
+import { REGISTRY } from "../../lib/kinds/registry.js";
 import { type ClusterArgs, dynamicInputs } from "./component-inputs.js";
 import { KindResource } from "./kind-resource.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";
 
+/** The type token of a kind's component: `navique:index:<Kind>`. */
+export const componentType = (kind: string) => `navique:index:${kind}`;
+
 /**
- * The Pulumi component of any registered kind, made from its module: the kind's dynamic resource (one
- * runtime for every kind) under it, and each output its module declares (`module.outputs.names`) set on
- * the component under the same name and registered. A kind's component only names its type token and
- * module, and declares its outputs' types and documentation (`declare readonly …`), which this sets.
+ * The Pulumi component of any registered kind, made from its module in the registry: the kind's dynamic
+ * resource (one runtime for every kind) under it, and each output the module declares
+ * (`module.outputs.schema`) set on the component under the same name and registered. Each kind's class
+ * (./kinds.ts) is generated from the registry: it names the kind, its args' spec type and its outputs'
+ * types and docs, all read from the module, and passes the rest here.
  */
 export abstract class KindComponent extends pulumi.ComponentResource {
   protected constructor(
-    type: string,
-    module: KindModule,
+    kind: string,
     name: string,
     args: ClusterArgs & { readonly spec?: unknown },
     opts: pulumi.ComponentResourceOptions,
   ) {
     const restore = tellPulumiTheUsersPosition();
     try {
-      super(type, name, {}, opts);
+      super(componentType(kind), name, {}, opts);
     } finally {
       restore();
     }
+    const module = moduleOf({ registry: REGISTRY.kinds }, kind);
     const inputs = dynamicInputs(this, module, name, args, args.spec ?? {}, opts);
     const resource = new KindResource(module, name, inputs, { parent: this });
     const outputs = Object.fromEntries(
-      Object.keys(module.outputs.names).map((output) => [output, resource.output(output)]),
+      outputNames(module.outputs).map(({ name: output }) => [output, resource.output(output)]),
     );
     Object.assign(this, outputs);
     this.registerOutputs(outputs);

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { KindModule } from "../../lib/engine/kind-module.js";
+import { outputNames } from "../../lib/engine/outputs.js";
 import { runtimeProvider } from "./runtime-provider.js";
 import { tellPulumiTheUsersPosition } from "./source-position.js";
 
@@ -15,10 +16,9 @@ const RUNTIME = "@navique/ai-core/pulumi/runtime";
  */
 export class KindResource extends pulumi.dynamic.Resource {
   constructor(module: KindModule, name: string, inputs: Record<string, unknown>, opts: pulumi.CustomResourceOptions) {
-    const names = Object.entries(module.outputs.names);
-    const outputs = Object.fromEntries(names.map(([output]) => [output, undefined]));
+    const outputs = Object.fromEntries(outputNames(module.outputs).map(({ name }) => [name, undefined]));
     // The kubeconfig's content is among the outputs too (a deletion reads the cluster from them).
-    const secrets = [...names.filter(([, o]) => o.secret).map(([output]) => output), "kubeconfig"];
+    const secrets = [...module.outputs.secrets, "kubeconfig"];
     const restore = tellPulumiTheUsersPosition();
     try {
       super(

@@ -6,7 +6,7 @@ import { fieldDocFiles, referencePagePath } from "../../lib/docs/field-doc-files
 import { inputJsonSchema, schemaFields } from "../../lib/docs/schema-fields.js";
 import { interfaceDeclaration } from "../../lib/docs/spec-declaration.js";
 import * as core from "../../lib/index.js";
-import { allCustomResourceDefinitions, allDefinitions } from "../../lib/kinds/registry.js";
+import { allCustomResourceDefinitions, allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 
 /** What the package's core entry point exports: where a default a document names must be found. */
 const EXPORTED: Readonly<Record<string, unknown>> = core;
@@ -88,14 +88,20 @@ describe("every field of every kind", () => {
   );
 });
 
-describe("the spec declarations and reference pages generated from the schemas", () => {
-  it("match the files committed in lib/api/generated and docs/reference (regenerate with npm run generate)", () => {
+describe("the files generated from the schemas and the registry", () => {
+  it("match the files committed — spec and outputs declarations, reference pages, each front end's classes (regenerate with npm run generate)", () => {
     const files = fieldDocFiles();
+    const fileName = (kind: string) => kind.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
     expect([...files.keys()].sort()).toEqual(
-      KINDS.flatMap((kind) => {
-        const file = kind.replace(/([a-z])([A-Z])/g, "$1-$2").toLowerCase();
-        return [`docs/reference/${file}.md`, `lib/api/generated/${file}-spec.ts`];
-      }).sort(),
+      [
+        ...KINDS.flatMap((kind) => [
+          `docs/reference/${fileName(kind)}.md`,
+          `lib/api/generated/${fileName(kind)}-spec.ts`,
+        ]),
+        ...REGISTRY.kinds.map((m) => `lib/api/generated/${fileName(m.definition.kind)}-outputs.ts`),
+        "constructs/kinds.ts",
+        "providers/pulumi/kinds.ts",
+      ].sort(),
     );
     for (const [path, text] of files) expect(readFileSync(join(process.cwd(), path), "utf8")).toBe(text);
   });

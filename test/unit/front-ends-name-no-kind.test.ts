@@ -8,6 +8,7 @@ const FRONT_ENDS = [
   "providers/pulumi/runtime.ts",
   "providers/pulumi/runtime-provider.ts",
   "providers/pulumi/kind-resource.ts",
+  "providers/pulumi/kind-component.ts",
   "providers/pulumi/component-inputs.ts",
   "providers/pulumi/stack-runtime.ts",
   ...readdirSync("lib/cli").map((f) => join("lib/cli", f)),
@@ -30,6 +31,33 @@ describe("the front ends and the engine", () => {
   });
 });
 
+/** Every TypeScript file of a directory and those under it. */
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path);
+    return entry.name.endsWith(".ts") ? [path] : [];
+  });
+
+/**
+ * What a front end may import of lib/kinds: the registry (every kind's module, by its name), the CRD files
+ * (the operator's chart) and the licence singleton's schema (its hand-written NaviqueLicense construct).
+ */
+const KINDS_A_FRONT_END_MAY_IMPORT = ["registry.js", "crd-files.js", "license/schema.js"];
+
+describe("the front ends' classes of each kind", () => {
+  it.each([...filesUnder("constructs"), ...filesUnder("providers")])(
+    "%s imports no kind's module: each kind comes from the registry",
+    (file) => {
+      const imports = [...readFileSync(file, "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1] ?? "");
+      const ofKinds = imports.filter((i) => i.includes("/lib/kinds/") || i.startsWith("../kinds/"));
+      expect(
+        ofKinds.filter((i) => !KINDS_A_FRONT_END_MAY_IMPORT.some((allowed) => i.endsWith(`/kinds/${allowed}`))),
+      ).toEqual([]);
+    },
+  );
+});
+
 describe("the core", () => {
   /** Every TypeScript file of lib/ but the command line and the local control plane, which are tools. */
   const core = (dir: string): string[] =>
@@ -43,5 +71,23 @@ describe("the core", () => {
   it.each(core("lib"))("%s imports nothing from examples/, providers/ or the local control plane", (file) => {
     const imports = [...readFileSync(file, "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1] ?? "");
     expect(imports.filter((i) => /(^|\/)(examples|providers|local-plane)\//.test(i))).toEqual([]);
+  });
+});
+
+/** The parts the engine stands on: none imports the engine back (the capability subsystem among them). */
+const BELOW_THE_ENGINE = [
+  "lib/api",
+  "lib/capabilities",
+  "lib/catalog",
+  "lib/cluster",
+  "lib/licence",
+  "lib/observe",
+  "lib/apply",
+];
+
+describe("the parts below the engine", () => {
+  it.each(BELOW_THE_ENGINE.flatMap(filesUnder))("%s imports nothing of the engine: the engine uses it", (file) => {
+    const imports = [...readFileSync(file, "utf8").matchAll(/from "([^"]+)"/g)].map((m) => m[1] ?? "");
+    expect(imports.filter((i) => /(^|\/)engine\//.test(i))).toEqual([]);
   });
 });

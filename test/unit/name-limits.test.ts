@@ -1,7 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Testing } from "cdk8s";
-import { PostgresCluster as PostgresClusterConstruct } from "../../constructs/postgres-cluster.js";
-import { Stack as StackConstruct } from "../../constructs/stack.js";
+import { PostgresCluster as PostgresClusterConstruct, Stack as StackConstruct } from "../../constructs/kinds.js";
 import { parseInput } from "../../lib/api/validation.js";
 import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { eventName } from "../../lib/engine/event-name.js";
@@ -10,8 +9,7 @@ import { MAX_POSTGRES_CLUSTER_NAME, PostgresCluster } from "../../lib/kinds/post
 import { postgresMemberName, stackMembers } from "../../lib/kinds/stack/module.js";
 import { MAX_STACK_NAME, Stack } from "../../lib/kinds/stack/schema.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
-import { PostgresCluster as PulumiPostgresCluster } from "../../providers/pulumi/postgres-cluster.js";
-import { Stack as PulumiStack } from "../../providers/pulumi/stack.js";
+import { PostgresCluster as PulumiPostgresCluster, Stack as PulumiStack } from "../../providers/pulumi/kinds.js";
 import { type PlanContext, planPostgresCluster } from "../support/plans.js";
 import { synthProblems } from "../support/synth-problems.js";
 

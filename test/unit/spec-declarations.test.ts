@@ -1,8 +1,14 @@
 import { join } from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
+import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec.js";
+import type { MeilisearchInstanceSpecReferences } from "../../lib/api/generated/meilisearch-instance-spec.js";
+import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
+import type { RedisInstanceSpecReferences } from "../../lib/api/generated/redis-instance-spec.js";
+import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
+import { hasReferences } from "../../lib/docs/front-end-files.js";
 import type { GatewaySpec, GatewaySpecInput } from "../../lib/kinds/gateway/schema.js";
 import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
 import type {
@@ -11,7 +17,7 @@ import type {
 } from "../../lib/kinds/meilisearch-instance/schema.js";
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
-import { allDefinitions } from "../../lib/kinds/registry.js";
+import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
 import type { StackSpec, StackSpecInput } from "../../lib/kinds/stack/schema.js";
 
 /** `true` when A and B are assignable to each other; `false` otherwise. */
@@ -45,6 +51,28 @@ const SPEC_INTERFACES_AGREE = {
   MeilisearchInstance: true satisfies Agree<MeilisearchInstanceSpecInput, typeof MeilisearchInstanceSpec>,
   Gateway: true satisfies Agree<GatewaySpecInput, typeof GatewaySpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
+};
+
+/**
+ * The generated reference trees (`<Kind>SpecReferences`, beside each spec interface: what a cdk8s construct
+ * of the kind accepts a construct for) and `ReferenceTree` of their schemas: the same type.
+ */
+const REFERENCE_TREES_AGREE = {
+  PostgresCluster: true satisfies MutuallyAssignable<
+    PostgresClusterSpecReferences,
+    ReferenceTree<typeof PostgresClusterSpec>
+  >,
+  RedisInstance: true satisfies MutuallyAssignable<
+    RedisInstanceSpecReferences,
+    ReferenceTree<typeof RedisInstanceSpec>
+  >,
+  MeilisearchInstance: true satisfies MutuallyAssignable<
+    MeilisearchInstanceSpecReferences,
+    ReferenceTree<typeof MeilisearchInstanceSpec>
+  >,
+  Gateway: true satisfies MutuallyAssignable<GatewaySpecReferences, ReferenceTree<typeof GatewaySpec>>,
+  // A kind without reference fields has no such type: its tree is never.
+  Stack: true satisfies MutuallyAssignable<never, ReferenceTree<typeof StackSpec>>,
 };
 
 const THIS_FILE = join(process.cwd(), "test", "unit", "spec-declarations.test.ts");
@@ -115,7 +143,13 @@ describe("the generated spec interfaces", () => {
     ]);
   });
 
-  it("agree with z.input of their schemas: this file type-checks", () => {
+  it("come with the type of their reference fields where they have any, for every kind the front ends make", () => {
+    expect(Object.keys(REFERENCE_TREES_AGREE).sort()).toEqual(REGISTRY.kinds.map((m) => m.definition.kind).sort());
+    const withReferences = REGISTRY.kinds.filter((m) => hasReferences(m.definition.spec)).map((m) => m.definition.kind);
+    expect(withReferences.sort()).toEqual(["Gateway", "MeilisearchInstance", "PostgresCluster", "RedisInstance"]);
+  });
+
+  it("agree with z.input of their schemas, and their reference trees with the schemas': this file type-checks", () => {
     expect(diagnosticsOfThisFile()).toEqual([]);
   });
 

@@ -115,3 +115,17 @@ export interface GatewaySpecInput {
     readonly namespace?: string;
   };
 }
+
+/** The reference fields of a Gateway's spec, down to the kind each names: where a cdk8s construct may stand. */
+export type GatewaySpecReferences = {
+  readonly models: {
+    readonly apiKeySecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+  };
+  readonly database: {
+    readonly postgresClusterRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["PostgresCluster"] };
+    readonly databaseUrlSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly external: {
+      readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    };
+  };
+};

@@ -63,3 +63,10 @@ export interface MeilisearchInstanceSpecInput {
     };
   };
 }
+
+/** The reference fields of a MeilisearchInstance's spec, down to the kind each names: where a cdk8s construct may stand. */
+export type MeilisearchInstanceSpecReferences = {
+  readonly external: {
+    readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+  };
+};

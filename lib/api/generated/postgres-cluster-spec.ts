@@ -125,3 +125,14 @@ export interface PostgresClusterSpecInput {
     };
   };
 }
+
+/** The reference fields of a PostgresCluster's spec, down to the kind each names: where a cdk8s construct may stand. */
+export type PostgresClusterSpecReferences = {
+  readonly adopt: {
+    readonly clusterRef: { readonly group: "postgresql.cnpg.io"; readonly kinds: readonly ["Cluster"] };
+    readonly credentialsSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+  };
+  readonly external: {
+    readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+  };
+};

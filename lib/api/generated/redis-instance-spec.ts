@@ -140,3 +140,18 @@ export interface RedisInstanceSpecInput {
     };
   };
 }
+
+/** The reference fields of a RedisInstance's spec, down to the kind each names: where a cdk8s construct may stand. */
+export type RedisInstanceSpecReferences = {
+  readonly adopt: {
+    readonly redisRef: {
+      readonly group: "redis.redis.opstreelabs.in";
+      readonly kinds: readonly ["Redis", "RedisReplication"];
+      readonly kindField: "kind";
+    };
+    readonly credentialsSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+  };
+  readonly external: {
+    readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+  };
+};

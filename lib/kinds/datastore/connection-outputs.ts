@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Connection } from "../../api/resource-status.js";
 
 /**
@@ -23,5 +24,25 @@ export function connectionOutputs(connection: Connection | undefined, namespace:
       name: connection?.credentialsSecret?.name ?? "",
       namespace: connection?.credentialsSecret?.namespace ?? namespace,
     },
+  };
+}
+
+/** A Secret's name and namespace, as an output. */
+export const SecretOutput = z.object({
+  name: z.string().describe("Name of the Secret."),
+  namespace: z.string().describe("Namespace of the Secret."),
+});
+
+/**
+ * The schema of those outputs: `holds` says what the credentials Secret holds (its keys), `host` where the
+ * host comes from in each mode.
+ */
+export function connectionOutputsShape(kind: string, description: { readonly holds: string; readonly host: string }) {
+  return {
+    host: z.string().describe(`Host consumers connect to: ${description.host}.`),
+    port: z.number().int().describe("Port consumers connect to."),
+    credentialsSecret: SecretOutput.describe(
+      `The Secret, in the ${kind}'s namespace, that holds ${description.holds}.`,
+    ),
   };
 }

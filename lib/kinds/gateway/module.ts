@@ -1,6 +1,12 @@
+import { z } from "zod";
 import { API_GROUP } from "../../api/group.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
-import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
+import { outputsProjection } from "../../engine/outputs.js";
+import {
+  connectionCredentialsSecret,
+  connectionOutputs,
+  connectionOutputsShape,
+} from "../datastore/connection-outputs.js";
 import {
   claimedDatabaseSecretName,
   databaseDependency,
@@ -63,19 +69,21 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
   desired: (gateway, view) => desiredGateway(gateway, view, API_GROUP),
   // The claimed database's URL, copied from the PostgresCluster's namespace: deleted if the grant goes.
   copiedThroughReferences: (gateway) => [claimedDatabaseSecretName(gateway)],
-  outputs: {
-    names: {
-      url: { secret: false },
-      host: { secret: false },
-      port: { secret: false },
-      credentialsSecret: { secret: false },
-      masterKey: { secret: true },
-    },
+  outputs: outputsProjection({
+    schema: z.object({
+      url: z.string().describe("Where clients reach the gateway: `http://<host>:4000`."),
+      ...connectionOutputsShape("Gateway", {
+        host: "the LiteLLM proxy's Service",
+        holds: "the master key (keys `master-key` and `password`)",
+      }),
+      masterKey: z.string().describe("The master key, a secret in the Pulumi state."),
+    }),
+    secrets: ["masterKey"],
     credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       url: status.connection?.url ?? "",
       ...connectionOutputs(status.connection, namespace, LITELLM_PORT),
       masterKey: credentials?.[MASTER_KEY_KEY] ?? credentials?.password ?? "",
     }),
-  },
+  }),
 };

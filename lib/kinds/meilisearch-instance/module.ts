@@ -1,7 +1,13 @@
+import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import type { KindModule } from "../../engine/kind-module.js";
+import { outputsProjection } from "../../engine/outputs.js";
 import { WORKLOAD_RELEASE } from "../../engine/workload-release.js";
-import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
+import {
+  connectionCredentialsSecret,
+  connectionOutputs,
+  connectionOutputsShape,
+} from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
 import { MEILISEARCH_PORT } from "./chart.js";
 import { desiredMeilisearchInstance, masterKeyOfClaim } from "./desired.js";
@@ -60,15 +66,17 @@ export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, Meilis
     const { mode } = resource.status ?? {};
     return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
   },
-  outputs: {
-    names: {
-      url: { secret: false },
-      host: { secret: false },
-      port: { secret: false },
-      credentialsSecret: { secret: false },
-      masterKey: { secret: true },
-      provenance: { secret: false },
-    },
+  outputs: outputsProjection({
+    schema: z.object({
+      url: z.string().describe("Where consumers connect: `http://<host>:<port>`."),
+      ...connectionOutputsShape("MeilisearchInstance", {
+        host: "the managed release's Service, or the external host",
+        holds: "the master key (key `password`)",
+      }),
+      masterKey: z.string().describe("The master key, a secret in the Pulumi state."),
+      provenance: z.string().describe("owned or external."),
+    }),
+    secrets: ["masterKey"],
     credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       url: status.connection?.url ?? "",
@@ -76,5 +84,5 @@ export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, Meilis
       masterKey: credentials?.password ?? "",
       provenance: status.provenance ?? "",
     }),
-  },
+  }),
 };

@@ -1,9 +1,15 @@
+import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import { outputsProjection } from "../../engine/outputs.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../datastore/adopted-datastore.js";
-import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
+import {
+  connectionCredentialsSecret,
+  connectionOutputs,
+  connectionOutputsShape,
+} from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
 import {
   CNPG_API_VERSION,
@@ -144,16 +150,26 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
     return undefined;
   },
   copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
-  outputs: {
-    names: {
-      host: { secret: false },
-      port: { secret: false },
-      credentialsSecret: { secret: false },
-      username: { secret: false },
-      password: { secret: true },
-      provenance: { secret: false },
-      capabilities: { secret: false },
-    },
+  outputs: outputsProjection({
+    schema: z.object({
+      ...connectionOutputsShape("PostgresCluster", {
+        host: "the read-write Service, the adopted one, or the external host",
+        holds: "username and password",
+      }),
+      username: z.string().describe("The user the credentials Secret names."),
+      password: z.string().describe("The password, a secret in the Pulumi state."),
+      provenance: z.string().describe("owned, adopted or external."),
+      capabilities: z
+        .array(
+          z.object({
+            name: z.string().describe("The capability (cert-manager, cloudnative-pg …)."),
+            provenance: z.string().describe("Absent, Adopted or Owned, as detected before any action."),
+            chartVersion: z.string().optional().describe("The chart version of its release, when it has one."),
+          }),
+        )
+        .describe("The capabilities the PostgresCluster relies on."),
+    }),
+    secrets: ["password"],
     credentialsSecret: (status) => connectionCredentialsSecret(postgresConnection(status)),
     project: (status, namespace, credentials) => ({
       ...connectionOutputs(postgresConnection(status), namespace, POSTGRES_PORT),
@@ -166,5 +182,5 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
         ...(c.chartVersion ? { chartVersion: c.chartVersion } : {}),
       })),
     }),
-  },
+  }),
 };

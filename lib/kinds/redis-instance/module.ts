@@ -1,9 +1,15 @@
+import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import { outputsProjection } from "../../engine/outputs.js";
 import type { Reference } from "../../engine/reference-grants.js";
 import { adoptReads } from "../datastore/adopted-datastore.js";
-import { connectionCredentialsSecret, connectionOutputs } from "../datastore/connection-outputs.js";
+import {
+  connectionCredentialsSecret,
+  connectionOutputs,
+  connectionOutputsShape,
+} from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
@@ -126,19 +132,21 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
     return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
   },
   copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
-  outputs: {
-    names: {
-      host: { secret: false },
-      port: { secret: false },
-      credentialsSecret: { secret: false },
-      password: { secret: true },
-      provenance: { secret: false },
-    },
+  outputs: outputsProjection({
+    schema: z.object({
+      ...connectionOutputsShape("RedisInstance", {
+        host: "the managed Redis's Service, the adopted one, or the external host",
+        holds: "the password (key `password`)",
+      }),
+      password: z.string().describe("The password, a secret in the Pulumi state."),
+      provenance: z.string().describe("owned, adopted or external."),
+    }),
+    secrets: ["password"],
     credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       ...connectionOutputs(status.connection, namespace, REDIS_PORT),
       password: credentials?.[PASSWORD_KEY] ?? "",
       provenance: status.provenance ?? "",
     }),
-  },
+  }),
 };

@@ -19,17 +19,17 @@ export interface RedisOperatorKind {
 }
 
 /** One standalone Redis pod. Its plural is its singular: `redis`, not `rediss`. */
-export const REDIS_STANDALONE: RedisOperatorKind = {
+export const REDIS_STANDALONE = {
   apiVersion: REDIS_OPERATOR_API_VERSION,
   kind: "Redis",
   plural: "redis",
-};
+} as const satisfies RedisOperatorKind;
 /** A master and its replicas (`spec.clusterSize` pods), optionally with embedded Sentinels (`spec.sentinel`). */
-export const REDIS_REPLICATION: RedisOperatorKind = {
+export const REDIS_REPLICATION = {
   apiVersion: REDIS_OPERATOR_API_VERSION,
   kind: "RedisReplication",
   plural: "redisreplications",
-};
+} as const satisfies RedisOperatorKind;
 /** Sentinels monitoring a RedisReplication of the same namespace (`spec.redisSentinelConfig.redisReplicationName`). */
 export const REDIS_SENTINEL: RedisOperatorKind = {
   apiVersion: REDIS_OPERATOR_API_VERSION,

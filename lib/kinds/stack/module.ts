@@ -1,10 +1,13 @@
+import { z } from "zod";
 import { type Condition, READY, stalledOf } from "../../api/conditions.js";
 import { API_GROUP_VERSION } from "../../api/group.js";
 import type { Connection } from "../../api/resource-status.js";
 import type { Desired, KindModule } from "../../engine/kind-module.js";
 import { type KubeObject, keyOf, labelOf } from "../../engine/objects.js";
+import { outputsProjection } from "../../engine/outputs.js";
 import { ownedBy, ownerReference } from "../../engine/ownership.js";
 import type { EngineView } from "../../engine/view.js";
+import { SecretOutput } from "../datastore/connection-outputs.js";
 import { POSTGRES_CLUSTER_DEFINITION, POSTGRES_CLUSTER_KIND } from "../postgres-cluster/schema.js";
 import { postgresConnection, type WrittenPostgresStatus } from "../postgres-cluster/status-connection.js";
 import {
@@ -135,8 +138,24 @@ export const STACK_MODULE: KindModule<Stack, StackStatus> = {
   references: () => [],
   referencesKinds: [],
   desired: desiredStack,
-  outputs: {
-    names: { members: { secret: false }, postgres: { secret: false } },
+  outputs: outputsProjection({
+    schema: z.object({
+      members: z
+        .array(z.object({ kind: z.string(), namespace: z.string(), name: z.string() }))
+        .describe("The resources the Stack created and keeps in step, e.g. its PostgresCluster `<name>-postgres`."),
+      postgres: z
+        .object({
+          host: z.string().describe("Host consumers connect to."),
+          port: z.number().int().describe("Port consumers connect to."),
+          credentialsSecret: SecretOutput.describe(
+            "The Secret holding username and password: its name only, no secret.",
+          ),
+        })
+        .describe(
+          "Where consumers connect to the Stack's PostgreSQL: host, port and the Secret holding the credentials.",
+        ),
+    }),
+    secrets: [],
     project: (status, namespace) => ({
       members: status.members.map(({ kind, namespace: ns, name }) => ({ kind, namespace: ns, name })),
       postgres: {
@@ -148,5 +167,5 @@ export const STACK_MODULE: KindModule<Stack, StackStatus> = {
         },
       },
     }),
-  },
+  }),
 };

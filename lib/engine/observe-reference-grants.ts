@@ -1,7 +1,7 @@
 import { API_GROUP, API_VERSION } from "../api/group.js";
 import { REFERENCE_GRANT_PLURAL, ReferenceGrant } from "../api/reference-grant.js";
 import { type KubeClient, statusOf } from "../cluster/kube-client.js";
-import type { ObservedGrant } from "../engine/reference-grants.js";
+import type { ObservedGrant } from "./reference-grants.js";
 
 /**
  * The ReferenceGrants of the given namespaces: one list request per namespace, never a cluster-wide

@@ -11,7 +11,7 @@ import {
   type ObservedWorkload,
   RELEASE_API_VERSION,
   RELEASE_KIND,
-} from "../engine/workload-release.js";
+} from "./workload-release.js";
 
 /** One rendered workload's rollout, read now; a workload not there yet is waited for. */
 async function workloadRollout(
