@@ -54,6 +54,38 @@ export async function withLeaseLock<T>(
   options: LeaseLockOptions = {},
 ): Promise<T> {
   const holder = options.holder ?? HOLDER_IDENTITY;
+  return inProcess(`${holder}\u0000${name}`, () => withLease(client, name, holder, fn, options));
+}
+
+/**
+ * The locks this process holds or waits for, by holder and name: the tail of each one's queue of callers.
+ * The Lease excludes other processes; a holder finding the Lease already its own takes it (a lease left by
+ * a renewal that outlived its release), so two callers of one process — two reconciles of the operator's
+ * work queue needing the same capability at once — are queued here, one after the other.
+ */
+const localQueues = new Map<string, Promise<void>>();
+
+async function inProcess<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const before = localQueues.get(key) ?? Promise.resolve();
+  let done: () => void = () => {};
+  const tail = before.then(() => new Promise<void>((resolve) => (done = resolve)));
+  localQueues.set(key, tail);
+  await before;
+  try {
+    return await fn();
+  } finally {
+    done();
+    if (localQueues.get(key) === tail) localQueues.delete(key);
+  }
+}
+
+async function withLease<T>(
+  client: KubeClient,
+  name: string,
+  holder: string,
+  fn: () => Promise<T>,
+  options: LeaseLockOptions,
+): Promise<T> {
   await ensureSystemNamespace(client);
   await acquire(client, name, holder, options.leaseSeconds ?? LEASE_SECONDS, options);
   let renewal: Promise<void> = Promise.resolve();

@@ -47,7 +47,19 @@ export interface OperatorOptions {
   readonly watchNamespaces?: readonly string[];
   /** The kinds served. @default the product's registry */
   readonly registry?: Registry;
+  /**
+   * How many resources are reconciled at once; one resource is never reconciled twice at once.
+   * @default DEFAULT_WORKERS
+   */
+  readonly workers?: number;
 }
+
+/**
+ * Reconciles run at once by default: a change re-queueing the referrers of a resource is seen by them all
+ * within a pass or two, not one pass per referrer; few enough that the operator's one thread and the
+ * apiserver are not flooded at a resync (docs/performance.md, "A Gateway").
+ */
+export const DEFAULT_WORKERS = 4;
 
 const WATCH_RETRY_MS = 5_000;
 
@@ -139,8 +151,8 @@ export function watchedKinds(kinds: readonly KindModule[]): WatchedKind[] {
  * The in-cluster front end, a loop over the registry: it watches every registered kind, the objects they
  * emit (mapped back to their owner through the owner annotation), the grants (re-queueing exactly the
  * resources whose references point into the grant's namespace, from a reverse index) and the licence
- * singleton, and runs the same reconcile as every other front end, one resource at a time, requeueing
- * what is not Ready and backing off exponentially on real failures. Drift is corrected because every
+ * singleton, and runs the same reconcile as every other front end, a few resources at a time (never one
+ * twice at once), requeueing what is not Ready and backing off exponentially on real failures. Drift is corrected because every
  * watch event and every resync re-applies the desired state: every kind a module emits is watched, and so
  * is every capability release the product installed (a release uninstalled by hand re-queues, from a
  * keyed index, the resources needing it, which install it again).
@@ -208,7 +220,7 @@ export class NaviqueOperator {
           resourceVersion,
         ),
     };
-    this.queue = new WorkQueue((key) => this.reconcile(key));
+    this.queue = new WorkQueue((key) => this.reconcile(key), Date.now, options.workers ?? DEFAULT_WORKERS);
   }
 
   private get singletonKey(): string {

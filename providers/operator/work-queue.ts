@@ -10,25 +10,41 @@ interface Scheduled {
 }
 
 /**
- * A de-duplicating delayed queue of keys processed one at a time: the same key added many times is
- * handled once, at the earliest time asked for; a handler never runs twice at once (Helm is not safe
- * for concurrent use, and one reconcile per controller at a time keeps it so). Keys wait in a binary
- * heap, so that a resync of a thousand resources costs n log n, not a scan of the queue per key.
+ * A de-duplicating delayed queue of keys handled by a bounded number of workers: the same key added many
+ * times is handled once, at the earliest time asked for, and never twice at once — a key that falls due
+ * while its handler runs waits for it to end (a pass decides from what the previous pass of the same
+ * resource wrote: providers/operator/own-writes.ts), as client-go's work queue holds a key that is being
+ * processed. Different keys run side by side, up to `workers` at a time: a change re-queueing ten
+ * referrers does not wait for ten passes one after another. Keys wait in a binary heap, so that a resync of
+ * a thousand resources costs n log n, not a scan of the queue per key.
  */
 export class WorkQueue {
   private readonly due = new Map<string, number>();
   private readonly heap: Scheduled[] = [];
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
-  private running = false;
   private stopped = false;
-  /** The drain under way, awaited by `stop` so that no reconcile outlives it. */
-  private draining: Promise<void> | undefined;
+  /** The keys being handled now. */
+  private readonly active = new Set<string>();
+  /** Keys that fell due while being handled: scheduled again when that pass ends. */
+  private readonly parked = new Set<string>();
+  /** The passes under way, awaited by `stop` so that no reconcile outlives it. */
+  private readonly passes = new Set<Promise<void>>();
 
+  /**
+   * @param handle handles one key; it must not throw (the operator's reconcile reports its own failures)
+   * @param now the clock keys fall due by
+   * @param workers how many keys are handled at once @default 1
+   */
   constructor(
     private readonly handle: (key: string) => Promise<void>,
     private readonly now: () => number = Date.now,
-  ) {}
+    private readonly workers = 1,
+  ) {
+    if (!Number.isInteger(workers) || workers < 1) {
+      throw new Error(`a work queue needs at least one worker, a whole number; got ${workers}`);
+    }
+  }
 
   /** Schedules `key` after `delayMs` (now by default); an earlier schedule already pending wins. */
   add(key: string, delayMs = 0): void {
@@ -41,17 +57,19 @@ export class WorkQueue {
     this.wake();
   }
 
+  /** Keys waiting, those waiting for their own pass to end included. */
   get size(): number {
     return this.due.size;
   }
 
-  /** Takes no more keys and resolves once the key being handled, if any, has been. */
+  /** Takes no more keys and resolves once the keys being handled, if any, have been. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.due.clear();
     this.heap.length = 0;
-    await this.draining;
+    this.parked.clear();
+    await Promise.all(this.passes);
   }
 
   /** The earliest schedule still current, stale entries dropped on the way. */
@@ -63,38 +81,51 @@ export class WorkQueue {
     }
   }
 
+  /** Sets the timer for the earliest key, unless every worker is busy (the end of a pass wakes the queue). */
   private wake(): void {
-    if (this.running || this.stopped) return;
+    if (this.stopped || this.active.size >= this.workers) return;
     const next = this.peek();
     if (!next) return;
     // A timer already set for as early is kept: adding a thousand keys sets it once.
     if (this.timer && this.timerAt <= next.at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = next.at;
-    this.timer = setTimeout(
-      () => {
-        this.draining = this.drain();
-      },
-      Math.max(0, next.at - this.now()),
-    );
+    // Never handled within `add`: a watch event's handler adds all its keys before any pass starts.
+    this.timer = setTimeout(() => this.dispatch(), Math.max(0, next.at - this.now()));
   }
 
-  private async drain(): Promise<void> {
+  /** Starts every key due now, while a worker is free. */
+  private dispatch(): void {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    this.running = true;
-    try {
-      for (;;) {
-        const next = this.peek();
-        if (!next || next.at > this.now() || this.stopped) break;
-        this.pop();
-        this.due.delete(next.key);
-        await this.handle(next.key);
+    while (!this.stopped && this.active.size < this.workers) {
+      const next = this.peek();
+      if (!next || next.at > this.now()) break;
+      this.pop();
+      if (this.active.has(next.key)) {
+        // Its schedule stays in `due` (an add meanwhile still de-duplicates against it).
+        this.parked.add(next.key);
+        continue;
       }
-    } finally {
-      this.running = false;
-      this.wake();
+      this.due.delete(next.key);
+      this.start(next.key);
     }
+    this.wake();
+  }
+
+  private start(key: string): void {
+    this.active.add(key);
+    const pass: Promise<void> = this.handle(key)
+      // The handler reports its own failures; one that throws anyway must not stop the queue.
+      .catch(() => {})
+      .finally(() => {
+        this.active.delete(key);
+        this.passes.delete(pass);
+        const at = this.due.get(key);
+        if (this.parked.delete(key) && at !== undefined) this.push({ at, key });
+        this.wake();
+      });
+    this.passes.add(pass);
   }
 
   private push(entry: Scheduled): void {

@@ -225,6 +225,35 @@ describe("withLeaseLock", () => {
     expect(events).toEqual(["first in", "first out", "second in"]);
   });
 
+  // GIVEN two callers in one process, as two reconciles of the operator's work queue needing the same
+  //       capability at once: the same holder identity, for which the Lease alone would not exclude them
+  // WHEN both want the lock
+  // THEN the second runs only once the first is done; another lock's caller is not held back meanwhile.
+  it("queues two callers of one process with the same holder, one after the other", async () => {
+    const name = lockName();
+    const other = lockName();
+    names.push(name, other);
+    const events: string[] = [];
+    let finishFirst: () => void = () => {};
+    const first = withLeaseLock(
+      client,
+      name,
+      async () => {
+        events.push("first in");
+        await new Promise<void>((resolve) => (finishFirst = resolve));
+        events.push("first out");
+      },
+      { holder: "one-process" },
+    );
+    await eventually("the first caller to hold the lock", async () => (events.includes("first in") ? true : undefined));
+    const second = withLeaseLock(client, name, async () => void events.push("second in"), { holder: "one-process" });
+    await withLeaseLock(client, other, async () => void events.push("other lock"), { holder: "one-process" });
+    expect(events).toEqual(["first in", "other lock"]);
+    finishFirst();
+    await Promise.all([first, second]);
+    expect(events).toEqual(["first in", "other lock", "first out", "second in"]);
+  });
+
   // GIVEN a holder whose lease is taken from it (deleted here, as by an administrator)
   // WHEN its renewal timer fires
   // THEN the failure is reported and the holder's work goes on: a renewal never crashes the process.

@@ -95,3 +95,93 @@ describe("WorkQueue order", () => {
     await queue.stop();
   });
 });
+
+describe("WorkQueue with several workers", () => {
+  it("handles up to `workers` keys at once, never more", async () => {
+    let running = 0;
+    let most = 0;
+    const handled: string[] = [];
+    const queue = new WorkQueue(
+      async (key) => {
+        running += 1;
+        most = Math.max(most, running);
+        await sleep(30);
+        handled.push(key);
+        running -= 1;
+      },
+      Date.now,
+      3,
+    );
+    for (let i = 0; i < 7; i++) queue.add(`k${i}`);
+    await sleep(200);
+    expect(handled.sort()).toEqual(["k0", "k1", "k2", "k3", "k4", "k5", "k6"]);
+    expect(most).toBe(3);
+    await queue.stop();
+  });
+
+  it("never handles one key twice at once: added while its pass runs, it runs once more after that pass", async () => {
+    const passes: string[] = [];
+    let release: () => void = () => {};
+    const queue = new WorkQueue(
+      async (key) => {
+        passes.push(`${key} start`);
+        if (key === "a" && passes.filter((p) => p === "a start").length === 1) {
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        passes.push(`${key} end`);
+      },
+      Date.now,
+      4,
+    );
+    queue.add("a");
+    await sleep(20);
+    // Added three times while its first pass runs; a free worker takes another key meanwhile.
+    queue.add("a");
+    queue.add("a");
+    queue.add("b");
+    queue.add("a");
+    await sleep(30);
+    expect(passes).toEqual(["a start", "b start", "b end"]);
+    expect(queue.size).toBe(1);
+    release();
+    await sleep(30);
+    expect(passes).toEqual(["a start", "b start", "b end", "a end", "a start", "a end"]);
+    expect(queue.size).toBe(0);
+    await queue.stop();
+  });
+
+  it("stop waits for every pass under way and starts no other", async () => {
+    const ends: Array<() => void> = [];
+    const handled: string[] = [];
+    const queue = new WorkQueue(
+      async (key) => {
+        await new Promise<void>((resolve) => ends.push(resolve));
+        handled.push(key);
+      },
+      Date.now,
+      2,
+    );
+    for (const key of ["a", "b", "c"]) queue.add(key);
+    await sleep(20);
+    expect(ends).toHaveLength(2);
+    let stopped = false;
+    const stopping = queue.stop().then(() => {
+      stopped = true;
+    });
+    ends[0]?.();
+    await sleep(20);
+    expect(stopped).toBe(false);
+    ends[1]?.();
+    await stopping;
+    // Two of the three, whichever the heap gave first (they fell due at the same time).
+    expect(handled).toHaveLength(2);
+    await sleep(20);
+    expect(handled).toHaveLength(2);
+  });
+
+  it("refuses a number of workers that is not a whole number of at least one, saying what it got", () => {
+    expect(() => new WorkQueue(async () => {}, Date.now, 0)).toThrow(
+      "a work queue needs at least one worker, a whole number; got 0",
+    );
+  });
+});
