@@ -1,5 +1,6 @@
 import type { PerformedInstall } from "../capabilities/installer.js";
-import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { FIELD_MANAGER, type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
+import { applyChangesNothing } from "./applied-fields.js";
 import type { ReconcileContext } from "./context.js";
 import { removeFinalizer } from "./finalizer.js";
 import { emittedKindOf } from "./garbage.js";
@@ -155,8 +156,10 @@ export async function execute(
       await context.installer.ensure(step.capability, (performed) => happened.push(installedEvent(performed)));
       return "stop";
     case "apply": {
-      // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).
       const before = view.objects.get(keyOf(step.object));
+      // What the product last applied is what it would apply now: no request (lib/engine/applied-fields.ts).
+      if (applyChangesNothing(step.object, before, FIELD_MANAGER)) return "unchanged";
+      // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).
       const after = await client.apply(step.object);
       return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
     }
