@@ -29,8 +29,10 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly resources?: (kind: string) => readonly KubernetesObject[] | undefined;
   /** The licence singleton's objects from a watch cache, when one is complete (ObserveOptions). */
   readonly licences?: () => readonly KubernetesObject[] | undefined;
-  /** One capability's decision, kept for a run of many resources (ObserveOptions). */
+  /** One capability's decision, kept for a run of many resources or between watch events (ObserveOptions). */
   readonly detect?: (capability: string) => Promise<CapabilityDecision>;
+  /** An object as a watch cache kept current holds it, when one does (ObserveOptions). */
+  readonly cached?: ObserveOptions["cached"];
   /**
    * Told each status a pass wrote and the resourceVersion the write made: a reader of a watch cache
    * (the operator) must not decide from a copy older than that (providers/operator/own-writes.ts).
@@ -49,6 +51,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     ...(context.licences ? { licences: context.licences } : {}),
     ...(context.resources ? { resources: context.resources } : {}),
     ...(context.detect ? { detect: context.detect } : {}),
+    ...(context.cached ? { cached: context.cached } : {}),
   };
 }
 

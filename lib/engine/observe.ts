@@ -1,5 +1,5 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { API_GROUP, API_VERSION } from "../api/group.js";
+import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../api/group.js";
 import type { CapabilityInstaller } from "../capabilities/installer.js";
 import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { KubeClient } from "../cluster/kube-client.js";
@@ -7,9 +7,7 @@ import { orUndefined } from "../cluster/kube-client.js";
 import type { Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { capInstances, observeEntitlements } from "../observe/license.js";
-import { observeReferenceGrants } from "./observe-reference-grants.js";
 import { listStored } from "../observe/stored.js";
-import { observeWorkloadRelease } from "./observe-workload-release.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
 import { type Claim, type ClaimedView, claimantKey, claimantKinds, claimsOn, publishedClaim } from "./claims.js";
@@ -18,6 +16,8 @@ import { allReferences, dependenciesOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
 import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js";
 import { decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
+import { observeReferenceGrants } from "./observe-reference-grants.js";
+import { observeWorkloadRelease } from "./observe-workload-release.js";
 import { grantNamespaces, type ObservedGrant, type Reference, ungrantedReferences } from "./reference-grants.js";
 import type { Consumer, EngineView } from "./view.js";
 import { isWorkloadRelease } from "./workload-release.js";
@@ -51,6 +51,21 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
    * capability once for all its resources); undefined: each resource's observation detects it.
    */
   readonly detect?: (capability: string) => Promise<CapabilityDecision>;
+  /**
+   * An object as a watch cache kept current holds it (the operator's: every registered kind, and the
+   * objects of each emitted kind that carry the owned-by label), or undefined when no complete cache holds
+   * it — then it is read. Never taken as proof that an object is absent: an object under a name the
+   * product would emit, without its marks, is in no such cache and must still be seen (NameTaken).
+   */
+  readonly cached?: (key: ObjectKey) => KubeObject | undefined;
+}
+
+/** Which object: enough to look it up in a cache or read it. */
+export interface ObjectKey {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly namespace: string;
 }
 
 /** A kind's instances from a watch cache, with their cap order computed once per change (capOrder). */
@@ -151,6 +166,7 @@ async function observeClaimed(
   module: KindModule,
   resource: EngineResource,
   dependencies: Readonly<Record<string, KubeObject>>,
+  cached: ObserveOptions["cached"],
 ): Promise<Record<string, ClaimedView>> {
   const claimed: Record<string, ClaimedView> = {};
   await Promise.all(
@@ -159,22 +175,31 @@ async function observeClaimed(
       .map(async (d) => {
         const claim = publishedClaim(dependencies[d.field], claimantKey(resource));
         if (!claim || claim.credentialsSecret.namespace !== d.namespace) return;
-        const secret = await orUndefined(
-          client.core.readNamespacedSecret({ name: claim.credentialsSecret.name, namespace: d.namespace }),
-        );
+        const { name } = claim.credentialsSecret;
+        // The credentials Secret the target made for the claim carries its marks: a watch cache may hold it.
+        const secret = (cached?.({ apiVersion: "v1", kind: "Secret", name, namespace: d.namespace }) ??
+          (await orUndefined(client.core.readNamespacedSecret({ name, namespace: d.namespace })))) as
+          | { readonly data?: Readonly<Record<string, string>> }
+          | undefined;
         claimed[d.field] = { claim, credentials: decodeCredentials(secret) };
       }),
   );
   return claimed;
 }
 
-/** An object, or undefined when it or its kind does not exist (before an operator's CRDs, its kinds are not even served). */
+/**
+ * An object, or undefined when it or its kind does not exist (before an operator's CRDs, its kinds are not
+ * even served): from a watch cache when one holds it, else read.
+ */
 async function readObject(
   client: KubeClient,
-  key: { apiVersion: string; kind: string; name: string; namespace: string },
+  key: ObjectKey,
+  cached: ObserveOptions["cached"],
 ): Promise<KubeObject | undefined> {
   // A workload release is read from helm's records, never from the apiserver (lib/engine/workload-release.ts).
   if (isWorkloadRelease(key)) return observeWorkloadRelease(client, key.name, key.namespace);
+  const held = cached?.(key);
+  if (held) return held;
   try {
     const found = await client.read({
       apiVersion: key.apiVersion,
@@ -223,7 +248,8 @@ async function observeReads(
           if (credentials) reads[read.id] = credentials;
           return;
         }
-        const found = await readObject(client, read);
+        // The kind's own reads are the user's objects, which no watch of the operator holds: read.
+        const found = await readObject(client, read, undefined);
         if (found) reads[read.id] = found;
       }),
   );
@@ -236,8 +262,9 @@ async function observeDependencies(
   module: KindModule,
   resource: EngineResource,
   permitted: boolean,
-  registry: readonly KindModule[],
+  options: ObserveOptions,
 ): Promise<Record<string, KubeObject>> {
+  const { registry, cached } = options;
   const dependencies: Record<string, KubeObject> = {};
   await Promise.all(
     dependenciesOf(module, resource)
@@ -245,6 +272,11 @@ async function observeDependencies(
       .map(async (d) => {
         const target = registry.find((m) => m.definition.kind === d.kind);
         if (!target) throw new Error(`${module.definition.kind} depends on ${d.kind}, which no registered kind is`);
+        const held = cached?.({ apiVersion: API_GROUP_VERSION, kind: d.kind, name: d.name, namespace: d.namespace });
+        if (held) {
+          dependencies[d.field] = held;
+          return;
+        }
         const found = await orUndefined(
           client.custom.getNamespacedCustomObject({
             group: API_GROUP,
@@ -299,10 +331,10 @@ export async function observeResource(
   // The kind's own reads and its dependencies' targets, together: neither depends on the other.
   const [reads, dependencies, claims] = await Promise.all([
     observeReads(client, module, resource, references, permitted),
-    observeDependencies(client, module, resource, permitted, options.registry),
+    observeDependencies(client, module, resource, permitted, options),
     observeClaims(client, module, resource, entitlements, options),
   ]);
-  const claimed = await observeClaimed(client, module, resource, dependencies);
+  const claimed = await observeClaimed(client, module, resource, dependencies, options.cached);
   const view: EngineView = {
     capabilities,
     consumers,
@@ -318,7 +350,7 @@ export async function observeResource(
   // What it emitted, and what it would emit now (the desired state is pure: asked once without objects).
   // The product never emits a Secret outside the resource's namespace, so none is read there whatever
   // the status claims: another namespace's Secret is read only through a granted reference.
-  const keys = new Map<string, { apiVersion: string; kind: string; name: string; namespace: string }>();
+  const keys = new Map<string, ObjectKey>();
   for (const emitted of resource.status?.emitted ?? []) {
     if (emitted.kind === "Secret" && emitted.namespace !== namespace) continue;
     keys.set(objectKey(emitted), emitted);
@@ -330,7 +362,7 @@ export async function observeResource(
   const objects = new Map<string, KubeObject>();
   await Promise.all(
     [...keys.entries()].map(async ([key, header]) => {
-      const current = await readObject(client, header);
+      const current = await readObject(client, header, options.cached);
       if (current) objects.set(key, current);
     }),
   );

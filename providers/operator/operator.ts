@@ -12,7 +12,8 @@ import { observeOptions } from "../../lib/engine/context.js";
 import { allReferences, dependenciesOf } from "../../lib/engine/dependencies.js";
 import { summarise } from "../../lib/engine/failure.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
-import type { CachedInstances } from "../../lib/engine/observe.js";
+import type { KubeObject } from "../../lib/engine/objects.js";
+import type { CachedInstances, ObjectKey } from "../../lib/engine/observe.js";
 import { ownerOf } from "../../lib/engine/ownership.js";
 import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
 import { watchedAs } from "../../lib/engine/workload-release.js";
@@ -80,6 +81,15 @@ interface KindCache {
   synced: boolean;
   instances: KindInstances | undefined;
 }
+
+/** One list-watch's cache of a kind, complete once listed and while its watch runs. */
+interface ObjectCache {
+  readonly informer: Watch;
+  synced: boolean;
+}
+
+/** The key of the one cache of a kind watched in every namespace. */
+const ALL_NAMESPACES = "";
 
 /** A kind's instances as the cap sees them, and the seats taken: who is admitted, as one comparable string. */
 type KindInstances = CachedInstances & { readonly seats: string };
@@ -171,6 +181,11 @@ export class NaviqueOperator {
   private readonly consumers = new ReverseIndex();
   /** By registered kind, its watch cache; only when every namespace is watched (caps count cluster-wide). */
   private readonly caches = new Map<string, KindCache>();
+  /**
+   * By `apiVersion/kind`, every watched kind's caches: by namespace served, or one (ALL_NAMESPACES) when
+   * every namespace is watched. A pass reads the objects it emitted from them (cachedObject).
+   */
+  private readonly objectCaches = new Map<string, Map<string, ObjectCache>>();
   private readonly watches: Watch[] = [];
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
@@ -214,6 +229,7 @@ export class NaviqueOperator {
         const cache = this.caches.get(kind);
         return cache?.synced ? cache.informer.list() : undefined;
       },
+      cached: (key) => this.cachedObject(key),
       statusWritten: (resource, resourceVersion) =>
         this.ownWrites.wrote(
           keyOf(resource.kind, resource.metadata.namespace, resource.metadata.name),
@@ -250,6 +266,28 @@ export class NaviqueOperator {
       cache.instances = { list, ahead: capOrder(list), seats };
     }
     return cache.instances;
+  }
+
+  /**
+   * An object as this operator's watches hold it: any registered kind's, an emitted kind's carrying the
+   * owned-by label. Undefined when no complete cache holds it (the engine reads it then): a miss never
+   * says the object is absent — one without the product's marks is in no cache.
+   */
+  private cachedObject(key: ObjectKey): KubeObject | undefined {
+    const caches = this.objectCaches.get(`${key.apiVersion}/${key.kind}`);
+    const cache = caches?.get(this.namespaces ? key.namespace : ALL_NAMESPACES);
+    if (!cache?.synced) return undefined;
+    return cache.informer.get(key.name, key.namespace) as KubeObject | undefined;
+  }
+
+  /** A list-watch's cache, recorded under its kind and namespace (incomplete until its informer says). */
+  private recordCache(watched: WatchedKind, namespace: string, informer: Watch): ObjectCache {
+    const id = `${watched.apiVersion}/${watched.kind}`;
+    const caches = this.objectCaches.get(id) ?? new Map<string, ObjectCache>();
+    this.objectCaches.set(id, caches);
+    const cache: ObjectCache = { informer, synced: false };
+    caches.set(namespace, cache);
+    return cache;
   }
 
   private module(kind: string): KindModule | undefined {
@@ -484,21 +522,35 @@ export class NaviqueOperator {
       coreLists
         ? coreLists.in(core, namespace, selector)
         : custom.listNamespacedCustomObject({ group, version, namespace, plural: watched.plural, ...selector });
+    // The informers start asynchronously: their caches are recorded before they can say they are complete.
     if (!this.namespaces) {
+      let objects: ObjectCache | undefined;
       const informer = this.watch(`${base}/${watched.plural}`, listAll, keysOf, labelSelector, (synced) => {
+        if (objects) objects.synced = synced;
         const cache = this.caches.get(watched.kind);
         if (cache && !watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION) {
           cache.synced = synced;
           cache.instances = undefined;
         }
       });
+      objects = this.recordCache(watched, ALL_NAMESPACES, informer);
       if (!watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION && this.module(watched.kind)) {
         this.caches.set(watched.kind, { informer, synced: false, instances: undefined });
       }
       return;
     }
     for (const namespace of this.namespaces) {
-      this.watch(`${base}/namespaces/${namespace}/${watched.plural}`, () => listIn(namespace), keysOf, labelSelector);
+      let objects: ObjectCache | undefined;
+      const informer = this.watch(
+        `${base}/namespaces/${namespace}/${watched.plural}`,
+        () => listIn(namespace),
+        keysOf,
+        labelSelector,
+        (synced) => {
+          if (objects) objects.synced = synced;
+        },
+      );
+      objects = this.recordCache(watched, namespace, informer);
     }
   }
 
