@@ -74,17 +74,20 @@ export type ObjectRef = z.infer<typeof ObjectRef>;
 export const LocalRef = z.object({ name: objectName.describe("Name of an object in the same namespace.") }).strict();
 export type LocalRef = z.infer<typeof LocalRef>;
 
+/** A key of a Secret, as the API server accepts one. */
+const secretKey = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[-._a-zA-Z0-9]+$/, { message: "must consist of letters, digits, '-', '_' or '.'" });
+
 /** `{name, key?, namespace?}`: a Secret, or one key of it. */
 export const SecretKeyRef = referenceTo(
   SECRET_TARGET,
   z
     .object({
       name: objectName.describe("Name of the Secret."),
-      key: z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(/^[-._a-zA-Z0-9]+$/, { message: "must consist of letters, digits, '-', '_' or '.'" })
+      key: secretKey
         .optional()
         .describe("Key within the Secret; when omitted, the Secret's conventional keys are read."),
       namespace: namespaceName.optional().describe("Namespace of the Secret; defaults to the referring resource's."),
@@ -92,6 +95,24 @@ export const SecretKeyRef = referenceTo(
     .strict(),
 );
 export type SecretKeyRef = z.infer<typeof SecretKeyRef>;
+
+/**
+ * `{name, key}`: one key of a Secret in the namespace of the resource of kind `kind` — what a kind hands
+ * an upstream operator, which passes it on as an environment variable's secretKeyRef: that reads no
+ * other namespace, and needs the key.
+ */
+export function localSecretKeyRef(kind: string) {
+  return referenceTo(
+    SECRET_TARGET,
+    z
+      .object({
+        name: objectName.describe(`Name of a Secret in the ${kind}'s namespace.`),
+        key: secretKey.describe("Key within the Secret."),
+      })
+      .strict(),
+  );
+}
+export type LocalSecretKeyRef = z.infer<ReturnType<typeof localSecretKeyRef>>;
 
 /** Resolves a reference's namespace against the namespace of the resource that holds it. */
 export function refNamespace(ref: { readonly namespace?: string | undefined }, holderNamespace: string): string {

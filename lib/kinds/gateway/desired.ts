@@ -1,4 +1,5 @@
 import { type Condition, READY } from "../../api/conditions.js";
+import type { LocalSecretKeyRef } from "../../api/refs.js";
 import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
 import { takesClaims } from "../../engine/claims.js";
 import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies.js";
@@ -17,7 +18,7 @@ import {
   type LiteLLMModelStatus,
   proxyHost,
 } from "./litellm-api.js";
-import type { Gateway, GatewayModel, GatewayStatus, LocalSecretKeyRef } from "./schema.js";
+import type { Gateway, GatewayModel, GatewayStatus } from "./schema.js";
 
 type GatewayDesired = Desired<GatewayStatus>;
 

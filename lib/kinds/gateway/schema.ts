@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
 import { API_GROUP } from "../../api/group.js";
 import { withDefault } from "../../api/named-default.js";
-import { ObjectRef, objectName, referenceTo, SECRET_TARGET } from "../../api/refs.js";
+import { localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import type { SpecRule } from "../datastore/mode-rules.js";
@@ -23,25 +23,8 @@ const NAMED_AFTER_GATEWAY =
 /** A Gateway's metadata.name: see MAX_GATEWAY_NAME. */
 export const gatewayName = datastoreName(GATEWAY_KIND, MAX_GATEWAY_NAME, NAMED_AFTER_GATEWAY);
 
-/**
- * One key of a Secret in the Gateway's namespace: the LiteLLM operator passes it to the proxy as an
- * environment variable's secretKeyRef, which reads no other namespace and needs the key.
- */
-export const LocalSecretKeyRef = referenceTo(
-  SECRET_TARGET,
-  z
-    .object({
-      name: objectName.describe("Name of a Secret in the Gateway's namespace."),
-      key: z
-        .string()
-        .min(1)
-        .max(253)
-        .regex(/^[-._a-zA-Z0-9]+$/, { message: "must consist of letters, digits, '-', '_' or '.'" })
-        .describe("Key within the Secret."),
-    })
-    .strict(),
-);
-export type LocalSecretKeyRef = z.infer<typeof LocalSecretKeyRef>;
+/** One key of a Secret in the Gateway's namespace (the LiteLLM operator passes each to the proxy's environment). */
+const LocalSecretKeyRef = localSecretKeyRef(GATEWAY_KIND);
 
 /** A model's name: what clients ask for, and the suffix of its LiteLLMModel's name. */
 const MODEL_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
