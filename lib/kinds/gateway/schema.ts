@@ -5,7 +5,7 @@ import { withDefault } from "../../api/named-default.js";
 import { localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
-import type { SpecRule } from "../datastore/mode-rules.js";
+import { modeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
 
 export const GATEWAY_KIND = "Gateway";
@@ -82,43 +82,16 @@ export const GatewayDatabaseMode = z
 const PostgresClusterRef = referenceTo({ group: API_GROUP, kinds: ["PostgresCluster"] } as const, ObjectRef);
 
 /** The rules between the database mode and its fields: CEL for the apiserver, the same message for zod. */
-export const DATABASE_RULES: readonly (SpecRule & { readonly broken: (db: GatewayDatabaseInput) => boolean })[] = [
-  {
-    rule: "self.mode != 'postgresCluster' || has(self.postgresClusterRef)",
-    message:
-      "spec.database.postgresClusterRef is required when spec.database.mode is postgresCluster: name the PostgresCluster",
-    path: ["postgresClusterRef"],
-    broken: (db) => db.mode === "postgresCluster" && db.postgresClusterRef === undefined,
+export const DATABASE_RULES = modeRules("spec.database", {
+  postgresCluster: {
+    required: [{ field: "postgresClusterRef", set: "name the PostgresCluster" }],
+    only: ["postgresClusterRef", "databaseUrlSecretRef"],
   },
-  {
-    rule: "self.mode == 'postgresCluster' || (!has(self.postgresClusterRef) && !has(self.databaseUrlSecretRef))",
-    message:
-      "spec.database.postgresClusterRef and spec.database.databaseUrlSecretRef are only allowed when spec.database.mode is postgresCluster: remove them or set the mode",
-    path: ["postgresClusterRef"],
-    broken: (db) =>
-      db.mode !== "postgresCluster" && (db.postgresClusterRef !== undefined || db.databaseUrlSecretRef !== undefined),
+  external: {
+    required: [{ field: "external", set: "set spec.database.external.connectionSecretRef" }],
+    only: ["external"],
   },
-  {
-    rule: "self.mode != 'external' || has(self.external)",
-    message:
-      "spec.database.external is required when spec.database.mode is external: set spec.database.external.connectionSecretRef",
-    path: ["external"],
-    broken: (db) => db.mode === "external" && db.external === undefined,
-  },
-  {
-    rule: "self.mode == 'external' || !has(self.external)",
-    message: "spec.database.external is only allowed when spec.database.mode is external: remove it or set the mode",
-    path: ["external"],
-    broken: (db) => db.mode !== "external" && db.external !== undefined,
-  },
-];
-
-interface GatewayDatabaseInput {
-  readonly mode: string;
-  readonly postgresClusterRef?: unknown;
-  readonly databaseUrlSecretRef?: unknown;
-  readonly external?: unknown;
-}
+});
 
 export const GatewayDatabase = z
   .object({
@@ -141,10 +114,10 @@ export const GatewayDatabase = z
   })
   .strict()
   .superRefine((db, ctx) => {
-    for (const rule of DATABASE_RULES)
-      if (rule.broken(db)) ctx.addIssue({ code: "custom", message: rule.message, path: [...rule.path] });
+    for (const rule of DATABASE_RULES.broken(db))
+      ctx.addIssue({ code: "custom", message: rule.message, path: [...rule.path] });
   })
-  .meta({ "x-kubernetes-validations": DATABASE_RULES.map(({ rule, message }) => ({ rule, message })) })
+  .meta({ "x-kubernetes-validations": DATABASE_RULES.rules.map(({ rule, message }) => ({ rule, message })) })
   .describe("Where the gateway keeps its keys, spend and settings: LiteLLM needs a PostgreSQL.");
 export type GatewayDatabase = z.infer<typeof GatewayDatabase>;
 
