@@ -2,6 +2,8 @@
 import "../lib/package/require-node.js";
 
 export {
+  ClickHouseCluster,
+  type ClickHouseClusterProps,
   Gateway,
   type GatewayProps,
   MeilisearchInstance,

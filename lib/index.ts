@@ -14,6 +14,19 @@ export {
   type ReferenceGrantSpecInput,
 } from "./api/reference-grant.js";
 export { type FieldProblem, ValidationError } from "./api/validation.js";
+export { DEFAULT_CLICKHOUSE_IMAGE, DEFAULT_KEEPER_IMAGE } from "./kinds/clickhouse-cluster/clickhouse-operator-api.js";
+export {
+  CLICKHOUSE_CLUSTER_KIND,
+  ClickHouseClusterSpec,
+  type ClickHouseClusterSpecInput,
+  DEFAULT_ADOPTED_CLICKHOUSE_USERNAME,
+  DEFAULT_CLICKHOUSE_REPLICAS,
+  DEFAULT_CLICKHOUSE_SHARDS,
+  DEFAULT_CLICKHOUSE_STORAGE_SIZE,
+  DEFAULT_CLICKHOUSE_TYPE,
+  DEFAULT_KEEPER_REPLICAS,
+  DEFAULT_KEEPER_STORAGE_SIZE,
+} from "./kinds/clickhouse-cluster/schema.js";
 export { DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY } from "./kinds/datastore/mode.js";
 export {
   DEFAULT_GATEWAY_REPLICAS,

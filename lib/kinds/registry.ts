@@ -4,6 +4,7 @@ import { REFERENCE_GRANT_DEFINITION, ReferenceGrant, type ReferenceGrantSpec } f
 import { refuseReferenceCycles } from "../engine/dependencies.js";
 import type { KindModule } from "../engine/kind-module.js";
 import type { SingletonModule } from "../engine/singleton-module.js";
+import { CLICKHOUSE_CLUSTER_MODULE } from "./clickhouse-cluster/module.js";
 import { GATEWAY_MODULE } from "./gateway/module.js";
 import { LICENSE_MODULE } from "./license/module.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
@@ -34,7 +35,14 @@ export interface Registry {
 }
 
 export const REGISTRY: Registry = {
-  kinds: [POSTGRES_CLUSTER_MODULE, STACK_MODULE, REDIS_INSTANCE_MODULE, MEILISEARCH_INSTANCE_MODULE, GATEWAY_MODULE],
+  kinds: [
+    POSTGRES_CLUSTER_MODULE,
+    STACK_MODULE,
+    REDIS_INSTANCE_MODULE,
+    MEILISEARCH_INSTANCE_MODULE,
+    GATEWAY_MODULE,
+    CLICKHOUSE_CLUSTER_MODULE,
+  ],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,

@@ -67,6 +67,33 @@ export const KIND_SAMPLES = {
     },
     { database: GATEWAY_EXTERNAL_DATABASE },
   ],
+  ClickHouseCluster: [
+    {
+      type: "clickhouse",
+      mode: "managed",
+      managed: {
+        replicas: 2,
+        shards: 2,
+        image: "docker.io/clickhouse/clickhouse-server:25.8",
+        storage: { size: "20Gi", storageClass: "standard" },
+        keeper: {
+          replicas: 3,
+          image: "docker.io/clickhouse/clickhouse-keeper:25.8",
+          storage: { size: "2Gi", storageClass: "standard" },
+        },
+        deletionPolicy: "Delete",
+      },
+    },
+    {
+      mode: "adopt",
+      adopt: {
+        clusterRef: { name: "analytics", namespace: "data" },
+        credentialsSecretRef: SECRET,
+        username: "langfuse",
+      },
+    },
+    { mode: "external", external: { connectionSecretRef: { name: "clickhouse", key: "password" } } },
+  ],
   Stack: [
     {
       postgres: {

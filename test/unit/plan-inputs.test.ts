@@ -6,7 +6,8 @@ import { judgeFile, readPlanInputs } from "../../lib/engine/plan-inputs.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 
 const GROUP_VERSION = "core.navique.com/v1alpha1";
-const KINDS = "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, License, ReferenceGrant";
+const KINDS =
+  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, License, ReferenceGrant";
 
 function postgres(name: string, namespace = "apps") {
   return { apiVersion: GROUP_VERSION, kind: "PostgresCluster", metadata: { name, namespace }, spec: {} };

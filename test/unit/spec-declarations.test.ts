@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
+import type { ClickHouseClusterSpecReferences } from "../../lib/api/generated/click-house-cluster-spec.js";
 import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec.js";
 import type { MeilisearchInstanceSpecReferences } from "../../lib/api/generated/meilisearch-instance-spec.js";
 import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
@@ -9,6 +10,7 @@ import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
 import { hasReferences } from "../../lib/docs/front-end-files.js";
+import type { ClickHouseClusterSpec, ClickHouseClusterSpecInput } from "../../lib/kinds/clickhouse-cluster/schema.js";
 import type { GatewaySpec, GatewaySpecInput } from "../../lib/kinds/gateway/schema.js";
 import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
 import type {
@@ -50,6 +52,7 @@ const SPEC_INTERFACES_AGREE = {
   RedisInstance: true satisfies Agree<RedisInstanceSpecInput, typeof RedisInstanceSpec>,
   MeilisearchInstance: true satisfies Agree<MeilisearchInstanceSpecInput, typeof MeilisearchInstanceSpec>,
   Gateway: true satisfies Agree<GatewaySpecInput, typeof GatewaySpec>,
+  ClickHouseCluster: true satisfies Agree<ClickHouseClusterSpecInput, typeof ClickHouseClusterSpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 
@@ -71,6 +74,10 @@ const REFERENCE_TREES_AGREE = {
     ReferenceTree<typeof MeilisearchInstanceSpec>
   >,
   Gateway: true satisfies MutuallyAssignable<GatewaySpecReferences, ReferenceTree<typeof GatewaySpec>>,
+  ClickHouseCluster: true satisfies MutuallyAssignable<
+    ClickHouseClusterSpecReferences,
+    ReferenceTree<typeof ClickHouseClusterSpec>
+  >,
   // A kind without reference fields has no such type: its tree is never.
   Stack: true satisfies MutuallyAssignable<never, ReferenceTree<typeof StackSpec>>,
 };
@@ -146,7 +153,13 @@ describe("the generated spec interfaces", () => {
   it("come with the type of their reference fields where they have any, for every kind the front ends make", () => {
     expect(Object.keys(REFERENCE_TREES_AGREE).sort()).toEqual(REGISTRY.kinds.map((m) => m.definition.kind).sort());
     const withReferences = REGISTRY.kinds.filter((m) => hasReferences(m.definition.spec)).map((m) => m.definition.kind);
-    expect(withReferences.sort()).toEqual(["Gateway", "MeilisearchInstance", "PostgresCluster", "RedisInstance"]);
+    expect(withReferences.sort()).toEqual([
+      "ClickHouseCluster",
+      "Gateway",
+      "MeilisearchInstance",
+      "PostgresCluster",
+      "RedisInstance",
+    ]);
   });
 
   it("agree with z.input of their schemas, and their reference trees with the schemas': this file type-checks", () => {

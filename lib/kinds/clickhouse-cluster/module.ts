@@ -1,0 +1,166 @@
+import { z } from "zod";
+import { DATASTORE_READY } from "../../api/conditions.js";
+import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
+import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import { outputsProjection } from "../../engine/outputs.js";
+import type { Reference } from "../../engine/reference-grants.js";
+import { adoptReads } from "../datastore/adopted-datastore.js";
+import {
+  connectionCredentialsSecret,
+  connectionOutputs,
+  connectionOutputsShape,
+} from "../datastore/connection-outputs.js";
+import { connectionSecretRead } from "../datastore/external-connection.js";
+import {
+  CLICKHOUSE_CLUSTER,
+  CLICKHOUSE_GROUP,
+  CLICKHOUSE_HTTP_PORT,
+  CLICKHOUSE_NATIVE_PORT,
+  KEEPER_CLUSTER,
+} from "./clickhouse-operator-api.js";
+import { adoptedCredentialsName, desiredClickHouseCluster, PASSWORD_KEY, USERNAME_KEY } from "./desired.js";
+import {
+  CLICKHOUSE_CLUSTER_DEFINITION,
+  CLICKHOUSE_TYPES,
+  ClickHouseCluster,
+  type ClickHouseClusterStatus,
+  clickhouseClusterName,
+} from "./schema.js";
+
+/** The capability a managed ClickHouseCluster needs (lib/catalog/clickhouse-operator.ts); cert-manager comes first. */
+export const CLICKHOUSE_OPERATOR_CAPABILITY = "clickhouse-operator";
+
+function references(resource: ClickHouseCluster): Reference[] {
+  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
+  if (!adopt) return [];
+  const { namespace } = resource.metadata;
+  return [
+    {
+      field: "spec.adopt.clusterRef",
+      group: CLICKHOUSE_GROUP,
+      kind: CLICKHOUSE_CLUSTER.kind,
+      name: adopt.clusterRef.name,
+      namespace: refNamespace(adopt.clusterRef, namespace),
+    },
+    {
+      field: "spec.adopt.credentialsSecretRef",
+      group: SECRET_TARGET.group,
+      kind: SECRET_TARGET.kinds[0],
+      name: adopt.credentialsSecretRef.name,
+      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+    },
+  ];
+}
+
+function observes(resource: ClickHouseCluster): ObservedRead[] {
+  const { namespace } = resource.metadata;
+  const { spec } = resource;
+  // Managed: the KeeperCluster and ClickHouseCluster it emits say whether they serve; the engine reads them.
+  if (spec.mode === "adopt" && spec.adopt) {
+    const { clusterRef, credentialsSecretRef } = spec.adopt;
+    return adoptReads(
+      {
+        field: "spec.adopt.clusterRef",
+        apiVersion: CLICKHOUSE_CLUSTER.apiVersion,
+        kind: CLICKHOUSE_CLUSTER.kind,
+        ref: clusterRef,
+      },
+      credentialsSecretRef,
+      namespace,
+    );
+  }
+  if (spec.mode === "external" && spec.external)
+    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
+  return [];
+}
+
+/**
+ * Kept with a retained ClickHouseCluster: the KeeperCluster it names (it cannot work without it), the
+ * Secret its default user's password comes from, and the client Service of its name.
+ */
+function keptWithCluster(
+  cluster: { readonly metadata: { readonly name: string }; readonly spec?: unknown },
+  other: { readonly kind: string; readonly current: { readonly metadata: { readonly name: string } } },
+): boolean {
+  const spec = cluster.spec as
+    | { keeperClusterRef?: { name?: string }; settings?: { defaultUserPassword?: { secret?: { name?: string } } } }
+    | undefined;
+  const name = other.current.metadata.name;
+  switch (other.kind) {
+    case KEEPER_CLUSTER.kind:
+      return name === spec?.keeperClusterRef?.name;
+    case "Secret":
+      return name === spec?.settings?.defaultUserPassword?.secret?.name;
+    case "Service":
+      return name === cluster.metadata.name;
+    default:
+      return false;
+  }
+}
+
+/**
+ * ClickHouseCluster: a ClickHouse on the ClickHouse Inc. operator, managed (a ClickHouseCluster and its
+ * KeeperCluster, the default user's password generated, a client Service), adopted or external.
+ * Upstream facts: ./clickhouse-operator-api.ts, docs/clickhouse.md.
+ */
+export const CLICKHOUSE_CLUSTER_MODULE: KindModule<ClickHouseCluster, ClickHouseClusterStatus> = {
+  definition: CLICKHOUSE_CLUSTER_DEFINITION,
+  schema: ClickHouseCluster,
+  name: clickhouseClusterName,
+  licence: {},
+  types: CLICKHOUSE_TYPES,
+  phase: DATASTORE_READY,
+  needs: (resource) => (resource.spec.mode === "managed" ? [CLICKHOUSE_OPERATOR_CAPABILITY] : []),
+  emits: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      plural: "secrets",
+      keptWith: { note: "its password unchanged", phrase: (names) => `its password Secret ${names.join(", ")}` },
+    },
+    {
+      ...KEEPER_CLUSTER,
+      keptWith: { note: "the cluster's coordination", phrase: (names) => `its KeeperCluster ${names.join(", ")}` },
+    },
+    { ...CLICKHOUSE_CLUSTER, stateful: { keeps: keptWithCluster } },
+    {
+      apiVersion: "v1",
+      kind: "Service",
+      plural: "services",
+      keptWith: { note: "where consumers connect", phrase: (names) => `its Service ${names.join(", ")}` },
+    },
+  ],
+  observes,
+  references,
+  referencesKinds: [],
+  desired: (resource, view) => desiredClickHouseCluster(resource, view),
+  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
+  changeReason: (resource) => {
+    const { mode } = resource.status ?? {};
+    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
+  },
+  copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
+  outputs: outputsProjection({
+    schema: z.object({
+      ...connectionOutputsShape("ClickHouseCluster", {
+        host: "the managed cluster's Service, the adopted one's headless Service, or the external host",
+        holds: "the username and password (keys `username` and `password`)",
+      }),
+      url: z.string().describe("The HTTP interface: `http://<host>:<port>`."),
+      nativePort: z.number().int().describe("The native protocol's port at the same host (9000 in the cluster)."),
+      username: z.string().describe("The user consumers connect as."),
+      password: z.string().describe("Its password, a secret in the Pulumi state."),
+      provenance: z.string().describe("owned, adopted or external."),
+    }),
+    secrets: ["password"],
+    credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
+    project: (status, namespace, credentials) => ({
+      ...connectionOutputs(status.connection, namespace, CLICKHOUSE_HTTP_PORT),
+      url: status.connection?.url ?? "",
+      nativePort: status.nativePort ?? CLICKHOUSE_NATIVE_PORT,
+      username: credentials?.[USERNAME_KEY] ?? "",
+      password: credentials?.[PASSWORD_KEY] ?? "",
+      provenance: status.provenance ?? "",
+    }),
+  }),
+};
