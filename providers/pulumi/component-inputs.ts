@@ -1,4 +1,3 @@
-import { enableCompileCache } from "node:module";
 import { relative, resolve } from "node:path";
 import { inspect } from "node:util";
 import * as pulumi from "@pulumi/pulumi";
@@ -119,23 +118,6 @@ async function isKnown(output: pulumi.Output<unknown>): Promise<boolean> {
   return known === undefined ? true : await known;
 }
 
-let previewLogModule: Promise<typeof import("./preview-log.js")> | undefined;
-
-/**
- * The preview's core, loaded once per program: a bundle of the core and the Kubernetes client (package.json
- * `build`), compiled through Node's compile cache where Node has one (`enableCompileCache`, which
- * NODE_DISABLE_COMPILE_CACHE turns off): a preview after the first compiles none of it again.
- */
-function loadPreviewLog(): Promise<typeof import("./preview-log.js")> {
-  if (!previewLogModule) {
-    enableCompileCache();
-    previewLogModule = import("./preview-log.js");
-    // A preview whose inputs are not known never awaits it: its failure is then nobody's to report.
-    previewLogModule.catch(() => undefined);
-  }
-  return previewLogModule;
-}
-
 /**
  * What a component hands its dynamic resource: the name and the spec parsed by the kind's schemas (a bad
  * one is a ResourceError on the component naming every field; a name too long for what is named after
@@ -191,9 +173,6 @@ export function dynamicInputs(
     .apply(checked(component, where, chartSourceText));
   const timeoutSeconds = pulumi.output(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
   if (pulumi.runtime.isDryRun()) {
-    // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it),
-    // and from the start, while the program registers its resources and their inputs resolve.
-    const previewLog = loadPreviewLog();
     const cluster = pulumi.all([kubeconfig, args.helm, previewChartSource]);
     void (async () => {
       if (!(await isKnown(desired)) || !(await isKnown(cluster))) {
@@ -207,7 +186,8 @@ export function dynamicInputs(
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
         const first = await createdFirst([args, specInput], opts, d.namespace);
-        const { logPreview } = await previewLog;
+        // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
+        const { logPreview } = await import("./preview-log.js");
         await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource, first);
       });
       // Bad args are reported on the component by the resource that uses them: nothing more to say here.
