@@ -7,6 +7,7 @@ import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { createdFirst } from "./created-first.js";
+import { inPlace } from "./in-place.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
@@ -185,6 +186,8 @@ export function dynamicInputs(
       pulumi.all([desired, cluster]).apply(async ([d, [k, helm, source]]) => {
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
+        // In place as declared: nothing to say, and nothing of the preview's core to load.
+        if (await inPlace(module, k, d)) return;
         const first = await createdFirst([args, specInput], opts, d.namespace);
         // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
         const { logPreview } = await import("./preview-log.js");

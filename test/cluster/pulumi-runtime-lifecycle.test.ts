@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { plainGet } from "../../lib/cluster/plain-get.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { previewDesired } from "../../lib/engine/preview.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
+import { inPlace } from "../../providers/pulumi/in-place.js";
 import { create, destroy, diff, read, update } from "../../providers/pulumi/runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -177,6 +180,44 @@ describe("the Pulumi runtime: refresh, namespaces, no-op previews", () => {
     expect(missing.lines).toEqual([
       `PostgresCluster ${ns}/later: nothing to do until: Secret ${ns}/made-here (spec.external.connectionSecretRef) does not exist: create it with keys host, port, username and password`,
     ]);
+    await destroy(outs as never);
+  });
+
+  it("a resource in place as declared is known so from one GET without the Kubernetes client; anything else goes the usual way", async () => {
+    const ns = await namespaces.create("runtime-in-place");
+    await createConnectionSecret(client, ns);
+    const { outs } = await create(inputs(ns, "db"));
+    const module = registered("PostgresCluster");
+    const kubeconfig = readFileSync(process.env.NAVIQUE_TEST_KUBECONFIG ?? "", "utf8");
+    const declared = { name: "db", namespace: ns, spec: externalSpec("pg") };
+    expect(await inPlace(module, kubeconfig, declared)).toBe(true);
+    // The program's spec before its defaults are written out: the same resource.
+    const unparsed = { mode: "external", external: { connectionSecretRef: { name: "pg" } } };
+    expect(await inPlace(module, kubeconfig, { ...declared, spec: unparsed })).toBe(true);
+    // Another spec, another name: the preview observes and plans, and prints what would change.
+    expect(await inPlace(module, kubeconfig, { ...declared, spec: externalSpec("pg-other") })).toBe(false);
+    expect(await inPlace(module, kubeconfig, { ...declared, name: "absent" })).toBe(false);
+    // A kubeconfig the plain reader does not understand (an exec plugin): it does not guess.
+    const withExec = JSON.parse(kubeconfig) as { users: { user: Record<string, unknown> }[] };
+    for (const entry of withExec.users)
+      entry.user = { exec: { apiVersion: "client.authentication.k8s.io/v1", command: "false" } };
+    const path = `/apis/${API_GROUP_VERSION}/namespaces/${ns}/postgresclusters/db`;
+    expect(await plainGet(JSON.stringify(withExec), path)).toBeUndefined();
+    expect(await plainGet(kubeconfig, path)).toMatchObject({ metadata: { name: "db", namespace: ns } });
+
+    // Not Ready at its generation (a spec changed by hand, its pass not yet run): not in place.
+    await client.custom.patchNamespacedCustomObject(
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: "postgresclusters",
+        namespace: ns,
+        name: "db",
+        body: [{ op: "replace", path: "/spec/external/connectionSecretRef/name", value: "pg-other" }],
+      },
+      undefined,
+    );
+    expect(await inPlace(module, kubeconfig, { ...declared, spec: externalSpec("pg-other") })).toBe(false);
     await destroy(outs as never);
   });
 });
