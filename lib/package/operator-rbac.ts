@@ -55,8 +55,8 @@ function emittedResources(registry: Registry): Map<string, { plurals: string[]; 
 
 /**
  * The kinds the capability charts of the catalog render with the catalog's values (cert-manager
- * v1.21.1, cloudnative-pg 0.29.0, redis-operator 0.26.1, litellm-operator 0.23.0, clickhouse-operator-helm 0.0.2:
- * docs/adr/0024-operator-rbac.md), by API group,
+ * v1.21.1, cloudnative-pg 0.29.0, redis-operator 0.26.1, litellm-operator 0.23.0, clickhouse-operator-helm 0.0.2,
+ * mongodb-kubernetes 1.9.1: docs/adr/0024-operator-rbac.md), by API group,
  * except CRDs and RBAC objects, which have rules of their own. helm creates, reads, patches and deletes
  * them, waits on them (list and watch) and the installer dry-runs each one first.
  */

@@ -1,8 +1,11 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { CATALOG } from "../../lib/catalog/catalog.js";
 import { matchesUpstreamImage } from "../../lib/catalog/image-identity.js";
-import { run } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { MONGODB_COMMUNITY, MONGODB_COMMUNITY_GROUP } from "../../lib/kinds/mongo-cluster/mongodb-community-api.js";
 import {
   REDIS_CLUSTER,
   REDIS_OPERATOR_GROUP,
@@ -20,35 +23,33 @@ interface Rendered {
 }
 
 /**
- * `helm template` of a fixture chart with the catalog's values, as the installer would render it; with
- * `includeCrds`, the chart's `crds/` directory too (which helm installs apart from the templates).
+ * `helm template` of a fixture chart with the catalog's values, as the installer would render it (a values
+ * file: lists stay lists); with `includeCrds`, the chart's `crds/` directory too (which helm installs apart
+ * from the templates).
  */
 async function render(name: string, includeCrds = false): Promise<Rendered[]> {
   const entry = CATALOG.get(name);
   if (!entry) throw new Error(`no catalog entry ${name}`);
-  const args = ["template", entry.release.name, join(FIXTURE_CHARTS, entry.chart.name)];
-  args.push("--namespace", entry.release.namespace);
-  if (includeCrds) args.push("--include-crds");
-  for (const [key, value] of Object.entries(flatten(entry.values))) args.push("--set", `${key}=${value}`);
-  const { stdout } = await run((await toolchainPaths()).helm, args);
-  return parseAllDocuments(stdout)
-    .map((d) => d.toJS() as Rendered | null)
-    .filter((o): o is Rendered => o !== null);
-}
-
-function flatten(values: Readonly<Record<string, unknown>>, prefix = ""): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [key, value] of Object.entries(values)) {
-    if (value !== null && typeof value === "object")
-      Object.assign(flat, flatten(value as Record<string, unknown>, `${prefix}${key}.`));
-    else flat[`${prefix}${key}`] = String(value);
+  const scratch = await mkdtemp(join(tmpdir(), "navique-catalog-values-"));
+  try {
+    const values = join(scratch, "values.yaml");
+    await writeFile(values, stringify(entry.values));
+    const args = ["template", entry.release.name, join(FIXTURE_CHARTS, entry.chart.name), "--values", values];
+    args.push("--namespace", entry.release.namespace);
+    if (includeCrds) args.push("--include-crds");
+    const { stdout } = await run((await toolchainPaths()).helm, args);
+    return parseAllDocuments(stdout)
+      .map((d) => d.toJS() as Rendered | null)
+      .filter((o): o is Rendered => o !== null);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
-  return flat;
 }
 
 // The fixture charts stand in for the upstream charts in every capability test: with the catalog's
 // values they must render exactly the CRDs the catalog lists (the upstream chart's, docs/provenance.md)
-// and a controller the catalog's identity recognises by its labels and by its image.
+// and a controller the catalog's identity recognises by its labels or, failing them, by its image, as
+// detection does (lib/capabilities/observe.ts).
 describe("fixture charts agree with the catalog", () => {
   it.each([...CATALOG.keys()])("%s renders the catalog's CRDs and an identifiable controller", async (name) => {
     const entry = CATALOG.get(name);
@@ -60,16 +61,67 @@ describe("fixture charts agree with the catalog", () => {
     expect(crdNames(objects).sort()).toEqual([...templated].sort());
     expect(crdNames(await render(name, true)).sort()).toEqual([...(entry?.crds.names ?? [])].sort());
 
-    const controllers = objects.filter(
-      (o) =>
-        o.kind === "Deployment" &&
-        entry?.identity.labels.some((labels) =>
-          Object.entries(labels).every(([key, value]) => o.metadata?.labels?.[key] === value),
-        ),
+    const deployments = objects.filter((o) => o.kind === "Deployment");
+    const byLabels = deployments.filter((o) =>
+      entry?.identity.labels.some((labels) =>
+        Object.entries(labels).every(([key, value]) => o.metadata?.labels?.[key] === value),
+      ),
     );
+    const imagesOf = (o: Rendered) => o.spec?.template?.spec?.containers?.map((c) => c.image ?? "") ?? [];
+    const byImage = deployments.filter((o) =>
+      imagesOf(o).some((image) => matchesUpstreamImage(image, entry?.identity.images[0] ?? "")),
+    );
+    const controllers = byLabels.length > 0 ? byLabels : byImage;
     expect(controllers).toHaveLength(1);
-    const images = controllers[0]?.spec?.template?.spec?.containers?.map((c) => c.image ?? "") ?? [];
-    expect(images.some((image) => matchesUpstreamImage(image, entry?.identity.images[0] ?? ""))).toBe(true);
+    expect(imagesOf(controllers[0] ?? {}).some((i) => matchesUpstreamImage(i, entry?.identity.images[0] ?? ""))).toBe(
+      true,
+    );
+  });
+
+  // Upstream's chart 1.9.1 puts no label on the controller's Deployment itself, only on its pods
+  // (templates/operator.yaml): detection finds it by its image. The fixture renders it the same way.
+  it("mongodb-kubernetes renders its controller under the fixed name, unlabelled, found by its image", async () => {
+    const deployments = (await render("mongodb-kubernetes")).filter((o) => o.kind === "Deployment");
+    expect(deployments.map((d) => [d.metadata?.name, d.metadata?.labels])).toEqual([
+      ["mongodb-kubernetes-operator", undefined],
+    ]);
+    expect(deployments[0]?.spec?.template?.spec?.containers?.map((c) => c.image)).toEqual([
+      "quay.io/mongodb/mongodb-kubernetes:1.9.1",
+    ]);
+  });
+
+  // A catalog that dropped one of the values the product relies on fails to install the fixture, with why.
+  it("mongodb-kubernetes refuses to render without every namespace watched", async () => {
+    const { stderr, code } = await runUnchecked((await toolchainPaths()).helm, [
+      "template",
+      "mongodb-kubernetes-operator",
+      join(FIXTURE_CHARTS, "mongodb-kubernetes"),
+      "--namespace",
+      "mongodb",
+    ]);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain(
+      'operator.watchNamespace must be "*": a MongoCluster may be in any namespace, and the operator reconciles a MongoDBCommunity only in the namespaces it watches (got "")',
+    );
+  });
+
+  // The kind MongoCluster emits is named by lib/kinds/mongo-cluster/mongodb-community-api.ts; the fixture's
+  // CRD must serve it under exactly that name, as upstream does (docs/mongodb.md).
+  it("mongodb-kubernetes's CRDs serve MongoDBCommunity under its plural, namespaced, at v1 only", async () => {
+    const crds = (await render("mongodb-kubernetes", true)).filter((o) => o.kind === "CustomResourceDefinition");
+    const community = crds.find(
+      (crd) => crd.metadata?.name === `${MONGODB_COMMUNITY.plural}.${MONGODB_COMMUNITY_GROUP}`,
+    );
+    const spec = (community as { spec: CrdSpec } | undefined)?.spec;
+    expect([spec?.group, spec?.names.kind, spec?.names.plural, spec?.scope]).toEqual([
+      MONGODB_COMMUNITY_GROUP,
+      MONGODB_COMMUNITY.kind,
+      MONGODB_COMMUNITY.plural,
+      "Namespaced",
+    ]);
+    expect(spec?.versions.map((v) => `${v.name}${v.served ? " served" : ""}${v.storage ? " storage" : ""}`)).toEqual([
+      `${MONGODB_COMMUNITY.apiVersion.split("/")[1]} served storage`,
+    ]);
   });
 
   it("cloudnative-pg ships eleven CRDs, one of them cluster-scoped", () => {
