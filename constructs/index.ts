@@ -8,6 +8,8 @@ export {
   type GatewayProps,
   MeilisearchInstance,
   type MeilisearchInstanceProps,
+  MongoCluster,
+  type MongoClusterProps,
   PostgresCluster,
   type PostgresClusterProps,
   RedisInstance,

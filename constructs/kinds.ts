@@ -9,6 +9,7 @@ import type {
   MeilisearchInstanceSpecInput,
   MeilisearchInstanceSpecReferences,
 } from "../lib/api/generated/meilisearch-instance-spec.js";
+import type { MongoClusterSpecInput, MongoClusterSpecReferences } from "../lib/api/generated/mongo-cluster-spec.js";
 import type {
   PostgresClusterSpecInput,
   PostgresClusterSpecReferences,
@@ -128,5 +129,24 @@ export interface ClickHouseClusterProps extends NaviqueResourceProps {
 export class ClickHouseCluster extends NaviqueResource<"ClickHouseCluster"> {
   constructor(scope: Construct, id: string, props: ClickHouseClusterProps = {}) {
     super(scope, id, "ClickHouseCluster", props);
+  }
+}
+
+export interface MongoClusterProps extends NaviqueResourceProps {
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where it names another resource, a construct of that kind may stand instead.
+   * @default every field's default
+   */
+  readonly spec?: WithReferences<MongoClusterSpecInput, MongoClusterSpecReferences>;
+}
+
+/**
+ * A shared MongoDB for the platform: managed (the MongoDB Controllers for Kubernetes installed and a MongoDBCommunity replica set created by the product, a database and a user of its own for each consumer that claims one), adopted (an existing MongoDBCommunity, possibly in another namespace) or external (a server outside the cluster).
+ *
+ * A MongoCluster custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
+ */
+export class MongoCluster extends NaviqueResource<"MongoCluster"> {
+  constructor(scope: Construct, id: string, props: MongoClusterProps = {}) {
+    super(scope, id, "MongoCluster", props);
   }
 }

@@ -41,6 +41,15 @@ export {
   type MeilisearchInstanceSpecInput,
 } from "./kinds/meilisearch-instance/schema.js";
 export {
+  DEFAULT_MONGO_MEMBERS,
+  DEFAULT_MONGO_STORAGE_SIZE,
+  DEFAULT_MONGO_TYPE,
+  DEFAULT_MONGO_VERSION,
+  MONGO_CLUSTER_KIND,
+  MongoClusterSpec,
+  type MongoClusterSpecInput,
+} from "./kinds/mongo-cluster/schema.js";
+export {
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,
   DEFAULT_POSTGRES_TYPE,

@@ -39,8 +39,8 @@ async function generateSecret(
 }
 
 /**
- * Removes the product's marks from a kept object (the plan wrote the patch): a Secret or a claim through
- * the core API, any other kind under the plural its module declares. An object gone meanwhile has nothing left to release.
+ * Removes the product's marks from a kept object (the plan wrote the patch): a Secret, a claim or a
+ * service account through the core API, any other kind under the plural its module declares. An object gone meanwhile has nothing left to release.
  */
 async function release(
   client: KubeClient,
@@ -56,6 +56,10 @@ async function release(
     if (target.kind === "Secret") await orUndefined(client.core.patchNamespacedSecret({ name, namespace, body }));
     else if (target.kind === "PersistentVolumeClaim")
       await orUndefined(client.core.patchNamespacedPersistentVolumeClaim({ name, namespace, body }));
+    else if (target.kind === "ServiceAccount")
+      await orUndefined(client.core.patchNamespacedServiceAccount({ name, namespace, body }));
+    else if (target.kind === "Service")
+      await orUndefined(client.core.patchNamespacedService({ name, namespace, body }));
     else throw new Error(`releasing a kept core ${target.kind} is not supported: ${module.definition.kind} emits one`);
     return;
   }

@@ -8,6 +8,7 @@ import { CLICKHOUSE_CLUSTER_MODULE } from "./clickhouse-cluster/module.js";
 import { GATEWAY_MODULE } from "./gateway/module.js";
 import { LICENSE_MODULE } from "./license/module.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
+import { MONGO_CLUSTER_MODULE } from "./mongo-cluster/module.js";
 import { POSTGRES_CLUSTER_MODULE } from "./postgres-cluster/module.js";
 import { REDIS_INSTANCE_MODULE } from "./redis-instance/module.js";
 import { STACK_MODULE } from "./stack/module.js";
@@ -42,6 +43,7 @@ export const REGISTRY: Registry = {
     MEILISEARCH_INSTANCE_MODULE,
     GATEWAY_MODULE,
     CLICKHOUSE_CLUSTER_MODULE,
+    MONGO_CLUSTER_MODULE,
   ],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,

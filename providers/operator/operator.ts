@@ -135,6 +135,14 @@ const CORE_LISTS: Readonly<
     all: (core, selector) => core.listPersistentVolumeClaimForAllNamespaces(selector),
     in: (core, namespace, selector) => core.listNamespacedPersistentVolumeClaim({ namespace, ...selector }),
   },
+  Service: {
+    all: (core, selector) => core.listServiceForAllNamespaces(selector),
+    in: (core, namespace, selector) => core.listNamespacedService({ namespace, ...selector }),
+  },
+  ServiceAccount: {
+    all: (core, selector) => core.listServiceAccountForAllNamespaces(selector),
+    in: (core, namespace, selector) => core.listNamespacedServiceAccount({ namespace, ...selector }),
+  },
 };
 
 /**

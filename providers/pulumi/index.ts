@@ -9,6 +9,8 @@ export {
   type GatewayArgs,
   MeilisearchInstance,
   type MeilisearchInstanceArgs,
+  MongoCluster,
+  type MongoClusterArgs,
   PostgresCluster,
   type PostgresClusterArgs,
   RedisInstance,

@@ -6,6 +6,8 @@ import type { GatewayOutputs } from "../../lib/api/generated/gateway-outputs.js"
 import type { GatewaySpecInput } from "../../lib/api/generated/gateway-spec.js";
 import type { MeilisearchInstanceOutputs } from "../../lib/api/generated/meilisearch-instance-outputs.js";
 import type { MeilisearchInstanceSpecInput } from "../../lib/api/generated/meilisearch-instance-spec.js";
+import type { MongoClusterOutputs } from "../../lib/api/generated/mongo-cluster-outputs.js";
+import type { MongoClusterSpecInput } from "../../lib/api/generated/mongo-cluster-spec.js";
 import type { PostgresClusterOutputs } from "../../lib/api/generated/postgres-cluster-outputs.js";
 import type { PostgresClusterSpecInput } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceOutputs } from "../../lib/api/generated/redis-instance-outputs.js";
@@ -258,5 +260,48 @@ export class ClickHouseCluster extends KindComponent {
 
   constructor(name: string, args: ClickHouseClusterArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("ClickHouseCluster", name, args, opts);
+  }
+}
+
+export interface MongoClusterArgs extends ClusterArgs {
+  /** The desired state; parsed by the same schema as the custom resource. @default every field's default */
+  readonly spec?: DeepInput<MongoClusterSpecInput>;
+}
+
+/**
+ * A shared MongoDB for the platform: managed (the MongoDB Controllers for Kubernetes installed and a MongoDBCommunity replica set created by the product, a database and a user of its own for each consumer that claims one), adopted (an existing MongoDBCommunity, possibly in another namespace) or external (a server outside the cluster).
+ *
+ * The MongoCluster custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
+ */
+export class MongoCluster extends KindComponent {
+  static readonly TYPE = "navique:index:MongoCluster";
+
+  /**
+   * Host consumers connect to: the replica set's headless Service, the adopted one's, or the external host.
+   */
+  declare readonly host: pulumi.Output<MongoClusterOutputs["host"]>;
+  /**
+   * Port consumers connect to.
+   */
+  declare readonly port: pulumi.Output<MongoClusterOutputs["port"]>;
+  /**
+   * The Secret, in the MongoCluster's namespace, that holds username and password.
+   */
+  declare readonly credentialsSecret: pulumi.Output<MongoClusterOutputs["credentialsSecret"]>;
+  /**
+   * The user the credentials Secret names.
+   */
+  declare readonly username: pulumi.Output<MongoClusterOutputs["username"]>;
+  /**
+   * The password, a secret in the Pulumi state.
+   */
+  declare readonly password: pulumi.Output<MongoClusterOutputs["password"]>;
+  /**
+   * owned, adopted or external.
+   */
+  declare readonly provenance: pulumi.Output<MongoClusterOutputs["provenance"]>;
+
+  constructor(name: string, args: MongoClusterArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super("MongoCluster", name, args, opts);
   }
 }

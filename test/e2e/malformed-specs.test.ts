@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { stringify } from "yaml";
 import {
   Gateway as GatewayConstruct,
+  MongoCluster as MongoClusterConstruct,
   NaviqueLicense,
   PostgresCluster as PostgresClusterConstruct,
   RedisInstance as RedisInstanceConstruct,
@@ -19,6 +20,7 @@ import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { GATEWAY_DEFINITION } from "../../lib/kinds/gateway/schema.js";
 import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/kinds/license/schema.js";
+import { MONGO_CLUSTER_DEFINITION } from "../../lib/kinds/mongo-cluster/schema.js";
 import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/kinds/postgres-cluster/schema.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
 import { STACK_DEFINITION } from "../../lib/kinds/stack/schema.js";
@@ -87,6 +89,15 @@ const KINDS: readonly FuzzedKind[] = [
     bases: KIND_SAMPLES.Gateway,
     construct: (chart, id, spec) => {
       new GatewayConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
+      return true;
+    },
+  },
+  {
+    definition: MONGO_CLUSTER_DEFINITION,
+    cluster: false,
+    bases: KIND_SAMPLES.MongoCluster,
+    construct: (chart, id, spec) => {
+      new MongoClusterConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
       return true;
     },
   },

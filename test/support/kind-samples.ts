@@ -94,6 +94,23 @@ export const KIND_SAMPLES = {
     },
     { mode: "external", external: { connectionSecretRef: { name: "clickhouse", key: "password" } } },
   ],
+  MongoCluster: [
+    {
+      type: "community",
+      mode: "managed",
+      managed: {
+        members: 3,
+        version: "8.3.4",
+        storage: { size: "10Gi", storageClass: "standard" },
+        deletionPolicy: "Delete",
+      },
+    },
+    {
+      mode: "adopt",
+      adopt: { communityRef: { name: "documents", namespace: "data" }, credentialsSecretRef: SECRET },
+    },
+    { mode: "external", external: { connectionSecretRef: { name: "mongo", key: "password" } } },
+  ],
   Stack: [
     {
       postgres: {

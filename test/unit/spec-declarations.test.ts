@@ -4,6 +4,7 @@ import type { z } from "zod";
 import type { ClickHouseClusterSpecReferences } from "../../lib/api/generated/click-house-cluster-spec.js";
 import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec.js";
 import type { MeilisearchInstanceSpecReferences } from "../../lib/api/generated/meilisearch-instance-spec.js";
+import type { MongoClusterSpecReferences } from "../../lib/api/generated/mongo-cluster-spec.js";
 import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecReferences } from "../../lib/api/generated/redis-instance-spec.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
@@ -17,6 +18,7 @@ import type {
   MeilisearchInstanceSpec,
   MeilisearchInstanceSpecInput,
 } from "../../lib/kinds/meilisearch-instance/schema.js";
+import type { MongoClusterSpec, MongoClusterSpecInput } from "../../lib/kinds/mongo-cluster/schema.js";
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
@@ -53,6 +55,7 @@ const SPEC_INTERFACES_AGREE = {
   MeilisearchInstance: true satisfies Agree<MeilisearchInstanceSpecInput, typeof MeilisearchInstanceSpec>,
   Gateway: true satisfies Agree<GatewaySpecInput, typeof GatewaySpec>,
   ClickHouseCluster: true satisfies Agree<ClickHouseClusterSpecInput, typeof ClickHouseClusterSpec>,
+  MongoCluster: true satisfies Agree<MongoClusterSpecInput, typeof MongoClusterSpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 
@@ -78,6 +81,7 @@ const REFERENCE_TREES_AGREE = {
     ClickHouseClusterSpecReferences,
     ReferenceTree<typeof ClickHouseClusterSpec>
   >,
+  MongoCluster: true satisfies MutuallyAssignable<MongoClusterSpecReferences, ReferenceTree<typeof MongoClusterSpec>>,
   // A kind without reference fields has no such type: its tree is never.
   Stack: true satisfies MutuallyAssignable<never, ReferenceTree<typeof StackSpec>>,
 };
@@ -157,6 +161,7 @@ describe("the generated spec interfaces", () => {
       "ClickHouseCluster",
       "Gateway",
       "MeilisearchInstance",
+      "MongoCluster",
       "PostgresCluster",
       "RedisInstance",
     ]);

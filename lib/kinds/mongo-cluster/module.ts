@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { DATASTORE_READY } from "../../api/conditions.js";
+import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
+import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
+import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import { outputsProjection } from "../../engine/outputs.js";
+import type { Reference } from "../../engine/reference-grants.js";
+import { adoptReads } from "../datastore/adopted-datastore.js";
+import {
+  connectionCredentialsSecret,
+  connectionOutputs,
+  connectionOutputsShape,
+} from "../datastore/connection-outputs.js";
+import { connectionSecretRead } from "../datastore/external-connection.js";
+import { adoptedCredentialsName, desiredMongoCluster } from "./desired.js";
+import {
+  MONGODB_COMMUNITY,
+  MONGODB_COMMUNITY_GROUP,
+  MONGODB_PORT,
+  passwordSecrets,
+  podServiceAccount,
+} from "./mongodb-community-api.js";
+import {
+  MONGO_CLUSTER_DEFINITION,
+  MONGO_TYPES,
+  MongoCluster,
+  type MongoClusterStatus,
+  mongoClusterName,
+} from "./schema.js";
+
+/** The capability a managed MongoCluster needs (lib/catalog/mongodb-kubernetes.ts). */
+export const MONGODB_KUBERNETES_CAPABILITY = "mongodb-kubernetes";
+
+const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
+
+function references(resource: MongoCluster): Reference[] {
+  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
+  if (!adopt) return [];
+  const { namespace } = resource.metadata;
+  return [
+    {
+      field: "spec.adopt.communityRef",
+      group: MONGODB_COMMUNITY_GROUP,
+      kind: MONGODB_COMMUNITY.kind,
+      name: adopt.communityRef.name,
+      namespace: refNamespace(adopt.communityRef, namespace),
+    },
+    {
+      field: "spec.adopt.credentialsSecretRef",
+      group: SECRET_TARGET.group,
+      kind: SECRET_TARGET.kinds[0],
+      name: adopt.credentialsSecretRef.name,
+      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
+    },
+  ];
+}
+
+function observes(resource: MongoCluster): ObservedRead[] {
+  const { namespace } = resource.metadata;
+  const { spec } = resource;
+  // Managed: the MongoDBCommunity it emits says whether it serves; the engine reads it with what it emitted.
+  if (spec.mode === "adopt" && spec.adopt) {
+    const { communityRef, credentialsSecretRef } = spec.adopt;
+    return adoptReads(
+      {
+        field: "spec.adopt.communityRef",
+        apiVersion: MONGODB_COMMUNITY.apiVersion,
+        kind: MONGODB_COMMUNITY.kind,
+        ref: communityRef,
+      },
+      credentialsSecretRef,
+      namespace,
+    );
+  }
+  if (spec.mode === "external" && spec.external)
+    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
+  return [];
+}
+
+/**
+ * Kept with a retained MongoDBCommunity: the Secrets its users' passwords come from (the operator re-reads
+ * them at every reconcile) and the service account its pods run as, with its Role and RoleBinding.
+ */
+function keptWithReplicaSet(
+  replicaSet: { readonly spec?: unknown },
+  other: {
+    readonly kind: string;
+    readonly apiVersion: string;
+    readonly current: { readonly metadata: { readonly name: string } };
+  },
+): boolean {
+  const { name } = other.current.metadata;
+  if (other.apiVersion === "v1" && other.kind === "Secret") return passwordSecrets(replicaSet.spec).includes(name);
+  const account = podServiceAccount(replicaSet.spec);
+  const identity =
+    (other.apiVersion === "v1" && other.kind === "ServiceAccount") ||
+    (other.apiVersion === RBAC_API_VERSION && (other.kind === "Role" || other.kind === "RoleBinding"));
+  return identity && name === account;
+}
+
+/** How each part of the identity its pods run as is said when kept with the replica set. */
+const podIdentity = (note: string, what: string) => ({
+  note,
+  phrase: (names: readonly string[]) => `${what} ${names.join(", ")}`,
+});
+
+/**
+ * MongoCluster: a shared MongoDB on the MongoDB Controllers for Kubernetes (a MongoDBCommunity replica
+ * set), managed — each consumer that claims one getting a database and a user of its own —, adopted or
+ * external. Upstream facts: ./mongodb-community-api.ts, docs/mongodb.md.
+ */
+export const MONGO_CLUSTER_MODULE: KindModule<MongoCluster, MongoClusterStatus> = {
+  definition: MONGO_CLUSTER_DEFINITION,
+  schema: MongoCluster,
+  name: mongoClusterName,
+  licence: {},
+  types: MONGO_TYPES,
+  phase: DATASTORE_READY,
+  needs: (resource) => (resource.spec.mode === "managed" ? [MONGODB_KUBERNETES_CAPABILITY] : []),
+  emits: [
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      plural: "secrets",
+      keptWith: {
+        note: "its password unchanged",
+        phrase: (names) => `its password Secret(s) ${names.join(", ")} (passwords unchanged)`,
+      },
+    },
+    {
+      apiVersion: "v1",
+      kind: "ServiceAccount",
+      plural: "serviceaccounts",
+      keptWith: podIdentity("its MongoDB pods run as it", "the service account its pods run as"),
+    },
+    {
+      apiVersion: RBAC_API_VERSION,
+      kind: "Role",
+      plural: "roles",
+      keptWith: podIdentity("what its MongoDB pods may do", "its pods' Role"),
+    },
+    {
+      apiVersion: RBAC_API_VERSION,
+      kind: "RoleBinding",
+      plural: "rolebindings",
+      keptWith: podIdentity("grants its pods' Role", "its pods' RoleBinding"),
+    },
+    { ...MONGODB_COMMUNITY, stateful: { keeps: keptWithReplicaSet } },
+  ],
+  observes,
+  references,
+  // A managed replica set makes its consumers' claims: a user and a database each (./claims.ts). An adopted
+  // one is never written to, an external one cannot be.
+  takesClaims: (resource) => resource.spec.mode === "managed",
+  referencesKinds: [],
+  desired: (resource, view) => desiredMongoCluster(resource, view),
+  // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
+  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
+  changeReason: (resource) => {
+    const { mode } = resource.status ?? {};
+    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
+  },
+  copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
+  outputs: outputsProjection({
+    schema: z.object({
+      ...connectionOutputsShape("MongoCluster", {
+        host: "the replica set's headless Service, the adopted one's, or the external host",
+        holds: "username and password",
+      }),
+      username: z.string().describe("The user the credentials Secret names."),
+      password: z.string().describe("The password, a secret in the Pulumi state."),
+      provenance: z.string().describe("owned, adopted or external."),
+    }),
+    secrets: ["password"],
+    credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
+    project: (status, namespace, credentials) => ({
+      ...connectionOutputs(status.connection, namespace, MONGODB_PORT),
+      username: credentials?.[CONNECTION_SECRET_KEYS.username] ?? "",
+      password: credentials?.[CONNECTION_SECRET_KEYS.password] ?? "",
+      provenance: status.provenance ?? "",
+    }),
+  }),
+};
