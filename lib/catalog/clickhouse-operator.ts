@@ -3,7 +3,7 @@ import { CapabilityEntry } from "./capability.js";
 /**
  * The ClickHouse Inc. operator (ClickHouse/clickhouse-operator): the operator behind ClickHouseCluster
  * type clickhouse. Every fact is read in its chart as tag v0.0.2 (commit 37be571c) publishes it, dist/chart
- * (Chart.yaml, values.yaml, templates/), and its release workflow: docs/clickhouse.md, ADR 0035.
+ * (Chart.yaml, values.yaml, templates/), and its release workflow: docs/clickhouse.md, ADR 0036.
  */
 export const CLICKHOUSE_OPERATOR = CapabilityEntry.parse({
   name: "clickhouse-operator",

@@ -5,6 +5,7 @@ import { App, Chart } from "cdk8s";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import {
+  ClickHouseCluster as ClickHouseClusterConstruct,
   Gateway as GatewayConstruct,
   MongoCluster as MongoClusterConstruct,
   NaviqueLicense,
@@ -18,6 +19,7 @@ import { REFERENCE_GRANT_DEFINITION } from "../../lib/api/reference-grant.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { CLICKHOUSE_CLUSTER_DEFINITION } from "../../lib/kinds/clickhouse-cluster/schema.js";
 import { GATEWAY_DEFINITION } from "../../lib/kinds/gateway/schema.js";
 import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/kinds/license/schema.js";
 import { MONGO_CLUSTER_DEFINITION } from "../../lib/kinds/mongo-cluster/schema.js";
@@ -89,6 +91,15 @@ const KINDS: readonly FuzzedKind[] = [
     bases: KIND_SAMPLES.Gateway,
     construct: (chart, id, spec) => {
       new GatewayConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
+      return true;
+    },
+  },
+  {
+    definition: CLICKHOUSE_CLUSTER_DEFINITION,
+    cluster: false,
+    bases: KIND_SAMPLES.ClickHouseCluster,
+    construct: (chart, id, spec) => {
+      new ClickHouseClusterConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
       return true;
     },
   },

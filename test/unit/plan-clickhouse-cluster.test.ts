@@ -91,8 +91,8 @@ describe("a ClickHouseCluster", () => {
     expect(first.steps.map((s) => s.description)).toEqual([
       "create Secret apps/traces-credentials with a generated password (kept if it exists)",
       "apply KeeperCluster apps/traces (1 pod(s), 1Gi each)",
-      "apply ClickHouseCluster apps/traces (1 shard(s) × 1 replica(s), 10Gi each)",
       "apply Service apps/traces (ClusterIP, ports 8123 and 9000, to the 1 server(s))",
+      "apply ClickHouseCluster apps/traces (1 shard(s) × 1 replica(s), 10Gi each)",
     ]);
     const secret = first.steps[0];
     if (secret?.kind !== "generate-secret") throw new Error("the first step is not the generated Secret");
@@ -344,8 +344,8 @@ describe("a ClickHouseCluster", () => {
     expect(moved.steps.map((s) => s.description)).toEqual([
       "keep Secret apps/traces-credentials with retained ClickHouseCluster apps/traces (its password unchanged): released to you, no longer managed",
       "keep KeeperCluster apps/traces with retained ClickHouseCluster apps/traces (the cluster's coordination): released to you, no longer managed",
-      "keep ClickHouseCluster apps/traces, which may hold data (deletionPolicy Retain): released to you, no longer managed",
       "keep Service apps/traces with retained ClickHouseCluster apps/traces (where consumers connect): released to you, no longer managed",
+      "keep ClickHouseCluster apps/traces, which may hold data (deletionPolicy Retain): released to you, no longer managed",
       "release clickhouse-operator: no consumer left (uninstalled only if owned)",
     ]);
     expect(moved.events.map((e) => [e.reason, e.message])).toEqual([
@@ -376,10 +376,10 @@ describe("a ClickHouseCluster", () => {
     expect(moved.events.map((e) => [e.type, e.reason])).toEqual([
       ["Normal", "GarbageCollected"],
       ["Normal", "GarbageCollected"],
-      ["Warning", "DatastoreDeleted"],
       ["Normal", "GarbageCollected"],
+      ["Warning", "DatastoreDeleted"],
     ]);
-    expect(moved.events[2]?.message).toBe(
+    expect(moved.events[3]?.message).toBe(
       "deleting ClickHouseCluster apps/traces (mode changed from managed to external) (deletionPolicy Delete): its data is lost unless you dumped it",
     );
   });

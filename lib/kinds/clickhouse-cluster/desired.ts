@@ -174,6 +174,8 @@ function desiredManaged(resource: ClickHouseCluster, view: EngineView): ClickHou
   const { keeper, cluster } = upstream(resource, managed);
   const service = clientService(resource);
   const servers = managed.shards * managed.replicas;
+  // The ClickHouseCluster last: what is kept with it under Retain is released before it, so that a pass
+  // that stops midway still finds it and keeps the rest at the next pass.
   const steps: DesiredStep[] = [
     generateSecretStep(
       secret,
@@ -190,13 +192,13 @@ function desiredManaged(resource: ClickHouseCluster, view: EngineView): ClickHou
     },
     {
       kind: "apply",
-      object: cluster,
-      description: `apply ClickHouseCluster ${namespace}/${name} (${managed.shards} shard(s) × ${managed.replicas} replica(s), ${managed.storage.size} each)`,
+      object: service,
+      description: `apply Service ${namespace}/${name} (ClusterIP, ports ${CLICKHOUSE_HTTP_PORT} and ${CLICKHOUSE_NATIVE_PORT}, to the ${servers} server(s))`,
     },
     {
       kind: "apply",
-      object: service,
-      description: `apply Service ${namespace}/${name} (ClusterIP, ports ${CLICKHOUSE_HTTP_PORT} and ${CLICKHOUSE_NATIVE_PORT}, to the ${servers} server(s))`,
+      object: cluster,
+      description: `apply ClickHouseCluster ${namespace}/${name} (${managed.shards} shard(s) × ${managed.replicas} replica(s), ${managed.storage.size} each)`,
     },
   ];
   const judged = [keeper, cluster].map((object) => ({
