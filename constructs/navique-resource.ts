@@ -70,7 +70,12 @@ export class NaviqueResource<K extends string = string>
    * Each kind's class (./kinds.ts) is generated from the registry: it names the kind and its props' spec
    * type, read from the module, and passes the rest here.
    */
-  protected constructor(scope: Construct, id: string, kind: K, props: NaviqueResourceProps & { readonly spec?: unknown }) {
+  protected constructor(
+    scope: Construct,
+    id: string,
+    kind: K,
+    props: NaviqueResourceProps & { readonly spec?: unknown },
+  ) {
     super(scope, id);
     const module = moduleOf({ registry: REGISTRY.kinds }, kind);
     this.module = module;

@@ -6,7 +6,10 @@ import { type ReconcileOutcome, readResource, reconcileResource } from "./reconc
 import type { Plan } from "./steps.js";
 
 /** The product resources a plan applies (a Stack's members): objects of registered kinds. */
-export function membersIn(context: Pick<ReconcileContext, "registry">, plan: Pick<Plan<unknown>, "steps">): KubeObject[] {
+export function membersIn(
+  context: Pick<ReconcileContext, "registry">,
+  plan: Pick<Plan<unknown>, "steps">,
+): KubeObject[] {
   const kinds = new Set(context.registry.map((m) => m.definition.kind));
   return plan.steps.flatMap((step) =>
     step.kind === "apply" && kinds.has(step.object.kind) && step.object.apiVersion.startsWith("core.navique.com/")

@@ -6,12 +6,7 @@ import {
   latestReleaseSecret,
 } from "../cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
-import {
-  type ObservedRelease,
-  type ObservedWorkload,
-  RELEASE_API_VERSION,
-  RELEASE_KIND,
-} from "./workload-release.js";
+import { type ObservedRelease, type ObservedWorkload, RELEASE_API_VERSION, RELEASE_KIND } from "./workload-release.js";
 
 /** One rendered workload's rollout, read now; a workload not there yet is waited for. */
 async function workloadRollout(
