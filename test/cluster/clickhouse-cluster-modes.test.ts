@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -419,7 +419,9 @@ describe("ClickHouseCluster modes", () => {
 
     // The operator: watches the kind from the registry and reconciles it to Ready.
     await createResource(client, "ClickHouseCluster", ns, "ops", spec);
-    const operator = inProcessOperator(client, helm);
+    // Its log, as it writes it: the planted password must not be in it.
+    const logged: string[] = [];
+    const operator = inProcessOperator(client, helm, { report: (line) => void logged.push(line) });
     await operator.start();
     try {
       await eventually("the operator to make ClickHouseCluster ops Ready", async () =>
@@ -430,6 +432,8 @@ describe("ClickHouseCluster modes", () => {
     } finally {
       await operator.stop();
     }
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.join("\n")).not.toContain(EXTERNAL_PASSWORD);
     await finalizeResources(context, "ClickHouseCluster", ns);
 
     // The Pulumi runtime (what `pulumi up` and `destroy` run in the provider process), one runtime for every kind.
@@ -495,6 +499,9 @@ describe("ClickHouseCluster modes", () => {
         `ClickHouseCluster ${ns}/managed-one: apply ClickHouseCluster ${ns}/managed-one (1 shard(s) × 1 replica(s), 10Gi each)`,
       );
       expect(plan.stdout).not.toContain(EXTERNAL_PASSWORD);
+      // What cdk8s wrote names the Secret, never its content.
+      for (const id of ["from-git", "managed-one"])
+        expect(await readFile(join(out, id, "clickhouse.k8s.yaml"), "utf8")).not.toContain(EXTERNAL_PASSWORD);
       const events = JSON.stringify(await eventsIn(client, ns));
       expect(events).not.toContain(EXTERNAL_PASSWORD);
     } finally {
