@@ -70,6 +70,17 @@ export const DEFAULT_KEEPER_STORAGE_SIZE = "1Gi";
 /** @default for `spec.adopt.username`: the user every ClickHouse cluster of the operator has. */
 export const DEFAULT_ADOPTED_CLICKHOUSE_USERNAME = CLICKHOUSE_DEFAULT_USER;
 
+/**
+ * A ClickHouse user's name as the product writes it into a credentials Secret: an identifier ClickHouse
+ * takes unquoted (letters, digits, `_`), with `-` and `.` that user names commonly hold, at most 64 characters.
+ */
+export const clickhouseUserName = z
+  .string()
+  .max(64)
+  .regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, {
+    message: "must be a ClickHouse user name: letters, digits, '_', '-' and '.', starting with a letter or '_'",
+  });
+
 /** A volume per pod: its size and StorageClass. */
 function storage(what: string, defaultSize: string, constant: Record<string, string>) {
   return z
@@ -142,7 +153,7 @@ export const ClickHouseAdopt = z
     credentialsSecretRef: SecretKeyRef.describe(
       "The Secret holding the password of spec.adopt.username (key `password` unless `key` says), e.g. the one the adopted cluster's spec.settings.defaultUserPassword names; copied into <name>-adopted-credentials in this namespace.",
     ),
-    username: withDefault(z.string().min(1).max(128), { DEFAULT_ADOPTED_CLICKHOUSE_USERNAME }).describe(
+    username: withDefault(clickhouseUserName, { DEFAULT_ADOPTED_CLICKHOUSE_USERNAME }).describe(
       `The ClickHouse user consumers connect as. Default ${DEFAULT_ADOPTED_CLICKHOUSE_USERNAME}.`,
     ),
   })
