@@ -21,8 +21,10 @@ import { REGISTRY, type Registry } from "../../lib/kinds/registry.js";
 import { capOrder } from "../../lib/licence/enforce.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { type Reporter, stderrReporter } from "../../lib/reporter.js";
+import { CapabilityDecisions } from "./capability-decisions.js";
+import { METADATA_LIST, metadataOnlyWatches } from "./metadata-only.js";
 import { OwnWrites } from "./own-writes.js";
-import { OWNED_RELEASE_SELECTOR, ownedReleases } from "./owned-releases.js";
+import { HELM_RECORD_SELECTOR, ownedReleases } from "./owned-releases.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { RefusedResources } from "./refused-resources.js";
 import { ReverseIndex } from "./reverse-index.js";
@@ -80,6 +82,15 @@ interface KindCache {
   readonly informer: Watch;
   synced: boolean;
   instances: KindInstances | undefined;
+}
+
+/** How a list-watch is made. */
+interface WatchOptions {
+  readonly labelSelector?: string;
+  /** Told whether the informer's cache is complete: after each (re)start's list, and when its watch fails. */
+  readonly onSynced?: (synced: boolean) => void;
+  /** Its watch events carry the objects' metadata only; its list must ask for the same (METADATA_LIST). */
+  readonly metadataOnly?: boolean;
 }
 
 /** One list-watch's cache of a kind, complete once listed and while its watch runs. */
@@ -213,6 +224,8 @@ export class NaviqueOperator {
   private readonly claimTargets = new Map<string, readonly string[]>();
   /** This operator's status writes its watch caches do not hold yet: those resources are read from the apiserver. */
   private readonly ownWrites = new OwnWrites();
+  /** The capability decisions, kept between watch events of what they are decided from. */
+  private readonly decisions: CapabilityDecisions;
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
@@ -238,12 +251,17 @@ export class NaviqueOperator {
         return cache?.synced ? cache.informer.list() : undefined;
       },
       cached: (key) => this.cachedObject(key),
+      detect: (capability) => this.decisions.decide(capability),
       statusWritten: (resource, resourceVersion) =>
         this.ownWrites.wrote(
           keyOf(resource.kind, resource.metadata.namespace, resource.metadata.name),
           resourceVersion,
         ),
     };
+    this.decisions = new CapabilityDecisions(
+      (capability) => this.context.installer.observe(capability),
+      new Set(ownedReleases(CATALOG).namespaces),
+    );
     this.queue = new WorkQueue((key) => this.reconcile(key), Date.now, options.workers ?? DEFAULT_WORKERS);
   }
 
@@ -327,13 +345,14 @@ export class NaviqueOperator {
           plural: singleton.plural,
         }),
       () => [this.singletonKey],
-      undefined,
-      (synced) => {
-        if (this.licenceWatch) this.licenceWatch.synced = synced;
+      {
+        onSynced: (synced) => {
+          if (this.licenceWatch) this.licenceWatch.synced = synced;
+        },
       },
     );
     this.licenceWatch = { informer: licenceWatch, synced: false };
-    this.watchOwnedReleases();
+    this.watchCapabilities();
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
     const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
@@ -439,23 +458,47 @@ export class NaviqueOperator {
   }
 
   /**
-   * The release Secrets of the capabilities the product installed, in each release namespace of the
-   * catalog: a release uninstalled by hand re-queues the resources needing it (its dependants' through
-   * their prerequisites), which install it again at once rather than at the resync.
+   * What capability decisions are decided from, watched in metadata only: helm's release records and the
+   * Deployments of each release namespace of the catalog, and the cluster's CRDs. Any event of theirs
+   * forgets the kept decisions (CapabilityDecisions). An owned release uninstalled by hand re-queues the
+   * resources needing it (its dependants' through their prerequisites), which install it again at once
+   * rather than at the resync: the decisions are forgotten before those passes are queued.
    */
-  private watchOwnedReleases(): void {
+  private watchCapabilities(): void {
     const releases = ownedReleases(CATALOG);
+    const { core, apps, extensions } = this.options.client;
+    const changed = () => {
+      this.decisions.changed();
+      return [];
+    };
     for (const namespace of releases.namespaces) {
       this.watch(
         `/api/v1/namespaces/${namespace}/secrets`,
-        async () => this.options.client.core.listNamespacedSecret({ namespace, labelSelector: OWNED_RELEASE_SELECTOR }),
+        async () => core.listNamespacedSecret({ namespace, labelSelector: HELM_RECORD_SELECTOR }, METADATA_LIST),
         (object, event) => {
+          this.decisions.changed();
           const capability = releases.released(object, event);
           return capability ? this.consumers.holders(capability) : [];
         },
-        OWNED_RELEASE_SELECTOR,
+        {
+          labelSelector: HELM_RECORD_SELECTOR,
+          metadataOnly: true,
+          onSynced: this.decisions.source(`release records in ${namespace}`),
+        },
+      );
+      this.watch(
+        `/apis/apps/v1/namespaces/${namespace}/deployments`,
+        async () => apps.listNamespacedDeployment({ namespace }, METADATA_LIST),
+        changed,
+        { metadataOnly: true, onSynced: this.decisions.source(`Deployments in ${namespace}`) },
       );
     }
+    this.watch(
+      "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+      async () => extensions.listCustomResourceDefinition({}, METADATA_LIST),
+      changed,
+      { metadataOnly: true, onSynced: this.decisions.source("CRDs") },
+    );
   }
 
   /**
@@ -467,12 +510,12 @@ export class NaviqueOperator {
     path: string,
     list: () => Promise<unknown>,
     keysOf: (object: KubernetesObject, event: string) => readonly string[],
-    labelSelector?: string,
-    /** Told whether the informer's cache is complete: after each (re)start's list, and when its watch fails. */
-    onSynced: (synced: boolean) => void = () => {},
+    options: WatchOptions = {},
   ): Watch {
+    const { labelSelector, onSynced = () => {}, metadataOnly = false } = options;
+    const { kubeconfig } = this.options.client;
     const informer = makeInformer(
-      this.options.client.kubeconfig,
+      metadataOnly ? metadataOnlyWatches(kubeconfig) : kubeconfig,
       path,
       list as never,
       labelSelector,
@@ -533,13 +576,16 @@ export class NaviqueOperator {
     // The informers start asynchronously: their caches are recorded before they can say they are complete.
     if (!this.namespaces) {
       let objects: ObjectCache | undefined;
-      const informer = this.watch(`${base}/${watched.plural}`, listAll, keysOf, labelSelector, (synced) => {
-        if (objects) objects.synced = synced;
-        const cache = this.caches.get(watched.kind);
-        if (cache && !watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION) {
-          cache.synced = synced;
-          cache.instances = undefined;
-        }
+      const informer = this.watch(`${base}/${watched.plural}`, listAll, keysOf, {
+        ...selector,
+        onSynced: (synced) => {
+          if (objects) objects.synced = synced;
+          const cache = this.caches.get(watched.kind);
+          if (cache && !watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION) {
+            cache.synced = synced;
+            cache.instances = undefined;
+          }
+        },
       });
       objects = this.recordCache(watched, ALL_NAMESPACES, informer);
       if (!watched.ownedOnly && watched.apiVersion === API_GROUP_VERSION && this.module(watched.kind)) {
@@ -553,9 +599,11 @@ export class NaviqueOperator {
         `${base}/namespaces/${namespace}/${watched.plural}`,
         () => listIn(namespace),
         keysOf,
-        labelSelector,
-        (synced) => {
-          if (objects) objects.synced = synced;
+        {
+          ...selector,
+          onSynced: (synced) => {
+            if (objects) objects.synced = synced;
+          },
         },
       );
       objects = this.recordCache(watched, namespace, informer);
@@ -736,11 +784,17 @@ export class NaviqueOperator {
     try {
       const resource = await this.read(key, module, namespace, name);
       const outcome = resource ? await reconcileResource(this.context, resource) : undefined;
+      // Its own install, upgrade or release: the next pass decides from the new state, not a kept decision.
+      if (outcome?.plan.steps.some((s) => s.kind === "ensure-capability" || s.kind === "release-capability")) {
+        this.decisions.changed();
+      }
       if (!resource) this.forget(key);
       this.rememberRefusal(key, kind, resource, outcome);
       this.succeeded(key);
       if (outcome?.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
     } catch (error) {
+      // A step failed, maybe an install midway: nothing kept is trusted.
+      this.decisions.changed();
       this.retryLater(key, error);
     }
   }

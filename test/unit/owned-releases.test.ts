@@ -1,6 +1,10 @@
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
 import { CATALOG } from "../../lib/catalog/catalog.js";
-import { OWNED_RELEASE_SELECTOR, ownedReleases } from "../../providers/operator/owned-releases.js";
+import {
+  HELM_RECORD_SELECTOR,
+  OWNED_RELEASE_SELECTOR,
+  ownedReleases,
+} from "../../providers/operator/owned-releases.js";
 
 /** A release Secret as helm v4 labels it (pkg/storage/driver/secrets.go), with the product's marks or not. */
 function releaseSecret(namespace: string, name: string, status: string, marked = true) {
@@ -16,7 +20,8 @@ function releaseSecret(namespace: string, name: string, status: string, marked =
 describe("the owned capability releases the operator watches", () => {
   const releases = ownedReleases(CATALOG);
 
-  it("are selected by helm's owner label and the product's ownership marks, in each release namespace once", () => {
+  it("are helm's records (its owner label) in each release namespace once; the owned ones carry the product's marks", () => {
+    expect(HELM_RECORD_SELECTOR).toBe("owner=helm");
     expect(OWNED_RELEASE_SELECTOR).toBe(
       "owner=helm,app.kubernetes.io/managed-by=navique-ai-core-operator,core.navique.com/provenance=owned",
     );
@@ -39,5 +44,8 @@ describe("the owned capability releases the operator watches", () => {
     expect(releases.released(releaseSecret(namespace, name, "deployed"), "update")).toBeUndefined();
     expect(releases.released(releaseSecret(namespace, "someone-elses", "deployed"), "delete")).toBeUndefined();
     expect(releases.released(releaseSecret("elsewhere", name, "deployed"), "delete")).toBeUndefined();
+    // A release someone else installed (no marks), uninstalled: adopted before, never reinstalled.
+    expect(releases.released(releaseSecret(namespace, name, "deployed", false), "delete")).toBeUndefined();
+    expect(releases.released(releaseSecret(namespace, name, "uninstalled", false), "update")).toBeUndefined();
   });
 });

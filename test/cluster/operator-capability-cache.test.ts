@@ -1,0 +1,115 @@
+import { jest } from "@jest/globals";
+import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  releaseRecords,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { condition, eventually } from "../support/cluster.js";
+import { TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
+import { inProcessOperator } from "../support/operator.js";
+import { createResource, finalizeResources, readStoredResource } from "../support/resources.js";
+
+const { namespace: RELEASE_NAMESPACE, name: RELEASE } = LITELLM_OPERATOR.release;
+
+// The operator keeps capability decisions between watch events of what they are decided from
+// (providers/operator/capability-decisions.ts). Its passes must then detect nothing while nothing changed,
+// and a release uninstalled by hand must still be seen gone and installed again at once.
+describe("the operator's kept capability decisions", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let context: ReconcileContext;
+  let unlock: () => Promise<void>;
+  const namespaces = suiteNamespaces();
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    await resetCapabilities(client, helm, [LITELLM_OPERATOR], { crds: false });
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+  }, CAPABILITY_SUITE_SETUP_MS);
+  afterAll(async () => {
+    if (context) {
+      await namespaces.discard(context);
+      await resetCapabilities(client, helm, [LITELLM_OPERATOR], { crds: false });
+    }
+    await unlock?.();
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  it("a Gateway's passes detect the LiteLLM operator no more while nothing changed; uninstalled by hand, it is seen gone and installed again", async () => {
+    const ns = await namespaces.create("capability-cache");
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "db" }, stringData: { url: "postgresql://u:p@db.example:5432/litellm" } },
+    });
+    await createResource(client, "Gateway", ns, "llm", {
+      models: [{ name: "llama3", provider: "ollama", model: "llama3" }],
+      database: { mode: "external", external: { connectionSecretRef: { name: "db", key: "url" } } },
+    });
+    // The operator's own client: its detections are its lists of the release namespace's Deployments (the
+    // Deployments watch lists them too, asking for metadata only, with a second argument).
+    const operatorClient = testClient();
+    const lists = jest.spyOn(operatorClient.apps, "listNamespacedDeployment");
+    const detections = () =>
+      lists.mock.calls.filter(([request, options]) => request.namespace === RELEASE_NAMESPACE && !options).length;
+    const operator = inProcessOperator(operatorClient, helm);
+    await operator.start();
+    const ready = (what: string) =>
+      eventually(what, async () => {
+        await playLiteLLMOperator(client, ns, "llm");
+        const now = condition(await readStoredResource(client, "Gateway", ns, "llm"), "Ready");
+        if (now?.status !== "True") throw new Error(`Ready is ${now?.status}: ${now?.message}`);
+        return true;
+      });
+    try {
+      await ready("the operator to make Gateway llm Ready");
+      expect(detections()).toBeGreaterThan(0);
+
+      // WHEN the Gateway changes (a model added): its passes decide from the kept decision.
+      const before = detections();
+      await client.custom.patchNamespacedCustomObject({
+        group: "core.navique.com",
+        version: "v1alpha1",
+        plural: "gateways",
+        namespace: ns,
+        name: "llm",
+        body: [{ op: "add", path: "/spec/models/-", value: { name: "mistral", provider: "ollama", model: "mistral" } }],
+      });
+      await eventually("the new model to be emitted", async () =>
+        (await readLiteLLM(client, "litellmmodels", ns, "llm-mistral")) ? true : undefined,
+      );
+      await ready("the Gateway to be Ready with its new model");
+      expect(detections()).toBe(before);
+
+      // WHEN the release is uninstalled by hand: its records' watch forgets the decision and re-queues the
+      // Gateway, whose pass detects it gone and installs it again.
+      const uids = new Set((await releaseRecords(client, RELEASE_NAMESPACE, RELEASE)).map((r) => r.metadata?.uid));
+      await helm.uninstall(RELEASE, RELEASE_NAMESPACE);
+      const records = await eventually("the LiteLLM operator to be installed again", async () => {
+        const found = await releaseRecords(client, RELEASE_NAMESPACE, RELEASE);
+        return found.some((r) => !uids.has(r.metadata?.uid)) ? found : undefined;
+      });
+      expect(records[0]?.metadata?.labels).toMatchObject(OWNERSHIP_MARKS);
+      expect(detections()).toBeGreaterThan(before);
+      await ready("the Gateway to be Ready again");
+    } finally {
+      await operator.stop();
+      lists.mockRestore();
+      await finalizeResources(context, "Gateway", ns);
+    }
+  }, 240_000);
+});
