@@ -379,7 +379,28 @@ export function failurePhase(module: Pick<KindModule, "phase">, step: PlanStep):
   }
 }
 
-/** The plan of a pass whose `step` failed, as it is reported (lib/engine/failed-plan.ts). */
+/**
+ * What a pass that stopped at `failed` leaves recorded as emitted: the plan's record, and every object the
+ * pass was to delete or release from `failed` on, which it did not. Without them the next pass would no
+ * longer know these objects were its own, and they would stay behind (a claim's DatabaseRole: its role
+ * never dropped).
+ */
+function emittedAfterFailure(plan: Plan, failed: PlanStep): EmittedObject[] | undefined {
+  const { emitted } = plan.status as { readonly emitted?: readonly EmittedObject[] };
+  if (!emitted) return undefined;
+  const recorded = new Set(emitted.map(objectKey));
+  const index = plan.steps.indexOf(failed);
+  const undone = plan.steps
+    .slice(Math.max(index, 0))
+    .flatMap((s) => (s.kind === "delete" || s.kind === "retain" ? [s.target] : []))
+    .filter((target) => !recorded.has(objectKey(target)));
+  return [...emitted, ...undone];
+}
+
+/**
+ * The plan of a pass whose `step` failed, as it is reported (lib/engine/failed-plan.ts), what it did not
+ * get to remove still recorded as emitted.
+ */
 export function failedPlan<P extends Plan<{ readonly conditions: readonly Condition[] }>>(
   module: Pick<KindModule, "phase">,
   resource: EngineResource,
@@ -387,5 +408,7 @@ export function failedPlan<P extends Plan<{ readonly conditions: readonly Condit
   step: PlanStep,
   failure: ReportedFailure & { readonly fingerprint: string },
 ): P {
-  return withFailure(resource, plan, failurePhase(module, step), failure);
+  const reported = withFailure(resource, plan, failurePhase(module, step), failure);
+  const emitted = emittedAfterFailure(plan as unknown as Plan, step);
+  return emitted ? { ...reported, status: { ...reported.status, emitted } } : reported;
 }

@@ -22,7 +22,13 @@ import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
-import { playCnpgClusterReady, readCnpgCluster } from "../support/postgres.js";
+import {
+  listCnpgDatabaseRoles,
+  playCnpgClusterReady,
+  playCnpgDatabaseRolesApplied,
+  playCnpgDatabaseRolesReleased,
+  readCnpgCluster,
+} from "../support/postgres.js";
 import {
   createReferenceGrant,
   createResource,
@@ -109,10 +115,11 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
       [`Gateway/${apps}/llm`, users[0], users[0]],
       [`Gateway/${team}/llm`, users[1], users[1]],
     ]);
+    // Each role a DatabaseRole of its own beside the Cluster, never an entry of the Cluster's managed.roles.
     const cnpg = await readCnpgCluster(client, data, "shared");
-    const roles =
-      (cnpg?.spec?.managed as { roles: { name: string; passwordSecret: { name: string } }[] } | undefined)?.roles ?? [];
-    expect(roles.map((r) => r.name)).toEqual(users);
+    expect(cnpg?.spec?.managed).toBeUndefined();
+    const roles = await listCnpgDatabaseRoles(client, data);
+    expect(roles.map((r) => r.spec.name)).toEqual(users);
     for (const claim of claims) {
       const database = (await client.custom.getNamespacedCustomObject({
         ...CNPG,
@@ -129,8 +136,17 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
       });
       const secret = await client.core.readNamespacedSecret({ name: claim.credentialsSecret.name, namespace: data });
       expect(decoded(secret, "username")).toBe(claim.user);
-      expect(roles.find((r) => r.name === claim.user)?.passwordSecret.name).toBe(claim.credentialsSecret.name);
+      // Under the cluster's deletionPolicy Delete, a claim's role is dropped once its claimant goes.
+      expect(roles.find((r) => r.spec.name === claim.user)?.spec).toEqual({
+        name: claim.user,
+        cluster: { name: "shared" },
+        login: true,
+        passwordSecret: { name: claim.credentialsSecret.name },
+        databaseRoleReclaimPolicy: "delete",
+      });
     }
+    // CNPG creates the roles: from now on, deleting a DatabaseRole drops its role before its finalizer goes.
+    await playCnpgDatabaseRolesApplied(client, data);
 
     // Each Gateway: its URL copied into its own namespace, the instance reading it there.
     for (const ns of [apps, team]) {
@@ -165,17 +181,30 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
       expect(JSON.stringify(made.plan.status)).not.toContain(password);
     }
 
-    // One Gateway goes: the cluster drops its claim (role, database object, Secret); the other's stays.
+    // One Gateway goes; the operator restarts (a new context, nothing kept in memory): the cluster's next
+    // pass drops its claim — DatabaseRole and Database deleted, to be dropped in PostgreSQL by CNPG under
+    // their reclaim policy delete, and the Secret; the other's stays.
     await finalizeResources(context, "Gateway", apps);
-    const after = await reconcileUntil(context, "PostgresCluster", data, "shared", (o) => !o.requeue, playCnpg);
+    const restarted = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+    const after = await reconcileUntil(restarted, "PostgresCluster", data, "shared", (o) => !o.requeue, playCnpg);
     expect(((after.plan.status as PostgresClusterStatus).claims ?? []).map((c) => c.claimant)).toEqual([
       `Gateway/${team}/llm`,
     ]);
-    const left = (await readCnpgCluster(client, data, "shared"))?.spec?.managed as
-      | { roles: { name: string }[] }
-      | undefined;
-    expect(left?.roles.map((r) => r.name)).toEqual([users[1]]);
     const gone = claims.find((c) => c.claimant === `Gateway/${apps}/llm`);
+    const goneRole = `shared-${gone?.user?.replace(/_/g, "-")}`;
+    expect(after.performedInAllPasses).toEqual(
+      expect.arrayContaining([`delete DatabaseRole ${data}/${goneRole} (no longer in the spec)`]),
+    );
+    // CNPG's finalizer holds the deleted DatabaseRole until it has dropped the role (reclaim policy delete).
+    const leaving = (await listCnpgDatabaseRoles(client, data)).find((r) => r.metadata.name === goneRole);
+    expect(leaving?.metadata.deletionTimestamp).toBeDefined();
+    expect(leaving?.spec.databaseRoleReclaimPolicy).toBe("delete");
+    expect(await playCnpgDatabaseRolesReleased(client, data)).toEqual([goneRole]);
+    expect((await listCnpgDatabaseRoles(client, data)).map((r) => r.spec.name)).toEqual([users[1]]);
+    expect((await readCnpgCluster(client, data, "shared"))?.spec?.managed).toBeUndefined();
+    expect(
+      (await readStoredResource(client, "PostgresCluster", data, "shared"))?.status?.emitted?.map((e) => e.name),
+    ).not.toContain(goneRole);
     expect(
       await orUndefined(
         client.core.readNamespacedSecret({ name: gone?.credentialsSecret.name ?? "", namespace: data }),
@@ -193,6 +222,51 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
     ).toBeUndefined();
 
     await finalizeResources(context, "Gateway", team);
+    await finalizeResources(context, "PostgresCluster", data);
+    await playCnpgDatabaseRolesReleased(client, data);
+  }, 300_000);
+
+  it("under the default Retain, a claim that goes leaves its role and database in PostgreSQL: both objects deleted with reclaim policy retain", async () => {
+    const data = await namespaces.create("claims-retain");
+    await createResource(client, "PostgresCluster", data, "shared", {});
+    const playCnpg = async () => {
+      if (await readCnpgCluster(client, data, "shared")) await playCnpgClusterReady(client, data, "shared");
+    };
+    await createResource(client, "Gateway", data, "llm", {
+      database: { mode: "postgresCluster", postgresClusterRef: { name: "shared" } },
+    });
+    await reconcileUntil(
+      context,
+      "PostgresCluster",
+      data,
+      "shared",
+      (o) => !o.requeue && ((o.plan.status as PostgresClusterStatus).claims ?? []).length === 1,
+      playCnpg,
+    );
+    const [role] = await listCnpgDatabaseRoles(client, data);
+    expect(role?.spec.databaseRoleReclaimPolicy).toBe("retain");
+    const objectName = role?.metadata.name ?? "";
+    const database = (await client.custom.getNamespacedCustomObject({
+      ...CNPG,
+      plural: "databases",
+      namespace: data,
+      name: objectName,
+    })) as { spec: Record<string, unknown> };
+    expect(database.spec.databaseReclaimPolicy).toBe("retain");
+    await playCnpgDatabaseRolesApplied(client, data);
+
+    await finalizeResources(context, "Gateway", data);
+    const after = await reconcileUntil(context, "PostgresCluster", data, "shared", (o) => !o.requeue, playCnpg);
+    expect((after.plan.status as PostgresClusterStatus).claims).toEqual([]);
+    const [leaving] = await listCnpgDatabaseRoles(client, data);
+    expect(leaving?.metadata.deletionTimestamp).toBeDefined();
+    expect(leaving?.spec.databaseRoleReclaimPolicy).toBe("retain");
+    expect(await playCnpgDatabaseRolesReleased(client, data)).toEqual([objectName]);
+    expect(
+      await orUndefined(
+        client.custom.getNamespacedCustomObject({ ...CNPG, plural: "databases", namespace: data, name: objectName }),
+      ),
+    ).toBeUndefined();
     await finalizeResources(context, "PostgresCluster", data);
   }, 300_000);
 

@@ -3,7 +3,7 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { type ReconcileOutcome, reconcileResource } from "../../lib/engine/reconcile.js";
-import { CNPG_CLUSTERS, CNPG_GROUP, CNPG_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
+import { CNPG_CLUSTERS, CNPG_DATABASE_ROLES, CNPG_GROUP, CNPG_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
 import {
   POSTGRES_CLUSTER_PLURAL,
@@ -59,7 +59,12 @@ export async function deletePostgresCluster(client: KubeClient, namespace: strin
 export async function readCnpgCluster(client: KubeClient, namespace: string, name: string) {
   return (await orUndefined(client.custom.getNamespacedCustomObject({ ...cnpg, namespace, name }))) as
     | {
-        metadata: { labels?: Record<string, string>; resourceVersion?: string; generation?: number };
+        metadata: {
+          labels?: Record<string, string>;
+          resourceVersion?: string;
+          generation?: number;
+          managedFields?: { manager: string; operation: string; subresource?: string; fieldsV1?: unknown }[];
+        };
         spec?: Record<string, unknown>;
       }
     | undefined;
@@ -127,4 +132,83 @@ export function reconcilePostgresCluster(
   resource: PostgresCluster,
 ): Promise<ReconcileOutcome<PostgresClusterStatus>> {
   return reconcileResource<PostgresClusterStatus>(context, resource as EngineResource);
+}
+
+/** The finalizer CloudNativePG puts on a DatabaseRole it manages (cloudnative-pg v1.30.0, pkg/utils/finalizers.go RoleFinalizerName). */
+export const CNPG_ROLE_FINALIZER = "cnpg.io/deleteRole";
+
+interface CnpgDatabaseRole {
+  metadata: { name: string; generation?: number; finalizers?: string[]; deletionTimestamp?: string };
+  spec: { name: string; databaseRoleReclaimPolicy?: string; passwordSecret?: { name: string } };
+  status?: { applied?: boolean };
+}
+
+export async function listCnpgDatabaseRoles(client: KubeClient, namespace: string): Promise<CnpgDatabaseRole[]> {
+  const list = (await client.custom.listNamespacedCustomObject({
+    group: CNPG_GROUP,
+    version: CNPG_VERSION,
+    plural: CNPG_DATABASE_ROLES,
+    namespace,
+  })) as { items: CnpgDatabaseRole[] };
+  return list.items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
+}
+
+/**
+ * Plays CloudNativePG's instance manager on every DatabaseRole of a namespace not being deleted, as it does
+ * once it created the role (internal/management/controller/databaserole_controller.go, v1.30.0): its
+ * finalizer added, then `status.applied` and `observedGeneration` written — from then on, deleting the
+ * object drops the role under `databaseRoleReclaimPolicy: delete`, before the finalizer is released.
+ */
+export async function playCnpgDatabaseRolesApplied(client: KubeClient, namespace: string): Promise<void> {
+  const target = { group: CNPG_GROUP, version: CNPG_VERSION, plural: CNPG_DATABASE_ROLES, namespace };
+  for (const role of await listCnpgDatabaseRoles(client, namespace)) {
+    if (role.metadata.deletionTimestamp || role.status?.applied) continue;
+    await client.custom.patchNamespacedCustomObject(
+      {
+        ...target,
+        name: role.metadata.name,
+        body: [{ op: "add", path: "/metadata/finalizers", value: [CNPG_ROLE_FINALIZER] }],
+      },
+      undefined,
+    );
+    await client.custom.patchNamespacedCustomObjectStatus(
+      {
+        ...target,
+        name: role.metadata.name,
+        body: [
+          {
+            op: "add",
+            path: "/status",
+            value: { applied: true, observedGeneration: role.metadata.generation ?? 1 },
+          },
+        ],
+      },
+      undefined,
+    );
+  }
+}
+
+/**
+ * Plays CloudNativePG releasing the deleted DatabaseRoles of a namespace: each role dropped (reclaim policy
+ * delete) or left (retain) in PostgreSQL, then its finalizer removed, so that the object goes. Returns the
+ * names released.
+ */
+export async function playCnpgDatabaseRolesReleased(client: KubeClient, namespace: string): Promise<string[]> {
+  const released: string[] = [];
+  for (const role of await listCnpgDatabaseRoles(client, namespace)) {
+    if (!role.metadata.deletionTimestamp) continue;
+    await client.custom.patchNamespacedCustomObject(
+      {
+        group: CNPG_GROUP,
+        version: CNPG_VERSION,
+        plural: CNPG_DATABASE_ROLES,
+        namespace,
+        name: role.metadata.name,
+        body: [{ op: "remove", path: "/metadata/finalizers" }],
+      },
+      undefined,
+    );
+    released.push(role.metadata.name);
+  }
+  return released;
 }

@@ -6,6 +6,12 @@ export const CNPG_CLUSTERS = "clusters";
 /** What `spec.adopt.clusterRef` names: a CNPG Cluster. */
 export const CNPG_CLUSTER_TARGET = { group: CNPG_GROUP, kinds: ["Cluster"] } as const;
 export const CNPG_DATABASES = "databases";
+/**
+ * A PostgreSQL role as an object of its own beside its Cluster, with its own finalizer and reclaim policy
+ * (cloudnative-pg v1.30.0, api/v1/databaserole_types.go; its CRD databaseroles.postgresql.cnpg.io ships
+ * with chart 0.29.0). What a claim's role is made as (./claims.ts).
+ */
+export const CNPG_DATABASE_ROLES = "databaseroles";
 
 /** The role and database `initdb` creates in a managed cluster, owner of databases by default. */
 export const CNPG_APP_OWNER = "app";
@@ -59,7 +65,7 @@ export function clusterPasswordSecrets(spec: unknown): string[] {
   return [initdb, ...roleSecrets].filter((n): n is string => n !== undefined);
 }
 
-/** The CNPG Cluster a CNPG Database object describes a database of (`spec.cluster.name`). */
+/** The CNPG Cluster a CNPG Database or DatabaseRole object describes a database or a role of (`spec.cluster.name`). */
 export function databaseCluster(spec: unknown): string | undefined {
   return nameOf(field(spec, "cluster"));
 }

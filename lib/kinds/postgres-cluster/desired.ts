@@ -1,6 +1,6 @@
 import { refNamespace } from "../../api/refs.js";
 import { DELETION_POLICY_ANNOTATION } from "../../engine/garbage.js";
-import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
+import { generateSecretStep } from "../../engine/generated-secret.js";
 import type { Desired } from "../../engine/kind-module.js";
 import { notImplemented } from "../../engine/not-implemented.js";
 import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
@@ -10,7 +10,7 @@ import type { EngineView } from "../../engine/view.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import type { DeletionPolicy } from "../datastore/mode.js";
-import { claimsMade } from "./claims.js";
+import { claimsMade, ROLE_PASSWORD } from "./claims.js";
 import {
   CNPG_API_VERSION,
   CNPG_APP_OWNER,
@@ -58,26 +58,14 @@ function readyMessage(host: string, port: number): string {
   return `PostgreSQL reachable at ${host}:${port}`;
 }
 
-function cnpgDatabase(
-  cluster: string,
-  namespace: string,
-  name: string,
-  owner: string,
-  reclaim?: "retain" | "delete",
-): KubeObject {
+function cnpgDatabase(cluster: string, namespace: string, name: string, owner: string): KubeObject {
   return {
     apiVersion: CNPG_API_VERSION,
     kind: "Database",
     metadata: { name: databaseObjectName(cluster, name), namespace },
-    spec: { name, owner, cluster: { name: cluster }, ...(reclaim ? { databaseReclaimPolicy: reclaim } : {}) },
+    spec: { name, owner, cluster: { name: cluster } },
   };
 }
-
-/**
- * The password CNPG takes for a role: 24 random bytes, as base64url. Generated once into its Secret, never
- * kept anywhere else; a deleted Secret comes back with a new one, reported as a rotation (docs/adr/0014).
- */
-const PASSWORD: KeyRule = { length: 32, alphabet: "base64url" };
 
 function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDesired {
   const { name, namespace } = resource.metadata;
@@ -90,26 +78,35 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
   const owners = [...new Set(resource.spec.databases.map((d) => d.owner ?? CNPG_APP_OWNER))]
     .filter((o) => o !== CNPG_APP_OWNER)
     .sort();
+  const secretMetadata = {
+    // CNPG's own label: a re-created Secret (a new password) is applied to its role at once.
+    labels: { [CNPG_RELOAD_LABEL]: "true" },
+    // Under Retain no owner reference, as on the Cluster: the garbage collector would delete the password
+    // of data that is kept — at once under a foreground deletion, before the finalizer could release it.
+    ...(managed.deletionPolicy === "Delete" ? { ownerReferences: [ownerReference(resource)] } : {}),
+  };
   const credentials: KubeObject = {
     apiVersion: "v1",
     kind: "Secret",
     type: "kubernetes.io/basic-auth",
-    metadata: {
-      name: credentialsName,
-      namespace,
-      // CNPG's own label: a re-created Secret (a new password) is applied to its role at once.
-      labels: { [CNPG_RELOAD_LABEL]: "true" },
-      // Under Retain no owner reference, as on the Cluster: the garbage collector would delete the password
-      // of data that is kept — at once under a foreground deletion, before the finalizer could release it.
-      ...(managed.deletionPolicy === "Delete" ? { ownerReferences: [ownerReference(resource)] } : {}),
-    },
+    metadata: { name: credentialsName, namespace, ...secretMetadata },
   };
-  // Each claim of a consumer (lib/engine/claims.ts): a role and a database of its own, owned by that role.
-  const claims = claimsMade(name, namespace, view.claims ?? []);
-  const roles = [
-    ...owners.map((owner) => ({ role: owner, secret: `${name}-${owner.replace(/_/g, "-")}-credentials` })),
-    ...claims.map((claim) => ({ role: claim.identifier, secret: claim.secret })),
-  ];
+  // The roles of spec.databases' owners: listed in the Cluster, which the product owns.
+  const roles = owners.map((owner) => ({ role: owner, secret: `${name}-${owner.replace(/_/g, "-")}-credentials` }));
+  // Each claim of a consumer (lib/engine/claims.ts): a role and a database of its own, as CNPG objects beside
+  // the Cluster that follow its deletion policy once the claim goes (./claims.ts).
+  const claims = claimsMade(
+    {
+      name,
+      namespace,
+      cluster: name,
+      clusterNamespace: namespace,
+      deletionPolicy: managed.deletionPolicy,
+      secretMetadata,
+    },
+    view.claims ?? [],
+    view.objects,
+  );
   const roleSecrets = roles.map<KubeObject>(({ secret }) => ({
     ...credentials,
     metadata: { ...credentials.metadata, name: secret },
@@ -139,12 +136,9 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
         : {}),
     },
   };
-  // A claim's database follows the cluster's deletion policy once its claimant goes: dropped under Delete.
-  const reclaim = managed.deletionPolicy === "Delete" ? "delete" : "retain";
-  const databases = [
-    ...resource.spec.databases.map((d) => cnpgDatabase(name, namespace, d.name, d.owner ?? CNPG_APP_OWNER)),
-    ...claims.map((c) => cnpgDatabase(name, namespace, c.identifier, c.identifier, reclaim)),
-  ];
+  const databases = resource.spec.databases.map((d) =>
+    cnpgDatabase(name, namespace, d.name, d.owner ?? CNPG_APP_OWNER),
+  );
   const passwordSecrets = [
     { secret: credentials, role: CNPG_APP_OWNER, field: "spec.bootstrap.initdb.secret" },
     ...roleSecrets.map((secret, i) => ({
@@ -157,7 +151,7 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
     ...passwordSecrets.map(({ secret, role, field }) =>
       generateSecretStep(
         secret,
-        { username: { fixed: role }, password: PASSWORD },
+        { username: { fixed: role }, password: ROLE_PASSWORD },
         {
           description: `create Secret ${namespace}/${secret.metadata.name} with a generated password for role ${role} (kept if it exists)`,
           rotation: `CNPG sets it in the database for role ${role} from that Secret (${field} of CNPG Cluster ${namespace}/${name}): the old password stops working, every consumer must pick up the new one from the Secret`,
@@ -174,6 +168,7 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
       object: d,
       description: `apply CNPG Database ${namespace}/${d.metadata.name}`,
     })),
+    ...claims.steps,
   ];
   const current = view.objects.get(keyOf(cluster));
   const ready = cnpgClusterReady(current?.status as CnpgClusterStatus | undefined);
@@ -183,7 +178,7 @@ function desiredManaged(resource: PostgresCluster, view: EngineView): PostgresDe
     steps,
     status: {
       ...connection(host, POSTGRES_PORT, { name: credentialsName, namespace }, "owned"),
-      claims: claims.map((c) => c.published),
+      claims: [...claims.published],
     },
     readyMessage: readyMessage(host, POSTGRES_PORT),
     verdict: ready

@@ -11,10 +11,12 @@ import {
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
 import { connectionSecretRead } from "../datastore/external-connection.js";
+import { isClaimSecretName } from "./claims.js";
 import {
   CNPG_API_VERSION,
   CNPG_CLUSTER_TARGET,
   CNPG_CLUSTERS,
+  CNPG_DATABASE_ROLES,
   CNPG_DATABASES,
   clusterPasswordSecrets,
   databaseCluster,
@@ -110,17 +112,19 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
       kind: "Cluster",
       plural: CNPG_CLUSTERS,
       label: "CNPG Cluster",
-      // Kept with a retained Cluster: the Secrets its spec takes passwords from (without them the retained
-      // data has no usable password) and the Database objects describing its databases (deleting one never
-      // drops its database under CNPG's default reclaim policy `retain`, but they are the user's record of
-      // them now). docs/adr/0014-credentials-on-deletion-and-drift.md.
+      // Kept with a retained Cluster: the Secrets its spec takes passwords from and those of its claims'
+      // roles (without them the retained data has no usable password), the Database objects describing its
+      // databases and the DatabaseRole objects describing its claims' roles (deleting one never drops what
+      // it describes under the reclaim policy `retain` a retained cluster's claims have, but they are the
+      // user's record of them now). docs/adr/0014-credentials-on-deletion-and-drift.md.
       stateful: {
         keeps: (cluster, other) =>
           (other.apiVersion === "v1" &&
             other.kind === "Secret" &&
-            clusterPasswordSecrets(cluster.spec).includes(other.current.metadata.name)) ||
+            (clusterPasswordSecrets(cluster.spec).includes(other.current.metadata.name) ||
+              isClaimSecretName(cluster.metadata.name, other.current.metadata.name))) ||
           (other.apiVersion === CNPG_API_VERSION &&
-            other.kind === "Database" &&
+            (other.kind === "Database" || other.kind === "DatabaseRole") &&
             databaseCluster(other.current.spec) === cluster.metadata.name),
       },
     },
@@ -133,10 +137,19 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
         phrase: (names) => `its Database object(s) ${names.join(", ")}`,
       },
     },
+    {
+      apiVersion: CNPG_API_VERSION,
+      kind: "DatabaseRole",
+      plural: CNPG_DATABASE_ROLES,
+      keptWith: {
+        note: "its role stays in PostgreSQL",
+        phrase: (names) => `its DatabaseRole object(s) ${names.join(", ")}`,
+      },
+    },
   ],
   observes,
   references,
-  // A managed cluster makes its consumers' claims: a database and a role each (./claims.ts).
+  // A managed cluster makes its consumers' claims: a database and a role each, beside the CNPG Cluster (./claims.ts).
   takesClaims: (resource) => resource.spec.mode === "managed",
   referencesKinds: [],
   desired: (resource, view) => desiredPostgresCluster(resource, view),
