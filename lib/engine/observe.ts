@@ -348,23 +348,46 @@ export async function observeResource(
     licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },
   };
   // What it emitted, and what it would emit now (the desired state is pure: asked once without objects).
-  // The product never emits a Secret outside the resource's namespace, so none is read there whatever
-  // the status claims: another namespace's Secret is read only through a granted reference.
+  // A Secret the status names outside the resource's namespace (a claim's password copied beside an
+  // adopted CNPG Cluster, where CNPG reads it), and that the desired state no longer names, is kept to its
+  // marks: enough to collect it as the resource's own, never its data — the status is no proof of what
+  // another namespace's Secret holds.
   const keys = new Map<string, ObjectKey>();
+  const marksOnly = new Set<string>();
   for (const emitted of resource.status?.emitted ?? []) {
-    if (emitted.kind === "Secret" && emitted.namespace !== namespace) continue;
-    keys.set(objectKey(emitted), emitted);
+    const key = objectKey(emitted);
+    keys.set(key, emitted);
+    if (emitted.kind === "Secret" && emitted.namespace !== namespace) marksOnly.add(key);
   }
   for (const step of module.desired(resource, view).steps) {
     const { apiVersion, kind, metadata } = step.object;
-    keys.set(keyOf(step.object), { apiVersion, kind, name: metadata.name, namespace: metadata.namespace ?? namespace });
+    const key = keyOf(step.object);
+    keys.set(key, { apiVersion, kind, name: metadata.name, namespace: metadata.namespace ?? namespace });
+    marksOnly.delete(key);
   }
   const objects = new Map<string, KubeObject>();
   await Promise.all(
     [...keys.entries()].map(async ([key, header]) => {
       const current = await readObject(client, header, options.cached);
-      if (current) objects.set(key, current);
+      if (current) objects.set(key, marksOnly.has(key) ? marksOf(current) : current);
     }),
   );
   return { ...view, objects };
+}
+
+/** An object reduced to what garbage collection judges ownership by: its identity and its labels. */
+function marksOf(object: KubeObject): KubeObject {
+  const { name, namespace, uid, resourceVersion, labels, deletionTimestamp } = object.metadata;
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: {
+      name,
+      ...(namespace ? { namespace } : {}),
+      ...(uid ? { uid } : {}),
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(labels ? { labels } : {}),
+      ...(deletionTimestamp ? { deletionTimestamp } : {}),
+    },
+  };
 }

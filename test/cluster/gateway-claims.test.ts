@@ -270,6 +270,173 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
     await finalizeResources(context, "PostgresCluster", data);
   }, 300_000);
 
+  it("an adopted CNPG Cluster takes a claim only with spec.adopt.claims: then the claim's role and database are objects beside it, the Cluster and its user's roles untouched; they go with the Gateway", async () => {
+    const data = await namespaces.create("claims-adopt-data");
+    const platform = await namespaces.create("claims-adopt-platform");
+    const apps = await namespaces.create("claims-adopt-apps");
+    // The user's own CNPG Cluster, applied by their tool (field manager "argocd"), with a role of theirs.
+    const userRoles = [{ name: "reporting", ensure: "present", login: true, passwordSecret: { name: "reporting-pw" } }];
+    await client.apply(
+      {
+        apiVersion: "postgresql.cnpg.io/v1",
+        kind: "Cluster",
+        metadata: { name: "shared", namespace: data },
+        spec: { instances: 1, storage: { size: "1Gi" }, managed: { roles: userRoles } },
+      } as never,
+      { fieldManager: "argocd" },
+    );
+    await playCnpgClusterReady(client, data, "shared");
+    await client.core.createNamespacedSecret({
+      namespace: data,
+      body: {
+        metadata: { name: "shared-app" },
+        type: "kubernetes.io/basic-auth",
+        stringData: { username: "app", password: "the-users-app-password" },
+      },
+    });
+    const before = await readCnpgCluster(client, data, "shared");
+    await createReferenceGrant(client, data, "platform-may-adopt", {
+      from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: platform }],
+      to: [
+        { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+        { group: "", kind: "Secret", name: "shared-app" },
+      ],
+    });
+    await createReferenceGrant(client, platform, "apps-may-use-db", {
+      from: [{ group: "core.navique.com", kind: "Gateway", namespace: apps }],
+      to: [{ group: "core.navique.com", kind: "PostgresCluster", name: "db" }],
+    });
+    const adopt = {
+      clusterRef: { name: "shared", namespace: data },
+      credentialsSecretRef: { name: "shared-app", namespace: data },
+    };
+    await createResource(client, "PostgresCluster", platform, "db", { mode: "adopt", adopt });
+    await reconcileUntil(context, "PostgresCluster", platform, "db", (o) => !o.requeue);
+    await createResource(client, "Gateway", apps, "llm", {
+      database: { mode: "postgresCluster", postgresClusterRef: { name: "db", namespace: platform } },
+    });
+
+    // Without the opt-in the claim is refused, naming the field that would let it be taken.
+    await reconcileUntil(
+      context,
+      "Gateway",
+      apps,
+      "llm",
+      (o) => condition(o.plan.status as never, "GatewayReady")?.reason === "ClaimNotTaken",
+    );
+    const refused = await readStoredResource(client, "Gateway", apps, "llm");
+    expect(condition(refused, "GatewayReady")?.message).toBe(
+      `spec.database.postgresClusterRef: PostgresCluster ${platform}/db adopts a CNPG Cluster the product does not own, and makes no database of its own for a consumer there unless told to: set spec.adopt.claims on it (each consumer's role and database are then made beside that Cluster, which stays unmodified), point spec.database.postgresClusterRef at a managed PostgresCluster, or set spec.database.databaseUrlSecretRef to wire the gateway by hand`,
+    );
+    expect(condition(refused, "Stalled")?.status).toBe("True");
+    expect(await listCnpgDatabaseRoles(client, data)).toEqual([]);
+
+    // Opted in (claims dropped with their Gateway): the claim's password generated in the PostgresCluster's
+    // namespace, copied beside the Cluster, a DatabaseRole and a Database there; then published.
+    await client.custom.patchNamespacedCustomObject(
+      {
+        group: "core.navique.com",
+        version: "v1alpha1",
+        plural: "postgresclusters",
+        namespace: platform,
+        name: "db",
+        body: [{ op: "add", path: "/spec/adopt/claims", value: { deletionPolicy: "Delete" } }],
+      },
+      undefined,
+    );
+    const made = await reconcileUntil(
+      context,
+      "PostgresCluster",
+      platform,
+      "db",
+      (o) => !o.requeue && ((o.plan.status as PostgresClusterStatus).claims ?? []).length === 1,
+    );
+    const [claim] = (made.plan.status as PostgresClusterStatus).claims ?? [];
+    const user = claimIdentifier({ claimant: `Gateway/${apps}/llm`, kind: "Gateway", namespace: apps, name: "llm" });
+    const secretName = claim?.credentialsSecret.name ?? "";
+    expect(claim).toEqual({
+      claimant: `Gateway/${apps}/llm`,
+      database: user,
+      user,
+      credentialsSecret: { name: secretName, namespace: platform },
+    });
+    const objectName = `shared-${user.replace(/_/g, "-")}`;
+    const roles = await listCnpgDatabaseRoles(client, data);
+    expect(roles.map((r) => [r.metadata.name, r.spec])).toEqual([
+      [
+        objectName,
+        {
+          name: user,
+          cluster: { name: "shared" },
+          login: true,
+          passwordSecret: { name: secretName },
+          databaseRoleReclaimPolicy: "delete",
+        },
+      ],
+    ]);
+    const database = (await client.custom.getNamespacedCustomObject({
+      ...CNPG,
+      plural: "databases",
+      namespace: data,
+      name: objectName,
+    })) as { spec: Record<string, unknown> };
+    expect(database.spec).toEqual({
+      name: user,
+      owner: user,
+      cluster: { name: "shared" },
+      databaseReclaimPolicy: "delete",
+    });
+    const source = await client.core.readNamespacedSecret({ name: secretName, namespace: platform });
+    const copy = await client.core.readNamespacedSecret({ name: secretName, namespace: data });
+    expect(decoded(copy, "username")).toBe(user);
+    expect(decoded(copy, "password")).toBe(decoded(source, "password"));
+    expect(copy.metadata?.labels?.["cnpg.io/reload"]).toBe("true");
+
+    // The user's Cluster was never written: same resourceVersion, their roles as they were, and every field
+    // of its spec still owned by their own field manager alone.
+    const after = await readCnpgCluster(client, data, "shared");
+    expect(after?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
+    expect(after?.spec?.managed).toEqual({ roles: userRoles });
+    const managers = (after?.metadata.managedFields ?? []).filter((m) => m.subresource !== "status");
+    expect(managers.map((m) => m.manager)).toEqual(["argocd"]);
+    expect(JSON.stringify(managers[0]?.fieldsV1)).toContain('"f:roles"');
+
+    // The Gateway wired to its own database in the adopted cluster.
+    await reconcileUntil(
+      context,
+      "Gateway",
+      apps,
+      "llm",
+      (o) => !o.requeue,
+      () => playLiteLLMOperator(client, apps, "llm"),
+    );
+    const url = decoded(await client.core.readNamespacedSecret({ name: "llm-database", namespace: apps }), "url");
+    expect(url).toBe(
+      `postgresql://${user}:${encodeURIComponent(decoded(source, "password"))}@shared-rw.${data}.svc:5432/${user}`,
+    );
+
+    // The Gateway goes: its role and database go by the reclaim policy delete (CNPG drops both), the
+    // password's copy beside the Cluster and its Secret with them; the Cluster still untouched.
+    await playCnpgDatabaseRolesApplied(client, data);
+    await finalizeResources(context, "Gateway", apps);
+    const dropped = await reconcileUntil(context, "PostgresCluster", platform, "db", (o) => !o.requeue);
+    expect((dropped.plan.status as PostgresClusterStatus).claims).toEqual([]);
+    expect(dropped.performedInAllPasses).toEqual(
+      expect.arrayContaining([
+        `delete DatabaseRole ${data}/${objectName} (no longer in the spec)`,
+        `delete Database ${data}/${objectName} (no longer in the spec)`,
+        `delete Secret ${data}/${secretName} (no longer in the spec)`,
+        `delete Secret ${platform}/${secretName} (no longer in the spec)`,
+      ]),
+    );
+    expect(await playCnpgDatabaseRolesReleased(client, data)).toEqual([objectName]);
+    expect(await orUndefined(client.core.readNamespacedSecret({ name: secretName, namespace: data }))).toBeUndefined();
+    expect((await readCnpgCluster(client, data, "shared"))?.metadata.resourceVersion).toBe(
+      before?.metadata.resourceVersion,
+    );
+    await finalizeResources(context, "PostgresCluster", platform);
+  }, 300_000);
+
   it("through the operator: the cluster makes the claim when a Gateway appears, the Gateway is wired when the claim is published, and follows a rotated password", async () => {
     const data = await namespaces.create("claims-op-data");
     const apps = await namespaces.create("claims-op-apps");

@@ -258,7 +258,7 @@ describe("Gateway", () => {
     });
     const licensed = await readStoredResource(client, "Gateway", apps, "llm");
     expect(condition(licensed, "GatewayReady")?.message).toBe(
-      `spec.database.postgresClusterRef: PostgresCluster ${data}/shared makes no database of its own for a consumer in its mode (only a managed PostgresCluster does): point spec.database.postgresClusterRef at a managed one, or set spec.database.databaseUrlSecretRef to wire the gateway by hand`,
+      `spec.database.postgresClusterRef: PostgresCluster ${data}/shared makes no database of its own for a consumer in its mode (external): point spec.database.postgresClusterRef at a managed PostgresCluster, or at an adopting one with spec.adopt.claims set, or set spec.database.databaseUrlSecretRef to wire the gateway by hand`,
     );
     expect(condition(licensed, "Stalled")?.status).toBe("True");
     expect((licensed?.status as GatewayStatus | undefined)?.wiring).toEqual([

@@ -1,3 +1,4 @@
+import type { Condition } from "../../lib/api/conditions.js";
 import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import type { Claim } from "../../lib/engine/claims.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
@@ -82,6 +83,8 @@ const view = (overrides: Partial<PostgresObservation> = {}): PostgresObservation
   },
   ...overrides,
 });
+
+const condition = (conditions: readonly Condition[], type: string) => conditions.find((c) => c.type === type);
 
 const applied = (steps: readonly { kind: string; object?: KubeObject }[], kind: string) =>
   steps.flatMap((s) => (s.kind === "apply" && s.object?.kind === kind ? [s.object] : []));
@@ -263,5 +266,145 @@ describe("a PostgresCluster's claims", () => {
     expect(isClaimSecretName("other", llmSecret)).toBe(false);
     expect(isClaimSecretName("main", "main-claim-xyz")).toBe(false);
     expect(isClaimSecretName("main", "main-credentials")).toBe(false);
+  });
+});
+
+describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
+  const adoptedCluster = (namespace: string): KubeObject => ({
+    apiVersion: CNPG_API_VERSION,
+    kind: "Cluster",
+    metadata: { name: "shared", namespace },
+    spec: { managed: { roles: [{ name: "reporting", login: true }] } },
+    status: { conditions: [{ type: "Ready", status: "True" }] },
+  });
+  const adopting = (clusterNamespace: string | undefined, claims?: unknown) =>
+    resource({
+      mode: "adopt",
+      adopt: {
+        clusterRef: { name: "shared", ...(clusterNamespace ? { namespace: clusterNamespace } : {}) },
+        credentialsSecretRef: { name: "shared-app", ...(clusterNamespace ? { namespace: clusterNamespace } : {}) },
+        ...(claims ? { claims } : {}),
+      },
+    });
+  // The grant by which namespace data lets team-a's PostgresClusters adopt its Cluster (docs/reference-grants.md).
+  const grant = {
+    namespace: "data",
+    spec: {
+      from: [{ group: "core.navique.com", kind: "PostgresCluster", namespace: "team-a" }],
+      to: [
+        { group: "postgresql.cnpg.io", kind: "Cluster", name: "shared" },
+        { group: "", kind: "Secret", name: "shared-app" },
+      ],
+    },
+  };
+  const adoptView = (clusterNamespace: string, overrides: Partial<PostgresObservation> = {}) =>
+    view({
+      capabilities: [],
+      referenceGrants: [grant],
+      claims: [LLM],
+      adoptTarget: adoptedCluster(clusterNamespace),
+      adoptCredentials: { username: "owner", password: "pw" },
+      ...overrides,
+    });
+  const sharedObject = `shared-${llm.replace(/_/g, "-")}`;
+
+  it("takes none without the opt-in: no status.claims, nothing of a claim made", () => {
+    const pc = adopting(undefined);
+    expect(POSTGRES_CLUSTER_MODULE.takesClaims?.(pc)).toBe(false);
+    const plan = planPostgresCluster(pc, adoptView("team-a"), context);
+    expect(plan.status.claims).toBeUndefined();
+    expect(plan.steps.map((s) => ("object" in s ? s.object.kind : s.kind))).toEqual(["Secret"]);
+  });
+
+  it("opted in, beside an adopted Cluster in its own namespace: a DatabaseRole and a Database there, the Cluster never written", () => {
+    const pc = adopting(undefined, {});
+    expect(pc.spec.adopt?.claims).toEqual({ deletionPolicy: "Retain" });
+    expect(POSTGRES_CLUSTER_MODULE.takesClaims?.(pc)).toBe(true);
+    const plan = planPostgresCluster(pc, adoptView("team-a"), context);
+    expect(
+      plan.steps.map((s) => `${s.kind} ${"object" in s ? `${s.object.kind} ${s.object.metadata.name}` : ""}`),
+    ).toEqual([
+      "apply Secret main-adopted-credentials",
+      `generate-secret Secret ${llmSecret}`,
+      `apply DatabaseRole ${sharedObject}`,
+      `apply Database ${sharedObject}`,
+    ]);
+    expect(applied(plan.steps, "DatabaseRole")[0]?.spec).toEqual({
+      name: llm,
+      cluster: { name: "shared" },
+      login: true,
+      passwordSecret: { name: llmSecret },
+      databaseRoleReclaimPolicy: "retain",
+    });
+    expect(applied(plan.steps, "Database")[0]?.spec).toMatchObject({ databaseReclaimPolicy: "retain" });
+    expect(plan.status.claims).toEqual([
+      {
+        claimant: "Gateway/apps/llm",
+        database: llm,
+        user: llm,
+        credentialsSecret: { name: llmSecret, namespace: "team-a" },
+      },
+    ]);
+  });
+
+  it("opted in across namespaces: the password generated here first, then copied beside the Cluster with the role and database, and only then published", () => {
+    const pc = adopting("data", { deletionPolicy: "Delete" });
+    const first = planPostgresCluster(pc, adoptView("data"), context);
+    expect(first.steps.filter((s) => "object" in s && s.object.kind !== "Secret")).toEqual([]);
+    expect(first.steps.find((s) => s.kind === "generate-secret")?.object.metadata).toMatchObject({
+      name: llmSecret,
+      namespace: "team-a",
+    });
+    expect(first.status.claims).toEqual([]);
+
+    const generated: KubeObject = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: {
+        name: llmSecret,
+        namespace: "team-a",
+        labels: { "core.navique.com/owned-by": "postgrescluster.team-a.main" },
+      },
+      ...{ data: { username: Buffer.from(llm).toString("base64"), password: Buffer.from("pw-1").toString("base64") } },
+    };
+    const objects = new Map([[`Secret/team-a/${llmSecret}`, generated]]);
+    const second = planPostgresCluster(pc, adoptView("data", { objects }), context);
+    const copy = second.steps.find(
+      (s) => s.kind === "apply" && s.object.kind === "Secret" && s.object.metadata.namespace === "data",
+    );
+    expect(copy?.description).toBe(
+      `copy the password of role ${llm} from Secret team-a/${llmSecret} beside CNPG Cluster data/shared, where CNPG reads it`,
+    );
+    expect(copy && "object" in copy ? copy.object.stringData : undefined).toEqual({ username: llm, password: "pw-1" });
+    expect(applied(second.steps, "DatabaseRole")[0]).toMatchObject({
+      metadata: { name: sharedObject, namespace: "data" },
+      spec: { passwordSecret: { name: llmSecret }, databaseRoleReclaimPolicy: "delete" },
+    });
+    expect(applied(second.steps, "Database")[0]).toMatchObject({
+      metadata: { name: sharedObject, namespace: "data" },
+      spec: { cluster: { name: "shared" }, databaseReclaimPolicy: "delete" },
+    });
+    expect(second.status.claims).toEqual([
+      {
+        claimant: "Gateway/apps/llm",
+        database: llm,
+        user: llm,
+        credentialsSecret: { name: llmSecret, namespace: "team-a" },
+      },
+    ]);
+  });
+
+  it("keeps making its claims while the adopted Cluster cannot be read: a claim is never withdrawn for a moment's miss", () => {
+    const plan = planPostgresCluster(
+      adopting(undefined, { deletionPolicy: "Delete" }),
+      adoptView("team-a", { adoptTarget: undefined }),
+      context,
+    );
+    expect(condition(plan.conditions, "DatastoreReady")).toMatchObject({
+      status: "False",
+      reason: "AdoptTargetMissing",
+    });
+    expect(applied(plan.steps, "DatabaseRole").map((r) => r.metadata.name)).toEqual([sharedObject]);
+    expect(plan.status.claims?.map((c) => c.claimant)).toEqual(["Gateway/apps/llm"]);
   });
 });

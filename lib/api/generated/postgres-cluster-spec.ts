@@ -101,6 +101,17 @@ export interface PostgresClusterSpecInput {
        */
       readonly namespace?: string;
     };
+    /**
+     * Opt-in: take the claims of the consumers auto-wired to this PostgresCluster (a Gateway: a database and a user of its own) in the adopted cluster. Each is made beside the adopted Cluster as CloudNativePG objects of its own, a DatabaseRole and a Database, its password generated into Secret <name>-claim-<digest> in this namespace (copied beside the Cluster when it is in another one); the adopted Cluster itself is never modified: its spec.managed.roles stays the user's. Needs CloudNativePG 1.30.0 or later (DatabaseRole). Default: absent, and a consumer's claim is refused (ClaimNotTaken).
+     */
+    readonly claims?: {
+      /**
+       * What CloudNativePG does in PostgreSQL with a claim's database and role when the claim goes (its consumer deleted or wired by hand), when spec.adopt.claims is removed, or when this PostgresCluster is deleted. Retain (default): both stay in the adopted cluster (reclaim policy retain). Delete: both are dropped (reclaim policy delete); the data is lost.
+       *
+       * @default "Retain" (DEFAULT_DELETION_POLICY)
+       */
+      readonly deletionPolicy?: "Retain" | "Delete";
+    };
   };
   /**
    * The external server (mode external).

@@ -9,6 +9,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
 import { connectionUrl } from "../datastore/connection-url.js";
+import { claimsNotTaken } from "../postgres-cluster/claims.js";
 import {
   LITELLM_API_VERSION,
   LITELLM_INSTANCE,
@@ -162,7 +163,7 @@ function claimedUrl(
       ok: false,
       reason: "ClaimNotTaken",
       stalled: true,
-      message: `${dependency.field}: ${where} makes no database of its own for a consumer in its mode (only a managed PostgresCluster does): point ${dependency.field} at a managed one, or set ${DATABASE_URL_FIELD} to wire the gateway by hand`,
+      message: `${dependency.field}: ${claimsNotTaken(target, where, dependency.field)}, or set ${DATABASE_URL_FIELD} to wire the gateway by hand`,
     };
   const claimed = view.claimed?.[dependency.field];
   const connection = (target?.status as { connection?: { host?: string; port?: number } } | undefined)?.connection;

@@ -181,3 +181,18 @@ export function claimsMade(
     published: made.flatMap((m) => (m.published ? [m.published] : [])),
   };
 }
+
+/** The field by which an adopting PostgresCluster takes its consumers' claims (schema.ts PostgresAdoptClaims). */
+export const ADOPT_CLAIMS_FIELD = "spec.adopt.claims";
+
+/**
+ * Why a PostgresCluster, as stored, takes no claim, and what would make one taken: what a claimant says
+ * (ClaimNotTaken), `where` naming the PostgresCluster and `field` the claimant's reference to it. The
+ * claimant adds its own way out: wiring by hand.
+ */
+export function claimsNotTaken(target: { readonly spec?: unknown } | undefined, where: string, field: string): string {
+  const mode = (target?.spec as { readonly mode?: string } | undefined)?.mode;
+  if (mode === "adopt")
+    return `${where} adopts a CNPG Cluster the product does not own, and makes no database of its own for a consumer there unless told to: set ${ADOPT_CLAIMS_FIELD} on it (each consumer's role and database are then made beside that Cluster, which stays unmodified), point ${field} at a managed PostgresCluster`;
+  return `${where} makes no database of its own for a consumer in its mode (${mode ?? "unknown"}): point ${field} at a managed PostgresCluster, or at an adopting one with ${ADOPT_CLAIMS_FIELD} set`;
+}

@@ -198,7 +198,29 @@ function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDe
   const targetNamespace = refNamespace(adopt.clusterRef, namespace);
   const target = `${targetNamespace}/${adopt.clusterRef.name}`;
   const secretRef = `${refNamespace(adopt.credentialsSecretRef, namespace)}/${adopt.credentialsSecretRef.name}`;
-  const missing = (reason: string, message: string) => notReady("adopted", reason, message);
+  // Its consumers' claims, when opted in: made beside the adopted Cluster, never in it (./claims.ts). Made
+  // whatever this pass finds of the Cluster or the credentials: a claim withdrawn for a moment's miss would
+  // have its role and database dropped under the reclaim policy delete.
+  const claims = adopt.claims
+    ? claimsMade(
+        {
+          name: resource.metadata.name,
+          namespace,
+          cluster: adopt.clusterRef.name,
+          clusterNamespace: targetNamespace,
+          deletionPolicy: adopt.claims.deletionPolicy,
+          secretMetadata: { labels: { [CNPG_RELOAD_LABEL]: "true" } },
+        },
+        view.claims ?? [],
+        view.objects,
+      )
+    : undefined;
+  const claimed = claims ? { claims: [...claims.published] } : {};
+  const missing = (reason: string, message: string): PostgresDesired => ({
+    ...notReady("adopted", reason, message),
+    steps: claims?.steps ?? [],
+    status: { provenance: "adopted", ...claimed },
+  });
   const adoptTarget = view.reads?.adoptTarget as KubeObject | undefined;
   if (!adoptTarget) {
     return missing(
@@ -238,8 +260,9 @@ function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDe
         object: d,
         description: `apply CNPG Database ${targetNamespace}/${d.metadata.name} beside the adopted cluster`,
       })),
+      ...(claims?.steps ?? []),
     ],
-    status: connection(host, POSTGRES_PORT, { name: copy.metadata.name, namespace }, "adopted"),
+    status: { ...connection(host, POSTGRES_PORT, { name: copy.metadata.name, namespace }, "adopted"), ...claimed },
     readyMessage: readyMessage(host, POSTGRES_PORT),
     verdict: ready
       ? { ok: true, reason: "AdoptedClusterReady", message: `adopted CNPG Cluster ${target} is Ready` }

@@ -149,8 +149,10 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
   ],
   observes,
   references,
-  // A managed cluster makes its consumers' claims: a database and a role each, beside the CNPG Cluster (./claims.ts).
-  takesClaims: (resource) => resource.spec.mode === "managed",
+  // A managed cluster makes its consumers' claims, an adopting one when spec.adopt.claims says so: a
+  // database and a role each, beside the CNPG Cluster (./claims.ts).
+  takesClaims: (resource) =>
+    resource.spec.mode === "managed" || (resource.spec.mode === "adopt" && resource.spec.adopt?.claims !== undefined),
   referencesKinds: [],
   desired: (resource, view) => desiredPostgresCluster(resource, view),
   // The mode is recorded only once reached, so that a change is garbage-collected from the right state.

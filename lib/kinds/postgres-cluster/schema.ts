@@ -135,6 +135,19 @@ export const PostgresManaged = z
   .strict();
 export type PostgresManaged = z.infer<typeof PostgresManaged>;
 
+/**
+ * The opt-in by which an adopting PostgresCluster takes its consumers' claims (docs/adr/0033-claims.md,
+ * "Amended"): it makes them beside the adopted Cluster as objects of their own, never in the Cluster.
+ */
+export const PostgresAdoptClaims = z
+  .object({
+    deletionPolicy: withDefault(DeletionPolicy, { DEFAULT_DELETION_POLICY }).describe(
+      "What CloudNativePG does in PostgreSQL with a claim's database and role when the claim goes (its consumer deleted or wired by hand), when spec.adopt.claims is removed, or when this PostgresCluster is deleted. Retain (default): both stay in the adopted cluster (reclaim policy retain). Delete: both are dropped (reclaim policy delete); the data is lost.",
+    ),
+  })
+  .strict();
+export type PostgresAdoptClaims = z.infer<typeof PostgresAdoptClaims>;
+
 export const PostgresAdopt = z
   .object({
     clusterRef: referenceTo(CNPG_CLUSTER_TARGET, ObjectRef).describe(
@@ -142,6 +155,9 @@ export const PostgresAdopt = z
     ),
     credentialsSecretRef: SecretKeyRef.describe(
       "Where the credentials really live (a basic-auth Secret with username and password, usually beside the adopted cluster). They are copied into <name>-adopted-credentials in this namespace.",
+    ),
+    claims: PostgresAdoptClaims.optional().describe(
+      "Opt-in: take the claims of the consumers auto-wired to this PostgresCluster (a Gateway: a database and a user of its own) in the adopted cluster. Each is made beside the adopted Cluster as CloudNativePG objects of its own, a DatabaseRole and a Database, its password generated into Secret <name>-claim-<digest> in this namespace (copied beside the Cluster when it is in another one); the adopted Cluster itself is never modified: its spec.managed.roles stays the user's. Needs CloudNativePG 1.30.0 or later (DatabaseRole). Default: absent, and a consumer's claim is refused (ClaimNotTaken).",
     ),
   })
   .strict();
@@ -215,7 +231,7 @@ export const PostgresClusterStatus = z
       .array(PublishedClaim)
       .optional()
       .describe(
-        "The databases and users made for the consumers that claim one here (a Gateway auto-wired to this cluster), each its own. Present in managed mode, the one that takes claims.",
+        "The databases and users made for the consumers that claim one here (a Gateway auto-wired to this cluster), each its own. Present when it takes claims: in managed mode, and in adopt mode with spec.adopt.claims.",
       ),
     host: z
       .string()
