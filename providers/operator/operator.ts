@@ -60,7 +60,7 @@ export interface OperatorOptions {
 /**
  * Reconciles run at once by default: a change re-queueing the referrers of a resource is seen by them all
  * within a pass or two, not one pass per referrer; few enough that the operator's one thread and the
- * apiserver are not flooded at a resync (docs/performance.md, "A Gateway").
+ * apiserver are not flooded at a resync (docs/performance.md, the re-wiring of referrers).
  */
 export const DEFAULT_WORKERS = 4;
 
