@@ -1,6 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { backoffMs, WorkQueue } from "../../providers/operator/work-queue.js";
 
+/**
+ * Waits until `done()` holds (polling), so that a busy machine only makes a test slower, never wrong; fails
+ * after 5 s. A test asserting that nothing more happens still waits a fixed time after it.
+ */
+async function until(done: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5_000; !done(); await sleep(5)) {
+    if (Date.now() > deadline) throw new Error("timed out waiting for the queue");
+  }
+}
+
 describe("backoffMs", () => {
   it("doubles from one second and caps at five minutes", () => {
     expect([1, 2, 3, 4, 9, 10, 50].map((attempt) => backoffMs(attempt))).toEqual([
@@ -23,7 +33,8 @@ describe("WorkQueue", () => {
     });
     for (let i = 0; i < 5; i++) queue.add("ns/a");
     queue.add("ns/b");
-    await sleep(150);
+    await until(() => handled.length >= 2);
+    await sleep(30);
     expect(handled.sort()).toEqual(["ns/a", "ns/b"]);
     expect(overlapped).toBe(false);
     await queue.stop();
@@ -37,7 +48,8 @@ describe("WorkQueue", () => {
     queue.add("late", 5_000);
     queue.add("late", 30);
     queue.add("later", 10_000);
-    await sleep(120);
+    await until(() => handled.length >= 1);
+    await sleep(30);
     expect(handled).toEqual(["late"]);
     expect(queue.size).toBe(1);
     await queue.stop();
@@ -48,21 +60,21 @@ describe("WorkQueue", () => {
 describe("WorkQueue stop", () => {
   it("resolves once the key being handled has been, and handles no other key after it", async () => {
     const handled: string[] = [];
-    let finishFirst: () => void = () => {};
+    let finishFirst: (() => void) | undefined;
     const queue = new WorkQueue(async (key) => {
       if (key === "first") await new Promise<void>((resolve) => (finishFirst = resolve));
       handled.push(key);
     });
     queue.add("first");
     queue.add("second");
-    await sleep(20);
+    await until(() => finishFirst !== undefined);
     let stopped = false;
     const stopping = queue.stop().then(() => {
       stopped = true;
     });
     await sleep(20);
     expect(stopped).toBe(false);
-    finishFirst();
+    finishFirst?.();
     await stopping;
     expect(handled).toEqual(["first"]);
     queue.add("third");
@@ -89,7 +101,7 @@ describe("WorkQueue order", () => {
     queue.add("k7", 5);
     queue.add("k3", 100);
     clock = 1_000;
-    await sleep(20);
+    await until(() => handled.length === 8);
     expect(handled).toEqual(["k3", "k7", "k1", "k6", "k5", "k4", "k2", "k0"]);
     expect(queue.size).toBe(0);
     await queue.stop();
@@ -113,7 +125,7 @@ describe("WorkQueue with several workers", () => {
       3,
     );
     for (let i = 0; i < 7; i++) queue.add(`k${i}`);
-    await sleep(200);
+    await until(() => handled.length === 7);
     expect(handled.sort()).toEqual(["k0", "k1", "k2", "k3", "k4", "k5", "k6"]);
     expect(most).toBe(3);
     await queue.stop();
@@ -134,17 +146,18 @@ describe("WorkQueue with several workers", () => {
       4,
     );
     queue.add("a");
-    await sleep(20);
+    await until(() => passes.length >= 1);
     // Added three times while its first pass runs; a free worker takes another key meanwhile.
     queue.add("a");
     queue.add("a");
     queue.add("b");
     queue.add("a");
+    await until(() => passes.includes("b end"));
     await sleep(30);
     expect(passes).toEqual(["a start", "b start", "b end"]);
     expect(queue.size).toBe(1);
     release();
-    await sleep(30);
+    await until(() => passes.length === 6);
     expect(passes).toEqual(["a start", "b start", "b end", "a end", "a start", "a end"]);
     expect(queue.size).toBe(0);
     await queue.stop();
@@ -162,6 +175,7 @@ describe("WorkQueue with several workers", () => {
       2,
     );
     for (const key of ["a", "b", "c"]) queue.add(key);
+    await until(() => ends.length === 2);
     await sleep(20);
     expect(ends).toHaveLength(2);
     let stopped = false;
