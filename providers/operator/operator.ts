@@ -360,7 +360,7 @@ export class NaviqueOperator {
       .filter((w) => w.ownedOnly)
       .map((w) => `owned ${w.kind}s`);
     this.report(
-      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the owned capability releases, and the ${singleton.kind}`,
+      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the capability release namespaces' helm records and Deployments and the CRDs (metadata only), and the ${singleton.kind}`,
     );
   }
 
