@@ -223,7 +223,7 @@ describe("MeilisearchInstance", () => {
     await finalizeResources(context, "MeilisearchInstance", ns);
   }, 120_000);
 
-  it("through the operator: Ready; a release uninstalled by hand, or left uninstalling by a helm that died, or gone while the operator was down, is installed again", async () => {
+  it("through the operator: Ready; a release uninstalled by hand, left uninstalling by a helm that died, or gone while the operator was down, is installed again", async () => {
     const ns = await namespaces.create("meili-operator");
     await createResource(client, "MeilisearchInstance", ns, "ops", {});
     const ready = async () => {
@@ -253,7 +253,11 @@ describe("MeilisearchInstance", () => {
       await deployedAgain("after an uninstall by hand");
 
       // An uninstall that dies midway: a finalizer (a controller's, played here) holds the release's
-      // ServiceAccount, helm waits for it and is killed, its revision left `uninstalling`.
+      // ServiceAccount, helm waits for it and is killed, its revision left `uninstalling`. The operator is
+      // stopped meanwhile: running, it takes up the revision the moment helm marks it — it completes an
+      // uninstall still running as readily as a dead one's — and the test could not see the state it means
+      // to leave.
+      await operator.stop();
       await client.core.patchNamespacedServiceAccount({
         name: "ops",
         namespace: ns,
@@ -264,16 +268,22 @@ describe("MeilisearchInstance", () => {
         ["uninstall", "ops", "--namespace", ns, "--kubeconfig", process.env.NAVIQUE_TEST_KUBECONFIG ?? "", "--wait"],
         { stdio: "ignore" },
       );
-      await eventually("helm to mark revision uninstalling", async () =>
-        (await releaseRecords(client, ns, "ops")).some((r) => r.record.status === "uninstalling") ? true : undefined,
-      );
-      dying.kill("SIGKILL");
-      // The controller finishes: the ServiceAccount goes. Until then the install the operator retries is refused.
-      await client.core.patchNamespacedServiceAccount({
-        name: "ops",
-        namespace: ns,
-        body: [{ op: "remove", path: "/metadata/finalizers" }],
-      });
+      try {
+        await eventually("helm to mark revision uninstalling", async () =>
+          (await releaseRecords(client, ns, "ops")).some((r) => r.record.status === "uninstalling") ? true : undefined,
+        );
+      } finally {
+        dying.kill("SIGKILL");
+        // The controller finishes: the ServiceAccount goes.
+        await client.core.patchNamespacedServiceAccount({
+          name: "ops",
+          namespace: ns,
+          body: [{ op: "remove", path: "/metadata/finalizers" }],
+        });
+      }
+      expect((await releaseRecords(client, ns, "ops")).map((r) => r.record.status)).toEqual(["uninstalling"]);
+      operator = inProcessOperator(client, helm, { resyncMs: 600_000, report: trace });
+      await operator.start();
       await deployedAgain("after an uninstall that died");
       expect((await releaseRecords(client, ns, "ops")).map((r) => r.record.status)).toEqual(["deployed"]);
 
