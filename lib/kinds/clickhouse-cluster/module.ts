@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
-import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
-import type { Reference } from "../../engine/reference-grants.js";
-import { adoptReads } from "../datastore/adopted-datastore.js";
+import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
-import { connectionSecretRead } from "../datastore/external-connection.js";
 import {
   CLICKHOUSE_CLUSTER,
   CLICKHOUSE_GROUP,
@@ -22,6 +19,7 @@ import { adoptedCredentialsName, desiredClickHouseCluster, PASSWORD_KEY, USERNAM
 import {
   CLICKHOUSE_CLUSTER_DEFINITION,
   CLICKHOUSE_TYPES,
+  type ClickHouseAdopt,
   ClickHouseCluster,
   type ClickHouseClusterStatus,
   clickhouseClusterName,
@@ -30,49 +28,14 @@ import {
 /** The capability a managed ClickHouseCluster needs (lib/catalog/clickhouse-operator.ts); cert-manager comes first. */
 export const CLICKHOUSE_OPERATOR_CAPABILITY = "clickhouse-operator";
 
-function references(resource: ClickHouseCluster): Reference[] {
-  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
-  if (!adopt) return [];
-  const { namespace } = resource.metadata;
-  return [
-    {
-      field: "spec.adopt.clusterRef",
-      group: CLICKHOUSE_GROUP,
-      kind: CLICKHOUSE_CLUSTER.kind,
-      name: adopt.clusterRef.name,
-      namespace: refNamespace(adopt.clusterRef, namespace),
-    },
-    {
-      field: "spec.adopt.credentialsSecretRef",
-      group: SECRET_TARGET.group,
-      kind: SECRET_TARGET.kinds[0],
-      name: adopt.credentialsSecretRef.name,
-      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
-    },
-  ];
-}
-
-function observes(resource: ClickHouseCluster): ObservedRead[] {
-  const { namespace } = resource.metadata;
-  const { spec } = resource;
-  // Managed: the KeeperCluster and ClickHouseCluster it emits say whether they serve; the engine reads them.
-  if (spec.mode === "adopt" && spec.adopt) {
-    const { clusterRef, credentialsSecretRef } = spec.adopt;
-    return adoptReads(
-      {
-        field: "spec.adopt.clusterRef",
-        apiVersion: CLICKHOUSE_CLUSTER.apiVersion,
-        kind: CLICKHOUSE_CLUSTER.kind,
-        ref: clusterRef,
-      },
-      credentialsSecretRef,
-      namespace,
-    );
-  }
-  if (spec.mode === "external" && spec.external)
-    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
-  return [];
-}
+/** What an adopting ClickHouseCluster adopts: a ClickHouseCluster of the operator (spec.adopt.clusterRef). */
+const adoptTarget = (adopt: ClickHouseAdopt): AdoptTarget => ({
+  field: "spec.adopt.clusterRef",
+  group: CLICKHOUSE_GROUP,
+  apiVersion: CLICKHOUSE_CLUSTER.apiVersion,
+  kind: CLICKHOUSE_CLUSTER.kind,
+  ref: adopt.clusterRef,
+});
 
 /**
  * Kept with a retained ClickHouseCluster: the KeeperCluster it names (it cannot work without it), the
@@ -130,8 +93,9 @@ export const CLICKHOUSE_CLUSTER_MODULE: KindModule<ClickHouseCluster, ClickHouse
       keptWith: { note: "where consumers connect", phrase: (names) => `its Service ${names.join(", ")}` },
     },
   ],
-  observes,
-  references,
+  // Managed: the KeeperCluster and ClickHouseCluster it emits say whether they serve; the engine reads them.
+  observes: (resource) => adoptOrExternalReads(resource, adoptTarget),
+  references: (resource) => adoptReferences(resource, adoptTarget),
   referencesKinds: [],
   desired: (resource, view) => desiredClickHouseCluster(resource, view),
   reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),

@@ -159,6 +159,7 @@ export const ClickHouseAdopt = z
   })
   .strict()
   .describe("The ClickHouse cluster to adopt (mode adopt).");
+export type ClickHouseAdopt = z.infer<typeof ClickHouseAdopt>;
 
 export const ClickHouseExternal = z
   .object({

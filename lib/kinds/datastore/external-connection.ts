@@ -21,6 +21,23 @@ export function connectionSecretRead(ref: ConnectionSecretRef, namespace: string
   };
 }
 
+/**
+ * What a datastore in external mode reads, for every kind alike: its connection Secret
+ * (`connectionSecretRead`); nothing in any other mode.
+ */
+export function externalReads(resource: {
+  readonly metadata: { readonly namespace: string };
+  readonly spec: {
+    readonly mode: string;
+    readonly external?: { readonly connectionSecretRef: ConnectionSecretRef } | undefined;
+  };
+}): ObservedRead[] {
+  const { spec, metadata } = resource;
+  return spec.mode === "external" && spec.external
+    ? [connectionSecretRead(spec.external.connectionSecretRef, metadata.namespace)]
+    : [];
+}
+
 /** Where an external datastore is, once its connection Secret says so. */
 export interface ExternalConnection {
   readonly host: string;

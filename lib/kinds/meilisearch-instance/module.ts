@@ -8,7 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
-import { connectionSecretRead } from "../datastore/external-connection.js";
+import { externalReads } from "../datastore/external-connection.js";
 import { MEILISEARCH_PORT } from "./chart.js";
 import { desiredMeilisearchInstance, masterKeyOfClaim } from "./desired.js";
 import {
@@ -54,10 +54,7 @@ export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, Meilis
     },
     WORKLOAD_RELEASE,
   ],
-  observes: (resource) =>
-    resource.spec.mode === "external" && resource.spec.external
-      ? [connectionSecretRead(resource.spec.external.connectionSecretRef, resource.metadata.namespace)]
-      : [],
+  observes: externalReads,
   references: () => [],
   referencesKinds: [],
   desired: (resource, view) => desiredMeilisearchInstance(resource, view),

@@ -1,17 +1,14 @@
 import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
-import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
-import type { Reference } from "../../engine/reference-grants.js";
-import { adoptReads } from "../datastore/adopted-datastore.js";
+import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
-import { connectionSecretRead } from "../datastore/external-connection.js";
 import { adoptedCredentialsName, desiredMongoCluster } from "./desired.js";
 import {
   MONGODB_COMMUNITY,
@@ -23,6 +20,7 @@ import {
 import {
   MONGO_CLUSTER_DEFINITION,
   MONGO_TYPES,
+  type MongoAdopt,
   MongoCluster,
   type MongoClusterStatus,
   mongoClusterName,
@@ -33,49 +31,14 @@ export const MONGODB_KUBERNETES_CAPABILITY = "mongodb-kubernetes";
 
 const RBAC_API_VERSION = "rbac.authorization.k8s.io/v1";
 
-function references(resource: MongoCluster): Reference[] {
-  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
-  if (!adopt) return [];
-  const { namespace } = resource.metadata;
-  return [
-    {
-      field: "spec.adopt.communityRef",
-      group: MONGODB_COMMUNITY_GROUP,
-      kind: MONGODB_COMMUNITY.kind,
-      name: adopt.communityRef.name,
-      namespace: refNamespace(adopt.communityRef, namespace),
-    },
-    {
-      field: "spec.adopt.credentialsSecretRef",
-      group: SECRET_TARGET.group,
-      kind: SECRET_TARGET.kinds[0],
-      name: adopt.credentialsSecretRef.name,
-      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
-    },
-  ];
-}
-
-function observes(resource: MongoCluster): ObservedRead[] {
-  const { namespace } = resource.metadata;
-  const { spec } = resource;
-  // Managed: the MongoDBCommunity it emits says whether it serves; the engine reads it with what it emitted.
-  if (spec.mode === "adopt" && spec.adopt) {
-    const { communityRef, credentialsSecretRef } = spec.adopt;
-    return adoptReads(
-      {
-        field: "spec.adopt.communityRef",
-        apiVersion: MONGODB_COMMUNITY.apiVersion,
-        kind: MONGODB_COMMUNITY.kind,
-        ref: communityRef,
-      },
-      credentialsSecretRef,
-      namespace,
-    );
-  }
-  if (spec.mode === "external" && spec.external)
-    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
-  return [];
-}
+/** What an adopting MongoCluster adopts: a MongoDBCommunity replica set (spec.adopt.communityRef). */
+const adoptTarget = (adopt: MongoAdopt): AdoptTarget => ({
+  field: "spec.adopt.communityRef",
+  group: MONGODB_COMMUNITY_GROUP,
+  apiVersion: MONGODB_COMMUNITY.apiVersion,
+  kind: MONGODB_COMMUNITY.kind,
+  ref: adopt.communityRef,
+});
 
 /**
  * Kept with a retained MongoDBCommunity: the Secrets its users' passwords come from (the operator re-reads
@@ -147,8 +110,9 @@ export const MONGO_CLUSTER_MODULE: KindModule<MongoCluster, MongoClusterStatus> 
     },
     { ...MONGODB_COMMUNITY, stateful: { keeps: keptWithReplicaSet } },
   ],
-  observes,
-  references,
+  // Managed: the MongoDBCommunity it emits says whether it serves; the engine reads it with what it emitted.
+  observes: (resource) => adoptOrExternalReads(resource, adoptTarget),
+  references: (resource) => adoptReferences(resource, adoptTarget),
   // A managed replica set makes its consumers' claims: a user and a database each (./claims.ts). An adopted
   // one is never written to, an external one cannot be.
   takesClaims: (resource) => resource.spec.mode === "managed",

@@ -104,6 +104,7 @@ export const MongoAdopt = z
   })
   .strict()
   .describe("The replica set to adopt (mode adopt).");
+export type MongoAdopt = z.infer<typeof MongoAdopt>;
 
 export const MongoExternal = z
   .object({

@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
-import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
-import type { Reference } from "../../engine/reference-grants.js";
-import { adoptReads } from "../datastore/adopted-datastore.js";
+import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
-import { connectionSecretRead } from "../datastore/external-connection.js";
 import { isClaimSecretName } from "./claims.js";
 import {
   CNPG_API_VERSION,
@@ -26,6 +23,7 @@ import { adoptedCredentialsName, desiredPostgresCluster } from "./desired.js";
 import {
   POSTGRES_CLUSTER_DEFINITION,
   POSTGRES_TYPES,
+  type PostgresAdopt,
   PostgresCluster,
   type PostgresClusterStatus,
   postgresClusterName,
@@ -39,49 +37,14 @@ function rootNeeds(mode: string | undefined, type: string | undefined): string[]
   return mode === "managed" && type === "cnpg" ? [CNPG_CAPABILITY] : [];
 }
 
-/**
- * Every reference of a PostgresCluster that a ReferenceGrant can open, resolved against its namespace:
- * in adopt mode the CNPG Cluster and the credentials Secret. (External mode's connection Secret must be
- * in the resource's own namespace, grant or not: the desired state refuses any other.)
- */
-function references(resource: PostgresCluster): Reference[] {
-  const { spec } = resource;
-  const { namespace } = resource.metadata;
-  const adopt = spec.mode === "adopt" ? spec.adopt : undefined;
-  if (!adopt) return [];
-  return [
-    {
-      field: "spec.adopt.clusterRef",
-      group: CNPG_CLUSTER_TARGET.group,
-      kind: CNPG_CLUSTER_TARGET.kinds[0],
-      name: adopt.clusterRef.name,
-      namespace: refNamespace(adopt.clusterRef, namespace),
-    },
-    {
-      field: "spec.adopt.credentialsSecretRef",
-      group: SECRET_TARGET.group,
-      kind: SECRET_TARGET.kinds[0],
-      name: adopt.credentialsSecretRef.name,
-      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
-    },
-  ];
-}
-
-function observes(resource: PostgresCluster): ObservedRead[] {
-  const { namespace } = resource.metadata;
-  const { spec } = resource;
-  if (spec.mode === "adopt" && spec.adopt) {
-    const { clusterRef, credentialsSecretRef } = spec.adopt;
-    return adoptReads(
-      { field: "spec.adopt.clusterRef", apiVersion: CNPG_API_VERSION, kind: "Cluster", ref: clusterRef },
-      credentialsSecretRef,
-      namespace,
-    );
-  }
-  if (spec.mode === "external" && spec.external)
-    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
-  return [];
-}
+/** What an adopting PostgresCluster adopts: a CNPG Cluster (spec.adopt.clusterRef). */
+const adoptTarget = (adopt: PostgresAdopt): AdoptTarget => ({
+  field: "spec.adopt.clusterRef",
+  group: CNPG_CLUSTER_TARGET.group,
+  apiVersion: CNPG_API_VERSION,
+  kind: CNPG_CLUSTER_TARGET.kinds[0],
+  ref: adopt.clusterRef,
+});
 
 /**
  * PostgresCluster: a shared PostgreSQL on CloudNativePG, managed, adopted or external. Upstream facts
@@ -147,8 +110,8 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
       },
     },
   ],
-  observes,
-  references,
+  observes: (resource) => adoptOrExternalReads(resource, adoptTarget),
+  references: (resource) => adoptReferences(resource, adoptTarget),
   // A managed cluster makes its consumers' claims, an adopting one when spec.adopt.claims says so: a
   // database and a role each, beside the CNPG Cluster (./claims.ts).
   takesClaims: (resource) =>

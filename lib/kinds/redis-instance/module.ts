@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { refNamespace, SECRET_TARGET } from "../../api/refs.js";
 import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
-import type { Reference } from "../../engine/reference-grants.js";
-import { adoptReads } from "../datastore/adopted-datastore.js";
+import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
-import { connectionSecretRead } from "../datastore/external-connection.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
   embeddedSentinelStatefulSetName,
@@ -24,6 +21,7 @@ import {
 import {
   REDIS_INSTANCE_DEFINITION,
   REDIS_TYPES,
+  type RedisAdopt,
   RedisInstance,
   type RedisInstanceStatus,
   redisInstanceName,
@@ -32,27 +30,14 @@ import {
 /** The capability a managed RedisInstance needs (lib/catalog/redis-operator.ts). */
 export const REDIS_OPERATOR_CAPABILITY = "redis-operator";
 
-function references(resource: RedisInstance): Reference[] {
-  const adopt = resource.spec.mode === "adopt" ? resource.spec.adopt : undefined;
-  if (!adopt) return [];
-  const { namespace } = resource.metadata;
-  return [
-    {
-      field: "spec.adopt.redisRef",
-      group: REDIS_OPERATOR_GROUP,
-      kind: adopt.redisRef.kind,
-      name: adopt.redisRef.name,
-      namespace: refNamespace(adopt.redisRef, namespace),
-    },
-    {
-      field: "spec.adopt.credentialsSecretRef",
-      group: SECRET_TARGET.group,
-      kind: SECRET_TARGET.kinds[0],
-      name: adopt.credentialsSecretRef.name,
-      namespace: refNamespace(adopt.credentialsSecretRef, namespace),
-    },
-  ];
-}
+/** What an adopting RedisInstance adopts: a Redis or RedisReplication of the operator (spec.adopt.redisRef). */
+const adoptTarget = (adopt: RedisAdopt): AdoptTarget => ({
+  field: "spec.adopt.redisRef",
+  group: REDIS_OPERATOR_GROUP,
+  apiVersion: REDIS_OPERATOR_API_VERSION,
+  kind: adopt.redisRef.kind,
+  ref: adopt.redisRef,
+});
 
 function observes(resource: RedisInstance): ObservedRead[] {
   const { name, namespace } = resource.metadata;
@@ -74,17 +59,7 @@ function observes(resource: RedisInstance): ObservedRead[] {
       ...(sentinel ? [statefulSet("sentinelStatefulSet", embeddedSentinelStatefulSetName(name))] : []),
     ];
   }
-  if (spec.mode === "adopt" && spec.adopt) {
-    const { redisRef, credentialsSecretRef } = spec.adopt;
-    return adoptReads(
-      { field: "spec.adopt.redisRef", apiVersion: REDIS_OPERATOR_API_VERSION, kind: redisRef.kind, ref: redisRef },
-      credentialsSecretRef,
-      namespace,
-    );
-  }
-  if (spec.mode === "external" && spec.external)
-    return [connectionSecretRead(spec.external.connectionSecretRef, namespace)];
-  return [];
+  return adoptOrExternalReads(resource, adoptTarget);
 }
 
 /** Kept with a retained Redis: the Secret its spec takes the password from (kubernetesConfig.redisSecret). */
@@ -123,7 +98,7 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
     })),
   ],
   observes,
-  references,
+  references: (resource) => adoptReferences(resource, adoptTarget),
   referencesKinds: [],
   desired: (resource, view) => desiredRedisInstance(resource, view),
   reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),

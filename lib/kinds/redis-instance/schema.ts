@@ -129,6 +129,7 @@ export const RedisAdopt = z
   })
   .strict()
   .describe("The Redis to adopt (mode adopt).");
+export type RedisAdopt = z.infer<typeof RedisAdopt>;
 
 export const RedisExternal = z
   .object({
