@@ -14,6 +14,8 @@ export {
   type PostgresClusterProps,
   RedisInstance,
   type RedisInstanceProps,
+  SecretsManagement,
+  type SecretsManagementProps,
   Stack,
   type StackProps,
 } from "./kinds.js";

@@ -15,6 +15,7 @@ import type {
   PostgresClusterSpecReferences,
 } from "../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecInput, RedisInstanceSpecReferences } from "../lib/api/generated/redis-instance-spec.js";
+import type { SecretsManagementSpecInput } from "../lib/api/generated/secrets-management-spec.js";
 import type { StackSpecInput } from "../lib/api/generated/stack-spec.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
 import type { WithReferences } from "./references.js";
@@ -148,5 +149,23 @@ export interface MongoClusterProps extends NaviqueResourceProps {
 export class MongoCluster extends NaviqueResource<"MongoCluster"> {
   constructor(scope: Construct, id: string, props: MongoClusterProps = {}) {
     super(scope, id, "MongoCluster", props);
+  }
+}
+
+export interface SecretsManagementProps extends NaviqueResourceProps {
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component.
+   */
+  readonly spec: WithReferences<SecretsManagementSpecInput, never>;
+}
+
+/**
+ * Where a namespace's Secrets come from: the External Secrets Operator (a provider's remote keys, one ExternalSecret per Secret) or Sealed Secrets (SealedSecrets you commit), the controller installed by the product. One per namespace.
+ *
+ * A SecretsManagement custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
+ */
+export class SecretsManagement extends NaviqueResource<"SecretsManagement"> {
+  constructor(scope: Construct, id: string, props: SecretsManagementProps) {
+    super(scope, id, "SecretsManagement", props);
   }
 }

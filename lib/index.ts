@@ -71,6 +71,17 @@ export {
 } from "./kinds/redis-instance/schema.js";
 export { REGISTRY } from "./kinds/registry.js";
 export {
+  DEFAULT_AWS_SERVICE,
+  DEFAULT_AZURE_AUTH_TYPE,
+  DEFAULT_REFRESH_INTERVAL,
+  DEFAULT_VAULT_KUBERNETES_MOUNT,
+  DEFAULT_VAULT_KV_VERSION,
+  DEFAULT_VAULT_PATH,
+  SECRETS_MANAGEMENT_KIND,
+  SecretsManagementSpec,
+  type SecretsManagementSpecInput,
+} from "./kinds/secrets-management/schema.js";
+export {
   DEFAULT_STACK_DATABASES,
   DEFAULT_STACK_POSTGRES,
   DEFAULT_STACK_POSTGRES_MANAGED,

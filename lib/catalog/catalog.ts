@@ -2,17 +2,26 @@ import type { CapabilityEntry } from "./capability.js";
 import { CERT_MANAGER } from "./cert-manager.js";
 import { CLICKHOUSE_OPERATOR } from "./clickhouse-operator.js";
 import { CLOUDNATIVE_PG } from "./cloudnative-pg.js";
+import { EXTERNAL_SECRETS } from "./external-secrets.js";
 import { LITELLM_OPERATOR } from "./litellm-operator.js";
 import { MEILISEARCH } from "./meilisearch.js";
 import { MONGODB_KUBERNETES } from "./mongodb-kubernetes.js";
 import { REDIS_OPERATOR } from "./redis-operator.js";
+import { SEALED_SECRETS } from "./sealed-secrets.js";
 import type { WorkloadEntry } from "./workload.js";
 
 /** Every capability the product knows, by name. */
 export const CATALOG: ReadonlyMap<string, CapabilityEntry> = new Map(
-  [CERT_MANAGER, CLOUDNATIVE_PG, REDIS_OPERATOR, LITELLM_OPERATOR, CLICKHOUSE_OPERATOR, MONGODB_KUBERNETES].map(
-    (entry) => [entry.name, entry],
-  ),
+  [
+    CERT_MANAGER,
+    CLOUDNATIVE_PG,
+    REDIS_OPERATOR,
+    LITELLM_OPERATOR,
+    CLICKHOUSE_OPERATOR,
+    MONGODB_KUBERNETES,
+    EXTERNAL_SECRETS,
+    SEALED_SECRETS,
+  ].map((entry) => [entry.name, entry]),
 );
 
 /** Every workload chart the product installs per resource, by name. */

@@ -130,6 +130,11 @@ export interface KindModule<R extends EngineResource = EngineResource, Status = 
   readonly emits: readonly EmittedKind[];
   /** Extra reads for `desired`; only references in the resource's namespace or granted are followed. */
   observes(resource: R): readonly ObservedRead[];
+  /**
+   * The kinds `observes` may read that no kind emits (a ClusterSecretStore, a SealedSecret: the user's),
+   * by their plural: the operator is allowed to get them, nothing more (lib/package/operator-rbac.ts).
+   */
+  readonly readsKinds?: readonly Pick<EmittedKind, "apiVersion" | "kind" | "plural">[];
   /** The references a ReferenceGrant can open (into other namespaces), resolved against its namespace. */
   references(resource: R): readonly Reference[];
   /**

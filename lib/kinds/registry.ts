@@ -11,6 +11,7 @@ import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
 import { MONGO_CLUSTER_MODULE } from "./mongo-cluster/module.js";
 import { POSTGRES_CLUSTER_MODULE } from "./postgres-cluster/module.js";
 import { REDIS_INSTANCE_MODULE } from "./redis-instance/module.js";
+import { SECRETS_MANAGEMENT_MODULE } from "./secrets-management/module.js";
 import { STACK_MODULE } from "./stack/module.js";
 
 /**
@@ -44,6 +45,7 @@ export const REGISTRY: Registry = {
     GATEWAY_MODULE,
     CLICKHOUSE_CLUSTER_MODULE,
     MONGO_CLUSTER_MODULE,
+    SECRETS_MANAGEMENT_MODULE,
   ],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,

@@ -53,10 +53,25 @@ function emittedResources(registry: Registry): Map<string, { plurals: string[]; 
   return byGroup;
 }
 
+/** The kinds the kinds read but never emit (`readsKinds`), by API group: their plurals and the kinds reading them. */
+function readResources(registry: Registry): Map<string, { plurals: string[]; by: string[] }> {
+  const byGroup = new Map<string, { plurals: string[]; by: string[] }>();
+  for (const module of registry.kinds) {
+    for (const read of module.readsKinds ?? []) {
+      const group = groupOf(read.apiVersion);
+      const entry = byGroup.get(group) ?? { plurals: [], by: [] };
+      if (!entry.plurals.includes(read.plural)) entry.plurals.push(read.plural);
+      if (!entry.by.includes(module.definition.kind)) entry.by.push(module.definition.kind);
+      byGroup.set(group, entry);
+    }
+  }
+  return byGroup;
+}
+
 /**
  * The kinds the capability charts of the catalog render with the catalog's values (cert-manager
  * v1.21.1, cloudnative-pg 0.29.0, redis-operator 0.26.1, litellm-operator 0.23.0, clickhouse-operator-helm 0.0.2,
- * mongodb-kubernetes 1.9.1: docs/adr/0024-operator-rbac.md), by API group,
+ * mongodb-kubernetes 1.9.1, external-secrets 2.9.0, sealed-secrets 2.18.5: docs/adr/0024-operator-rbac.md), by API group,
  * except CRDs and RBAC objects, which have rules of their own. helm creates, reads, patches and deletes
  * them, waits on them (list and watch) and the installer dry-runs each one first.
  */
@@ -90,6 +105,7 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
   const definitions = allDefinitions(registry);
   const reconciled = registry.kinds.map((m) => m.definition.plural);
   const emitted = [...emittedResources(registry)].sort(([a], [b]) => a.localeCompare(b));
+  const read = [...readResources(registry)].sort(([a], [b]) => a.localeCompare(b));
   return [
     {
       apiGroups: [API_GROUP],
@@ -120,6 +136,12 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
       resources: [...plurals].sort(),
       verbs: [...WRITE],
       why: `Emitted by ${by.join(", ")} in their namespaces: server-side applied, read back, watched, deleted when no longer desired${group === "" ? "; a Secret a resource references (connection, adopted credentials) is read" : ""}.`,
+    })),
+    ...read.map(([group, { plurals, by }]) => ({
+      apiGroups: [group],
+      resources: [...plurals].sort(),
+      verbs: ["get"],
+      why: `Read by ${by.join(", ")}, named in their specs and never written: only got, by name.`,
     })),
     ...[...CAPABILITY_CHART_RESOURCES].map(([group, plurals]) => ({
       apiGroups: [group],

@@ -15,6 +15,8 @@ export {
   type PostgresClusterArgs,
   RedisInstance,
   type RedisInstanceArgs,
+  SecretsManagement,
+  type SecretsManagementArgs,
   Stack,
   type StackArgs,
 } from "./kinds.js";

@@ -12,6 +12,8 @@ import type { PostgresClusterOutputs } from "../../lib/api/generated/postgres-cl
 import type { PostgresClusterSpecInput } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceOutputs } from "../../lib/api/generated/redis-instance-outputs.js";
 import type { RedisInstanceSpecInput } from "../../lib/api/generated/redis-instance-spec.js";
+import type { SecretsManagementOutputs } from "../../lib/api/generated/secrets-management-outputs.js";
+import type { SecretsManagementSpecInput } from "../../lib/api/generated/secrets-management-spec.js";
 import type { StackOutputs } from "../../lib/api/generated/stack-outputs.js";
 import type { StackSpecInput } from "../../lib/api/generated/stack-spec.js";
 import type { ClusterArgs, DeepInput } from "./component-inputs.js";
@@ -303,5 +305,36 @@ export class MongoCluster extends KindComponent {
 
   constructor(name: string, args: MongoClusterArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("MongoCluster", name, args, opts);
+  }
+}
+
+export interface SecretsManagementArgs extends ClusterArgs {
+  /** The desired state; parsed by the same schema as the custom resource. */
+  readonly spec: DeepInput<SecretsManagementSpecInput>;
+}
+
+/**
+ * Where a namespace's Secrets come from: the External Secrets Operator (a provider's remote keys, one ExternalSecret per Secret) or Sealed Secrets (SealedSecrets you commit), the controller installed by the product. One per namespace.
+ *
+ * The SecretsManagement custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
+ */
+export class SecretsManagement extends KindComponent {
+  static readonly TYPE = "navique:index:SecretsManagement";
+
+  /**
+   * eso or sealed-secrets.
+   */
+  declare readonly backend: pulumi.Output<SecretsManagementOutputs["backend"]>;
+  /**
+   * The ESO store its ExternalSecrets read from, `<Kind>/<name>`; empty for sealed-secrets.
+   */
+  declare readonly store: pulumi.Output<SecretsManagementOutputs["store"]>;
+  /**
+   * The Secrets it provides in its namespace, by name.
+   */
+  declare readonly secrets: pulumi.Output<SecretsManagementOutputs["secrets"]>;
+
+  constructor(name: string, args: SecretsManagementArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super("SecretsManagement", name, args, opts);
   }
 }

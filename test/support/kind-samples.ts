@@ -111,6 +111,87 @@ export const KIND_SAMPLES = {
     },
     { mode: "external", external: { connectionSecretRef: { name: "mongo", key: "password" } } },
   ],
+  SecretsManagement: [
+    {
+      backend: "eso",
+      eso: {
+        provider: {
+          azureKeyVault: {
+            vaultUrl: "https://platform.vault.azure.net",
+            authType: "WorkloadIdentity",
+            serviceAccountRef: { name: "secrets-reader" },
+            tenantId: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+          },
+        },
+        refreshInterval: "15m",
+        secrets: [
+          {
+            name: "gateway-keys",
+            data: [
+              { key: "openai", remoteKey: "openai-api-key" },
+              { key: "anthropic", remoteKey: "providers", property: "anthropic" },
+            ],
+          },
+        ],
+      },
+    },
+    {
+      backend: "eso",
+      eso: {
+        provider: {
+          vault: {
+            server: "https://vault.example.com:8200",
+            path: "secret",
+            version: "v2",
+            namespace: "platform",
+            role: "apps",
+            mountPath: "kubernetes",
+            serviceAccountRef: { name: "vault-auth" },
+          },
+        },
+        secrets: [{ name: "db", data: [{ key: "password", remoteKey: "apps/db", property: "password" }] }],
+      },
+    },
+    {
+      backend: "eso",
+      eso: {
+        provider: {
+          aws: {
+            service: "SecretsManager",
+            region: "eu-west-1",
+            role: "arn:aws:iam::123456789012:role/secrets-reader",
+            serviceAccountRef: { name: "irsa" },
+          },
+        },
+        secrets: [{ name: "db", data: [{ key: "password", remoteKey: "prod/db-password" }] }],
+      },
+    },
+    {
+      backend: "eso",
+      eso: {
+        provider: {
+          gcp: {
+            projectID: "platform-123",
+            workloadIdentity: {
+              serviceAccountRef: { name: "gsm-reader" },
+              clusterLocation: "europe-west1",
+              clusterName: "platform",
+              clusterProjectID: "platform-123",
+            },
+          },
+        },
+        secrets: [{ name: "db", data: [{ key: "password", remoteKey: "db-password" }] }],
+      },
+    },
+    {
+      backend: "eso",
+      eso: {
+        clusterSecretStoreRef: { name: "platform-vault" },
+        secrets: [{ name: "db", data: [{ key: "password", remoteKey: "db-password" }] }],
+      },
+    },
+    { backend: "sealed-secrets", sealedSecrets: { secrets: [{ name: "gateway-keys" }, { name: "db" }] } },
+  ],
   Stack: [
     {
       postgres: {
@@ -128,7 +209,10 @@ export const KIND_SAMPLES = {
   License: [{ token: "nvq1.test-key.e30.AAAA" }],
 } as const satisfies Readonly<Record<string, readonly Record<string, unknown>[]>>;
 
-/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database. */
+/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend. */
 export function minimalSpec(kind: string): Record<string, unknown> {
-  return kind === "Gateway" ? { database: GATEWAY_EXTERNAL_DATABASE } : {};
+  if (kind === "Gateway") return { database: GATEWAY_EXTERNAL_DATABASE };
+  // A backend must be chosen; sealed-secrets is the one that needs nothing else.
+  if (kind === "SecretsManagement") return { backend: "sealed-secrets" };
+  return {};
 }

@@ -22,6 +22,7 @@ import type { MongoClusterSpec, MongoClusterSpecInput } from "../../lib/kinds/mo
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
+import type { SecretsManagementSpec, SecretsManagementSpecInput } from "../../lib/kinds/secrets-management/schema.js";
 import type { StackSpec, StackSpecInput } from "../../lib/kinds/stack/schema.js";
 
 /** `true` when A and B are assignable to each other; `false` otherwise. */
@@ -56,6 +57,7 @@ const SPEC_INTERFACES_AGREE = {
   Gateway: true satisfies Agree<GatewaySpecInput, typeof GatewaySpec>,
   ClickHouseCluster: true satisfies Agree<ClickHouseClusterSpecInput, typeof ClickHouseClusterSpec>,
   MongoCluster: true satisfies Agree<MongoClusterSpecInput, typeof MongoClusterSpec>,
+  SecretsManagement: true satisfies Agree<SecretsManagementSpecInput, typeof SecretsManagementSpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 
@@ -83,6 +85,7 @@ const REFERENCE_TREES_AGREE = {
   >,
   MongoCluster: true satisfies MutuallyAssignable<MongoClusterSpecReferences, ReferenceTree<typeof MongoClusterSpec>>,
   // A kind without reference fields has no such type: its tree is never.
+  SecretsManagement: true satisfies MutuallyAssignable<never, ReferenceTree<typeof SecretsManagementSpec>>,
   Stack: true satisfies MutuallyAssignable<never, ReferenceTree<typeof StackSpec>>,
 };
 
