@@ -1,55 +1,22 @@
-import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { withPrerequisites } from "../../lib/catalog/catalog.js";
 import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
-import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
-import { type PlanContext, planResource } from "../../lib/engine/plan.js";
 import type { PlanStep } from "../../lib/engine/steps.js";
-import type { EngineView } from "../../lib/engine/view.js";
 import { operatorReadiness } from "../../lib/kinds/clickhouse-cluster/clickhouse-operator-api.js";
 import { containerImage } from "../../lib/kinds/clickhouse-cluster/desired.js";
 import { CLICKHOUSE_CLUSTER_MODULE } from "../../lib/kinds/clickhouse-cluster/module.js";
-import { ClickHouseCluster, type ClickHouseClusterStatus } from "../../lib/kinds/clickhouse-cluster/schema.js";
-import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { ClickHouseCluster } from "../../lib/kinds/clickhouse-cluster/schema.js";
+import { operatorKindPlans } from "../support/plans.js";
 
-const module = CLICKHOUSE_CLUSTER_MODULE as unknown as KindModule;
-const context: PlanContext = {
-  withPrerequisites: (name) => [name],
-  releaseOf: (name) => ({ name, namespace: "clickhouse-operator-system" }),
-};
-
-function clickhouse(spec: unknown, status?: unknown): EngineResource {
-  return ClickHouseCluster.parse({
-    apiVersion: "core.navique.com/v1alpha1",
-    kind: "ClickHouseCluster",
-    metadata: { name: "traces", namespace: "apps", uid: "u-traces", generation: 1 },
-    spec,
-    ...(status ? { status } : {}),
-  }) as EngineResource;
-}
-
-const operatorReady: CapabilityDecision = {
-  capability: "clickhouse-operator",
-  state: "Owned",
-  evidence: "release clickhouse-operator carries the ownership marks",
-  action: "none",
-  summary: "keep clickhouse-operator",
-  ready: true,
-  waitingFor: [],
-};
-
-function view(overrides: Partial<EngineView> = {}): EngineView {
-  return {
-    capabilities: [operatorReady],
-    consumers: [],
-    objects: new Map(),
-    licence: {
-      entitlements: communityEntitlements(),
-      instances: [{ namespace: "apps", name: "traces", creationTimestamp: "2027-01-01T00:00:00Z", admitted: false }],
-    },
-    ...overrides,
-  };
-}
+const {
+  resource: clickhouse,
+  view,
+  plan,
+} = operatorKindPlans(
+  CLICKHOUSE_CLUSTER_MODULE,
+  { name: "traces", namespace: "apps" },
+  { capability: "clickhouse-operator", namespace: "clickhouse-operator-system" },
+);
 
 /** The Ready condition the operator writes (internal/controller/status.go NewCondition): with observedGeneration. */
 function withReady(object: KubeObject, status: "True" | "False", reason: string, message: string, generation = 1) {
@@ -61,9 +28,6 @@ function withReady(object: KubeObject, status: "True" | "False", reason: string,
     },
   };
 }
-
-const plan = (resource: EngineResource, v: EngineView) =>
-  planResource<ClickHouseClusterStatus>(module, resource, v, context);
 
 /** The object of the step that applies an object of `kind`. */
 function applied(steps: readonly PlanStep[], kind: string): KubeObject {

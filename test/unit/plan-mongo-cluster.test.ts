@@ -1,58 +1,23 @@
-import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import type { Claim } from "../../lib/engine/claims.js";
 import { rotationEvent } from "../../lib/engine/generated-secret.js";
-import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
+import type { EngineResource } from "../../lib/engine/kind-module.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import { ownershipMarks } from "../../lib/engine/ownership.js";
-import { type PlanContext, planResource } from "../../lib/engine/plan.js";
-import type { EngineView } from "../../lib/engine/view.js";
 import { claimIdentifier, claimSecretName } from "../../lib/kinds/mongo-cluster/claims.js";
 import { MONGO_CLUSTER_MODULE } from "../../lib/kinds/mongo-cluster/module.js";
 import { LAST_SUCCESSFUL_CONFIGURATION } from "../../lib/kinds/mongo-cluster/mongodb-community-api.js";
-import { MongoCluster, type MongoClusterStatus } from "../../lib/kinds/mongo-cluster/schema.js";
-import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { MongoCluster } from "../../lib/kinds/mongo-cluster/schema.js";
+import { operatorKindPlans } from "../support/plans.js";
 
-const module = MONGO_CLUSTER_MODULE as unknown as KindModule;
-const context: PlanContext = {
-  withPrerequisites: (name) => [name],
-  releaseOf: (name) => ({ name, namespace: "mongodb" }),
-};
-
-function mongo(spec: unknown, status?: unknown): EngineResource {
-  return MongoCluster.parse({
-    apiVersion: "core.navique.com/v1alpha1",
-    kind: "MongoCluster",
-    metadata: { name: "docs", namespace: "data", uid: "u-docs", generation: 1 },
-    spec,
-    ...(status ? { status } : {}),
-  }) as EngineResource;
-}
-
-const operatorReady: CapabilityDecision = {
-  capability: "mongodb-kubernetes",
-  state: "Owned",
-  evidence: "release mongodb-kubernetes-operator carries the ownership marks",
-  action: "none",
-  summary: "keep mongodb-kubernetes",
-  ready: true,
-  waitingFor: [],
-};
-
-function view(overrides: Partial<EngineView> = {}): EngineView {
-  return {
-    capabilities: [operatorReady],
-    consumers: [],
-    objects: new Map(),
-    licence: {
-      entitlements: communityEntitlements(),
-      instances: [{ namespace: "data", name: "docs", creationTimestamp: "2027-01-01T00:00:00Z", admitted: false }],
-    },
-    ...overrides,
-  };
-}
-
-const plan = (resource: EngineResource, v: EngineView) =>
-  planResource<MongoClusterStatus>(module, resource, v, context);
+const {
+  resource: mongo,
+  view,
+  plan,
+} = operatorKindPlans(
+  MONGO_CLUSTER_MODULE,
+  { name: "docs", namespace: "data" },
+  { capability: "mongodb-kubernetes", namespace: "mongodb", release: "mongodb-kubernetes-operator" },
+);
 
 const claimOf = (kind: string, namespace: string, name: string): Claim => ({
   claimant: `${kind}/${namespace}/${name}`,

@@ -1,50 +1,16 @@
 import { stalledOf } from "../../lib/api/conditions.js";
-import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { rotationEvent } from "../../lib/engine/generated-secret.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
-import { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
 import {
   DELETION_POLICY_ANNOTATION,
   type KubeObject,
-  type PlanContext,
+  ownedCapability,
+  POSTGRES_PLAN_CONTEXT,
   type PostgresObservation,
   planPostgresCluster,
+  postgresCluster,
 } from "../support/plans.js";
-
-const context: PlanContext = {
-  withPrerequisites: (name) => (name === "cloudnative-pg" ? ["cert-manager", "cloudnative-pg"] : [name]),
-  releaseOf: (name) => ({ name, namespace: name === "cloudnative-pg" ? "cnpg-system" : name }),
-};
-
-function decision(capability: string, overrides: Partial<CapabilityDecision> = {}): CapabilityDecision {
-  return {
-    capability,
-    state: "Owned",
-    evidence: `release ${capability} carries the ownership marks`,
-    action: "none",
-    summary: `keep ${capability}`,
-    ready: true,
-    waitingFor: [],
-    ...overrides,
-  };
-}
-
-function resource(spec: unknown, status?: unknown, deleting = false): PostgresCluster {
-  return PostgresCluster.parse({
-    apiVersion: "core.navique.com/v1alpha1",
-    kind: "PostgresCluster",
-    metadata: {
-      name: "main",
-      namespace: "team-a",
-      uid: "u-1",
-      generation: 2,
-      ...(deleting ? { deletionTimestamp: "2026-11-30T00:00:00Z" } : {}),
-    },
-    spec,
-    ...(status ? { status } : {}),
-  });
-}
 
 const community = communityEntitlements();
 const admittedMain = { namespace: "team-a", name: "main", creationTimestamp: "2027-01-01T00:00:00Z", admitted: true };
@@ -58,17 +24,17 @@ const nothing: PostgresObservation = {
 describe("planPostgresCluster", () => {
   it("gates everything behind the operators: only the first pending capability is ensured", () => {
     const plan = planPostgresCluster(
-      resource({}),
+      postgresCluster({}),
       {
         ...nothing,
         capabilities: [
-          decision("cert-manager", {
+          ownedCapability("cert-manager", {
             state: "Absent",
             action: "install",
             summary: "install cert-manager",
             ready: false,
           }),
-          decision("cloudnative-pg", {
+          ownedCapability("cloudnative-pg", {
             state: "Absent",
             action: "install",
             summary: "install cloudnative-pg",
@@ -76,7 +42,7 @@ describe("planPostgresCluster", () => {
           }),
         ],
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps).toEqual([
       { kind: "ensure-capability", capability: "cert-manager", description: "install cert-manager" },
@@ -91,14 +57,17 @@ describe("planPostgresCluster", () => {
   });
 
   it("with --watch-namespaces, does nothing for an adoption from a namespace it does not serve, and says which", () => {
-    const adopting = resource({
+    const adopting = postgresCluster({
       mode: "adopt",
       adopt: {
         clusterRef: { name: "shared", namespace: "data" },
         credentialsSecretRef: { name: "shared-app", namespace: "data" },
       },
     });
-    const plan = planPostgresCluster(adopting, nothing, { ...context, watchNamespaces: ["team-a", "team-b"] });
+    const plan = planPostgresCluster(adopting, nothing, {
+      ...POSTGRES_PLAN_CONTEXT,
+      watchNamespaces: ["team-a", "team-b"],
+    });
     const message =
       'spec.adopt.clusterRef.namespace "data" and spec.adopt.credentialsSecretRef.namespace "data" are outside the namespaces this operator serves (--watch-namespaces team-a,team-b); nothing was done. Add them to --watch-namespaces, or adopt from a served namespace';
     expect(plan.steps).toEqual([]);
@@ -110,16 +79,24 @@ describe("planPostgresCluster", () => {
     expect(plan.events).toEqual([{ type: "Warning", reason: "NamespaceNotWatched", message }]);
     // Reported once; and served as soon as the namespace is.
     expect(
-      planPostgresCluster(resource(adopting.spec, plan.status), nothing, { ...context, watchNamespaces: ["team-a"] })
-        .events,
+      planPostgresCluster(postgresCluster(adopting.spec, plan.status), nothing, {
+        ...POSTGRES_PLAN_CONTEXT,
+        watchNamespaces: ["team-a"],
+      }).events,
     ).toEqual([]);
-    const served = planPostgresCluster(adopting, nothing, { ...context, watchNamespaces: ["team-a", "data"] });
+    const served = planPostgresCluster(adopting, nothing, {
+      ...POSTGRES_PLAN_CONTEXT,
+      watchNamespaces: ["team-a", "data"],
+    });
     expect(served.conditions.map((c) => c.reason)).not.toContain("NamespaceNotWatched");
   });
 
   it("held back by the namespace scope, keeps the mode it had reached, so that leaving it is collected later", () => {
-    const wasManaged = resource({}, { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted: [] });
-    const adopting = resource(
+    const wasManaged = postgresCluster(
+      {},
+      { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted: [] },
+    );
+    const adopting = postgresCluster(
       {
         mode: "adopt",
         adopt: {
@@ -129,19 +106,19 @@ describe("planPostgresCluster", () => {
       },
       wasManaged.status,
     );
-    const held = planPostgresCluster(adopting, nothing, { ...context, watchNamespaces: ["team-a"] });
+    const held = planPostgresCluster(adopting, nothing, { ...POSTGRES_PLAN_CONTEXT, watchNamespaces: ["team-a"] });
     expect(held.conditions.map((c) => c.reason)).toContain("NamespaceNotWatched");
     expect([held.status.mode, held.status.type]).toEqual(["managed", "cnpg"]);
   });
 
   it("records an adoption with one Event, when first seen; the status remembers it after", () => {
-    const adopted = decision("cloudnative-pg", {
+    const adopted = ownedCapability("cloudnative-pg", {
       state: "Adopted",
       evidence: "controller labelled app.kubernetes.io/name=cloudnative-pg runs in cnpg-elsewhere",
       summary: "adopt cloudnative-pg, leave its lifecycle alone",
     });
-    const observation = { ...nothing, capabilities: [decision("cert-manager"), adopted] };
-    const first = planPostgresCluster(resource({}), observation, context);
+    const observation = { ...nothing, capabilities: [ownedCapability("cert-manager"), adopted] };
+    const first = planPostgresCluster(postgresCluster({}), observation, POSTGRES_PLAN_CONTEXT);
     expect(first.events).toEqual([
       {
         type: "Normal",
@@ -152,15 +129,15 @@ describe("planPostgresCluster", () => {
     expect(first.status.capabilities).toContainEqual(
       expect.objectContaining({ name: "cloudnative-pg", provenance: "adopted" }),
     );
-    const next = planPostgresCluster(resource({}, first.status), observation, context);
+    const next = planPostgresCluster(postgresCluster({}, first.status), observation, POSTGRES_PLAN_CONTEXT);
     expect(next.events.filter((e) => e.reason === "CapabilityAdopted")).toEqual([]);
   });
 
   it("with the operators Ready, emits credentials, the Cluster and one Database per entry, then waits for CNPG", () => {
     const plan = planPostgresCluster(
-      resource({ databases: [{ name: "litellm" }] }),
-      { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] },
-      context,
+      postgresCluster({ databases: [{ name: "litellm" }] }),
+      { ...nothing, capabilities: [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")] },
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps.map((s) => s.kind)).toEqual(["generate-secret", "apply", "apply"]);
     expect(plan.conditions.find((c) => c.type === "DatastoreReady")).toMatchObject({
@@ -182,13 +159,13 @@ describe("planPostgresCluster", () => {
       metadata: { name: "main", namespace: "team-a", labels: { team: "data" } },
     };
     const plan = planPostgresCluster(
-      resource({}),
+      postgresCluster({}),
       {
         ...nothing,
-        capabilities: [decision("cert-manager"), decision("cloudnative-pg")],
+        capabilities: [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")],
         objects: new Map([["Cluster/team-a/main", theirs]]),
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps).toEqual([]);
     const message =
@@ -205,13 +182,13 @@ describe("planPostgresCluster", () => {
     // Said once: one Warning Event, none at the next pass that finds it reported.
     expect(plan.events).toEqual([{ type: "Warning", reason: "NameTaken", message }]);
     const again = planPostgresCluster(
-      resource({}, plan.status),
+      postgresCluster({}, plan.status),
       {
         ...nothing,
-        capabilities: [decision("cert-manager"), decision("cloudnative-pg")],
+        capabilities: [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")],
         objects: new Map([["Cluster/team-a/main", theirs]]),
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(again.events).toEqual([]);
   });
@@ -224,7 +201,7 @@ describe("planPostgresCluster", () => {
       metadata: { name: "main-credentials", namespace: "team-a" },
     };
     const absent = (capability: string) =>
-      decision(capability, {
+      ownedCapability(capability, {
         state: "Absent",
         action: "install",
         summary: `install ${capability}`,
@@ -232,13 +209,13 @@ describe("planPostgresCluster", () => {
         waitingFor: ["not installed"],
       });
     const plan = planPostgresCluster(
-      resource({}),
+      postgresCluster({}),
       {
         ...nothing,
         capabilities: [absent("cert-manager"), absent("cloudnative-pg")],
         objects: new Map([["Secret/team-a/main-credentials", theirs]]),
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps).toEqual([]);
     const message =
@@ -258,9 +235,12 @@ describe("planPostgresCluster", () => {
   });
 
   it("is a pure function: the same inputs give the same plan", () => {
-    const observation = { ...nothing, capabilities: [decision("cert-manager"), decision("cloudnative-pg")] };
-    expect(planPostgresCluster(resource({}), observation, context)).toEqual(
-      planPostgresCluster(resource({}), observation, context),
+    const observation = {
+      ...nothing,
+      capabilities: [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")],
+    };
+    expect(planPostgresCluster(postgresCluster({}), observation, POSTGRES_PLAN_CONTEXT)).toEqual(
+      planPostgresCluster(postgresCluster({}), observation, POSTGRES_PLAN_CONTEXT),
     );
   });
 
@@ -283,13 +263,13 @@ describe("planPostgresCluster", () => {
     ["Retain", "retain"],
   ])("leaving managed mode under deletionPolicy %s: %s the Cluster, with a Warning Event", (policy, kind) => {
     const plan = planPostgresCluster(
-      resource(external, previous),
+      postgresCluster(external, previous),
       {
         ...nothing,
         objects: new Map([["Cluster/team-a/main", liveCluster(policy)]]),
         externalCredentials: { host: "h", username: "u", password: "p" },
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps.filter((s) => s.kind === kind)).toHaveLength(1);
     expect(plan.events.map((e) => [e.type, e.reason])).toEqual([
@@ -303,14 +283,14 @@ describe("planPostgresCluster", () => {
 
   it("never removes an object that no longer carries its owned-by label, and keeps operators others need", () => {
     const plan = planPostgresCluster(
-      resource(external, previous),
+      postgresCluster(external, previous),
       {
         ...nothing,
         objects: new Map([["Cluster/team-a/main", liveCluster("Delete", "someone-else")]]),
         externalCredentials: { host: "h", username: "u", password: "p" },
         consumers: [{ key: "PostgresCluster team-b/other", needs: ["cert-manager", "cloudnative-pg"] }],
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps.filter((s) => s.kind === "delete" || s.kind === "retain")).toEqual([]);
     expect(plan.steps.filter((s) => s.kind === "release-capability").map((s) => s.description)).toEqual([
@@ -339,9 +319,9 @@ describe("planPostgresCluster", () => {
     "external mode with %s: Stalled only where waiting cannot help",
     (_case, externalCredentials, connectionSecretRef, stalledMessage) => {
       const plan = planPostgresCluster(
-        resource({ mode: "external", external: { connectionSecretRef } }),
+        postgresCluster({ mode: "external", external: { connectionSecretRef } }),
         { ...nothing, ...(externalCredentials ? { externalCredentials } : {}) },
-        context,
+        POSTGRES_PLAN_CONTEXT,
       );
       const ready = plan.conditions.find((c) => c.type === "Ready");
       expect(ready?.status).toBe("False");
@@ -371,16 +351,20 @@ describe("planPostgresCluster", () => {
   ])(
     "external mode, Ready: the message says which keys of which Secret were checked (%s), not that the host is reachable",
     (_case, externalCredentials, message) => {
-      const plan = planPostgresCluster(resource(external), { ...nothing, externalCredentials }, context);
+      const plan = planPostgresCluster(
+        postgresCluster(external),
+        { ...nothing, externalCredentials },
+        POSTGRES_PLAN_CONTEXT,
+      );
       expect(plan.conditions.find((c) => c.type === "Ready")).toMatchObject({ status: "True", message });
     },
   );
 
   it("publishes status.connection, the shape every datastore publishes, and the deprecated fields beside it", () => {
     const plan = planPostgresCluster(
-      resource(external),
+      postgresCluster(external),
       { ...nothing, externalCredentials: { host: "fd00::5", port: "6432", username: "u", password: "p" } },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     const secret = { name: "pg", namespace: "team-a" };
     expect(plan.status).toMatchObject({
@@ -392,7 +376,7 @@ describe("planPostgresCluster", () => {
   });
 
   it("a type not implemented yet is Stalled: only a change of spec.type helps", () => {
-    const plan = planPostgresCluster(resource({ type: "zalando" }), nothing, context);
+    const plan = planPostgresCluster(postgresCluster({ type: "zalando" }), nothing, POSTGRES_PLAN_CONTEXT);
     expect(stalledOf(plan.conditions)).toMatchObject({
       reason: "NotImplemented",
       message: "spec.type zalando is not implemented yet; use type: cnpg (CloudNativePG)",
@@ -401,9 +385,9 @@ describe("planPostgresCluster", () => {
 
   it("on deletion releases everything and then removes the finalizer, last", () => {
     const plan = planPostgresCluster(
-      resource({}, { ...previous, mode: "managed" }, true),
+      postgresCluster({}, { ...previous, mode: "managed" }, true),
       { ...nothing, objects: new Map([["Cluster/team-a/main", liveCluster("Retain")]]) },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     // By target and in order: the Cluster kept, the dependant operator released before its prerequisite,
     // the finalizer last.
@@ -426,9 +410,9 @@ describe("planPostgresCluster", () => {
     ];
     const fresh = { namespace: "team-a", name: "main", creationTimestamp: "2027-01-03T00:00:00Z", admitted: false };
     const plan = planPostgresCluster(
-      resource({}),
+      postgresCluster({}),
       { ...nothing, licence: { entitlements: community, instances: [...others, fresh] } },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps).toEqual([]);
     expect(plan.refusal?.reason).toBe("InstanceCapExceeded");
@@ -448,13 +432,13 @@ describe("planPostgresCluster", () => {
     ]);
     // The same resource, admitted before the caps shrank, keeps running.
     const admitted = planPostgresCluster(
-      resource({}),
+      postgresCluster({}),
       {
         ...nothing,
-        capabilities: [decision("cert-manager"), decision("cloudnative-pg")],
+        capabilities: [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")],
         licence: { entitlements: community, instances: [...others, { ...fresh, admitted: true }] },
       },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(admitted.refusal).toBeUndefined();
     expect(admitted.conditions.find((c) => c.type === "Licensed")).toMatchObject({
@@ -465,7 +449,7 @@ describe("planPostgresCluster", () => {
 });
 
 describe("credentials on deletion and drift", () => {
-  const operators = [decision("cert-manager"), decision("cloudnative-pg")];
+  const operators = [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")];
   const withRole = (policy: string) => ({
     databases: [{ name: "litellm" }, { name: "langfuse", owner: "langfuse" }],
     managed: { deletionPolicy: policy },
@@ -525,10 +509,10 @@ describe("credentials on deletion and drift", () => {
   ];
 
   it.each([
-    ["deleted", resource(withRole("Retain"), status, true), "(PostgresCluster team-a/main deleted)"],
+    ["deleted", postgresCluster(withRole("Retain"), status, true), "(PostgresCluster team-a/main deleted)"],
     [
       "moved to external",
-      resource({ mode: "external", external: { connectionSecretRef: { name: "pg" } } }, status),
+      postgresCluster({ mode: "external", external: { connectionSecretRef: { name: "pg" } } }, status),
       "(mode/type changed from managed/cnpg to external/cnpg)",
     ],
   ])(
@@ -542,7 +526,7 @@ describe("credentials on deletion and drift", () => {
           objects: live("Retain"),
           externalCredentials: { host: "h", username: "u", password: "p" },
         },
-        context,
+        POSTGRES_PLAN_CONTEXT,
       );
       expect(
         plan.steps.flatMap((s) => (s.kind === "retain" ? [[`${s.target.kind}/${s.target.name}`, s.patch]] : [])),
@@ -571,9 +555,9 @@ describe("credentials on deletion and drift", () => {
 
   it("under Delete, deletes the Cluster, its Secrets and its Databases", () => {
     const plan = planPostgresCluster(
-      resource(withRole("Delete"), status, true),
+      postgresCluster(withRole("Delete"), status, true),
       { ...nothing, objects: live("Delete") },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps.filter((s) => s.kind === "delete").map((s) => `${s.target.kind}/${s.target.name}`)).toEqual([
       "Secret/main-credentials",
@@ -588,7 +572,11 @@ describe("credentials on deletion and drift", () => {
   it("keeps with a retained Cluster only what belongs to it: a Database of another cluster is deleted", () => {
     const objects = live("Retain");
     objects.set("Database/team-a/main-langfuse", database("main-langfuse", "elsewhere"));
-    const plan = planPostgresCluster(resource(withRole("Retain"), status, true), { ...nothing, objects }, context);
+    const plan = planPostgresCluster(
+      postgresCluster(withRole("Retain"), status, true),
+      { ...nothing, objects },
+      POSTGRES_PLAN_CONTEXT,
+    );
     expect(plan.steps.filter((s) => s.kind === "delete").map((s) => `${s.target.kind}/${s.target.name}`)).toEqual([
       "Database/main-langfuse",
     ]);
@@ -603,9 +591,9 @@ describe("credentials on deletion and drift", () => {
       const objects = live("Retain");
       objects.delete(`Secret/team-a/${name}`);
       const plan = planPostgresCluster(
-        resource(withRole("Retain"), status),
+        postgresCluster(withRole("Retain"), status),
         { ...nothing, capabilities: operators, objects },
-        context,
+        POSTGRES_PLAN_CONTEXT,
       );
       const step = plan.steps.find((s) => s.kind === "generate-secret" && s.object.metadata.name === name);
       expect(step).toMatchObject({
@@ -629,7 +617,11 @@ describe("credentials on deletion and drift", () => {
     ["Retain", undefined],
     ["Delete", [{ ...owner, controller: true, blockOwnerDeletion: true }]],
   ])("under %s, the generated Secrets carry owner references %j", (policy, references) => {
-    const plan = planPostgresCluster(resource(withRole(policy)), { ...nothing, capabilities: operators }, context);
+    const plan = planPostgresCluster(
+      postgresCluster(withRole(policy)),
+      { ...nothing, capabilities: operators },
+      POSTGRES_PLAN_CONTEXT,
+    );
     const secrets = plan.steps.flatMap((s) => (s.kind === "generate-secret" ? [s.object] : []));
     expect(secrets.map((s) => [s.metadata.name, s.metadata.ownerReferences])).toEqual([
       ["main-credentials", references],
@@ -639,11 +631,15 @@ describe("credentials on deletion and drift", () => {
 
   it("reports no rotation when the Secrets are there, nor on the first pass, before anything was emitted", () => {
     const present = planPostgresCluster(
-      resource(withRole("Retain"), status),
+      postgresCluster(withRole("Retain"), status),
       { ...nothing, capabilities: operators, objects: live("Retain") },
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
-    const first = planPostgresCluster(resource(withRole("Retain")), { ...nothing, capabilities: operators }, context);
+    const first = planPostgresCluster(
+      postgresCluster(withRole("Retain")),
+      { ...nothing, capabilities: operators },
+      POSTGRES_PLAN_CONTEXT,
+    );
     expect([...present.events, ...first.events]).toEqual([]);
   });
 });

@@ -1,51 +1,18 @@
-import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { rotationEvent } from "../../lib/engine/generated-secret.js";
-import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
-import { type PlanContext, planResource } from "../../lib/engine/plan.js";
-import type { EngineView } from "../../lib/engine/view.js";
 import { REDIS_INSTANCE_MODULE } from "../../lib/kinds/redis-instance/module.js";
-import { RedisInstance, type RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
-import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { RedisInstance } from "../../lib/kinds/redis-instance/schema.js";
+import { operatorKindPlans } from "../support/plans.js";
 
-const module = REDIS_INSTANCE_MODULE as unknown as KindModule;
-const context: PlanContext = {
-  withPrerequisites: (name) => [name],
-  releaseOf: (name) => ({ name, namespace: "ot-operators" }),
-};
-
-function redis(spec: unknown, status?: unknown): EngineResource {
-  return RedisInstance.parse({
-    apiVersion: "core.navique.com/v1alpha1",
-    kind: "RedisInstance",
-    metadata: { name: "cache", namespace: "apps", uid: "u-cache", generation: 1 },
-    spec,
-    ...(status ? { status } : {}),
-  }) as EngineResource;
-}
-
-const operatorReady: CapabilityDecision = {
-  capability: "redis-operator",
-  state: "Owned",
-  evidence: "release redis-operator carries the ownership marks",
-  action: "none",
-  summary: "keep redis-operator",
-  ready: true,
-  waitingFor: [],
-};
-
-function view(overrides: Partial<EngineView> = {}): EngineView {
-  return {
-    capabilities: [operatorReady],
-    consumers: [],
-    objects: new Map(),
-    licence: {
-      entitlements: communityEntitlements(),
-      instances: [{ namespace: "apps", name: "cache", creationTimestamp: "2027-01-01T00:00:00Z", admitted: false }],
-    },
-    ...overrides,
-  };
-}
+const {
+  resource: redis,
+  view,
+  plan,
+} = operatorKindPlans(
+  REDIS_INSTANCE_MODULE,
+  { name: "cache", namespace: "apps" },
+  { capability: "redis-operator", namespace: "ot-operators" },
+);
 
 /** A StatefulSet as the Kubernetes controller reports it once its pods are up (no pod runs here: written by the test). */
 function readyStatefulSet(replicas: number) {
@@ -62,9 +29,6 @@ function readyStatefulSet(replicas: number) {
     },
   };
 }
-
-const plan = (resource: EngineResource, v: EngineView) =>
-  planResource<RedisInstanceStatus>(module, resource, v, context);
 
 describe("a RedisInstance", () => {
   it("its generated Secret deleted by hand: re-created with a new password, reported as a rotation", () => {

@@ -1,5 +1,4 @@
 import type { Condition } from "../../lib/api/conditions.js";
-import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import type { Claim } from "../../lib/engine/claims.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { failedPlan } from "../../lib/engine/plan.js";
@@ -13,34 +12,18 @@ import {
 } from "../../lib/kinds/postgres-cluster/claims.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { POSTGRES_CLUSTER_MODULE } from "../../lib/kinds/postgres-cluster/module.js";
-import { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
 import {
   DELETION_POLICY_ANNOTATION,
   type KubeObject,
-  type PlanContext,
+  ownedCapability,
+  POSTGRES_PLAN_CONTEXT,
   type PostgresObservation,
   planPostgresCluster,
+  postgresCluster,
 } from "../support/plans.js";
 
-const context: PlanContext = {
-  withPrerequisites: (name) => (name === "cloudnative-pg" ? ["cert-manager", "cloudnative-pg"] : [name]),
-  releaseOf: (name) => ({ name, namespace: name === "cloudnative-pg" ? "cnpg-system" : name }),
-};
-
-function decision(capability: string): CapabilityDecision {
-  return {
-    capability,
-    state: "Owned",
-    evidence: `release ${capability} carries the ownership marks`,
-    action: "none",
-    summary: `keep ${capability}`,
-    ready: true,
-    waitingFor: [],
-  };
-}
-
-const operators = [decision("cert-manager"), decision("cloudnative-pg")];
+const operators = [ownedCapability("cert-manager"), ownedCapability("cloudnative-pg")];
 
 function claim(namespace: string, name: string): Claim {
   return {
@@ -56,22 +39,6 @@ const LLM = claim("apps", "llm");
 const llm = claimIdentifier(LLM);
 const llmObject = `main-${llm.replace(/_/g, "-")}`;
 const llmSecret = claimSecretName("main", LLM);
-
-function resource(spec: unknown, status?: unknown, deleting = false): PostgresCluster {
-  return PostgresCluster.parse({
-    apiVersion: "core.navique.com/v1alpha1",
-    kind: "PostgresCluster",
-    metadata: {
-      name: "main",
-      namespace: "team-a",
-      uid: "u-1",
-      generation: 2,
-      ...(deleting ? { deletionTimestamp: "2027-02-01T00:00:00Z" } : {}),
-    },
-    spec,
-    ...(status ? { status } : {}),
-  });
-}
 
 const view = (overrides: Partial<PostgresObservation> = {}): PostgresObservation => ({
   capabilities: operators,
@@ -155,9 +122,9 @@ describe("a PostgresCluster's claims", () => {
 
   it("a managed cluster lists only its spec.databases' owners in the Cluster's managed.roles, never a claim's role", () => {
     const plan = planPostgresCluster(
-      resource({ databases: [{ name: "billing", owner: "billing" }], managed: { deletionPolicy: "Delete" } }),
+      postgresCluster({ databases: [{ name: "billing", owner: "billing" }], managed: { deletionPolicy: "Delete" } }),
       view({ claims: [LLM] }),
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(managedRoles(plan.steps)).toEqual(["billing"]);
     expect(applied(plan.steps, "DatabaseRole").map((r) => r.metadata.name)).toEqual([llmObject]);
@@ -184,9 +151,9 @@ describe("a PostgresCluster's claims", () => {
     ];
     const status = { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted };
     const plan = planPostgresCluster(
-      resource({ managed: { deletionPolicy: "Delete" } }, status),
+      postgresCluster({ managed: { deletionPolicy: "Delete" } }, status),
       view({ claims: [], objects }),
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(plan.steps.flatMap((s) => (s.kind === "delete" ? [s.description] : []))).toEqual([
       `delete Secret team-a/${llmSecret} (no longer in the spec)`,
@@ -201,7 +168,7 @@ describe("a PostgresCluster's claims", () => {
     // so that the next pass deletes them; one that dies writes no status, which keeps them too.
     const clusterStep = plan.steps.find((s) => s.kind === "apply" && s.object.kind === "Cluster");
     if (!clusterStep) throw new Error("no apply of the Cluster planned");
-    const failed = failedPlan(POSTGRES_CLUSTER_MODULE, resource({}) as EngineResource, plan, clusterStep, {
+    const failed = failedPlan(POSTGRES_CLUSTER_MODULE, postgresCluster({}) as EngineResource, plan, clusterStep, {
       reason: "ApplyRejected",
       message: "refused",
       fingerprint: "ApplyRejected",
@@ -249,7 +216,11 @@ describe("a PostgresCluster's claims", () => {
       namespace: "team-a",
     }));
     const status = { mode: "managed", type: "cnpg", conditions: [], capabilities: [], emitted };
-    const plan = planPostgresCluster(resource({}, status, true), view({ capabilities: [], objects }), context);
+    const plan = planPostgresCluster(
+      postgresCluster({}, status, true),
+      view({ capabilities: [], objects }),
+      POSTGRES_PLAN_CONTEXT,
+    );
     expect(plan.steps.filter((s) => s.kind === "delete")).toEqual([]);
     expect(plan.steps.flatMap((s) => (s.kind === "retain" ? [`${s.target.kind}/${s.target.name}`] : []))).toEqual([
       "Cluster/main",
@@ -278,7 +249,7 @@ describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
     status: { conditions: [{ type: "Ready", status: "True" }] },
   });
   const adopting = (clusterNamespace: string | undefined, claims?: unknown) =>
-    resource({
+    postgresCluster({
       mode: "adopt",
       adopt: {
         clusterRef: { name: "shared", ...(clusterNamespace ? { namespace: clusterNamespace } : {}) },
@@ -311,7 +282,7 @@ describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
   it("takes none without the opt-in: no status.claims, nothing of a claim made", () => {
     const pc = adopting(undefined);
     expect(POSTGRES_CLUSTER_MODULE.takesClaims?.(pc)).toBe(false);
-    const plan = planPostgresCluster(pc, adoptView("team-a"), context);
+    const plan = planPostgresCluster(pc, adoptView("team-a"), POSTGRES_PLAN_CONTEXT);
     expect(plan.status.claims).toBeUndefined();
     expect(plan.steps.map((s) => ("object" in s ? s.object.kind : s.kind))).toEqual(["Secret"]);
   });
@@ -320,7 +291,7 @@ describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
     const pc = adopting(undefined, {});
     expect(pc.spec.adopt?.claims).toEqual({ deletionPolicy: "Retain" });
     expect(POSTGRES_CLUSTER_MODULE.takesClaims?.(pc)).toBe(true);
-    const plan = planPostgresCluster(pc, adoptView("team-a"), context);
+    const plan = planPostgresCluster(pc, adoptView("team-a"), POSTGRES_PLAN_CONTEXT);
     expect(
       plan.steps.map((s) => `${s.kind} ${"object" in s ? `${s.object.kind} ${s.object.metadata.name}` : ""}`),
     ).toEqual([
@@ -349,7 +320,7 @@ describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
 
   it("opted in across namespaces: the password generated here first, then copied beside the Cluster with the role and database, and only then published", () => {
     const pc = adopting("data", { deletionPolicy: "Delete" });
-    const first = planPostgresCluster(pc, adoptView("data"), context);
+    const first = planPostgresCluster(pc, adoptView("data"), POSTGRES_PLAN_CONTEXT);
     expect(first.steps.filter((s) => "object" in s && s.object.kind !== "Secret")).toEqual([]);
     expect(first.steps.find((s) => s.kind === "generate-secret")?.object.metadata).toMatchObject({
       name: llmSecret,
@@ -368,7 +339,7 @@ describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
       ...{ data: { username: Buffer.from(llm).toString("base64"), password: Buffer.from("pw-1").toString("base64") } },
     };
     const objects = new Map([[`Secret/team-a/${llmSecret}`, generated]]);
-    const second = planPostgresCluster(pc, adoptView("data", { objects }), context);
+    const second = planPostgresCluster(pc, adoptView("data", { objects }), POSTGRES_PLAN_CONTEXT);
     const copy = second.steps.find(
       (s) => s.kind === "apply" && s.object.kind === "Secret" && s.object.metadata.namespace === "data",
     );
@@ -398,7 +369,7 @@ describe("an adopting PostgresCluster's claims (spec.adopt.claims)", () => {
     const plan = planPostgresCluster(
       adopting(undefined, { deletionPolicy: "Delete" }),
       adoptView("team-a", { adoptTarget: undefined }),
-      context,
+      POSTGRES_PLAN_CONTEXT,
     );
     expect(condition(plan.conditions, "DatastoreReady")).toMatchObject({
       status: "False",

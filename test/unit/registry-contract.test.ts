@@ -1,7 +1,6 @@
 import * as cdk8sConstructs from "../../constructs/index.js";
 import { customResourceDefinition } from "../../lib/api/crd.js";
 import { API_GROUP_VERSION, OWNED_BY_LABEL } from "../../lib/api/group.js";
-import type { CapabilityDecision } from "../../lib/capabilities/provenance.js";
 import { workload } from "../../lib/catalog/catalog.js";
 import { cappedKind } from "../../lib/engine/admission.js";
 import { referenceCycle } from "../../lib/engine/dependencies.js";
@@ -17,6 +16,7 @@ import { COMMUNITY_CAPS, type Entitlements } from "../../lib/licence/entitlement
 import { watchedKinds } from "../../providers/operator/operator.js";
 import * as pulumiComponents from "../../providers/pulumi/index.js";
 import { KIND_SAMPLES, minimalSpec } from "../support/kind-samples.js";
+import { ownedCapability } from "../support/plans.js";
 
 // Contract tests that run for every registered kind: a kind added to the registry is held to them
 // without a line of its own here (ENGINE.md, "Tests that come with the registry").
@@ -86,15 +86,7 @@ function readyView(module: KindModule, resource: EngineResource, objects = new M
   const capabilities = module
     .needs(resource)
     .flatMap((root) => context.withPrerequisites(root))
-    .map<CapabilityDecision>((capability) => ({
-      capability,
-      state: "Owned",
-      evidence: `release ${capability} carries the ownership marks`,
-      action: "none",
-      summary: `keep ${capability}`,
-      ready: true,
-      waitingFor: [],
-    }));
+    .map((capability) => ownedCapability(capability));
   return {
     capabilities,
     consumers: [],
