@@ -33,6 +33,8 @@ export interface ReconcileContext extends CapabilityCatalog {
   readonly detect?: (capability: string) => Promise<CapabilityDecision>;
   /** An object as a watch cache kept current holds it, when one does (ObserveOptions). */
   readonly cached?: ObserveOptions["cached"];
+  /** A user's Secret the kind reads, kept between passes while unchanged (ObserveOptions). */
+  readonly userSecret?: ObserveOptions["userSecret"];
   /**
    * Told each status a pass wrote and the resourceVersion the write made: a reader of a watch cache
    * (the operator) must not decide from a copy older than that (providers/operator/own-writes.ts).
@@ -52,6 +54,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     ...(context.resources ? { resources: context.resources } : {}),
     ...(context.detect ? { detect: context.detect } : {}),
     ...(context.cached ? { cached: context.cached } : {}),
+    ...(context.userSecret ? { userSecret: context.userSecret } : {}),
   };
 }
 

@@ -58,6 +58,17 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
    * product would emit, without its marks, is in no such cache and must still be seen (NameTaken).
    */
   readonly cached?: (key: ObjectKey) => KubeObject | undefined;
+  /**
+   * A user's Secret the kind reads (`observes`): it carries no mark of the product, so no watch cache holds
+   * it. When given, the read goes through it: the operator serves again the copy an earlier pass read while
+   * a metadata-only watch shows the Secret unchanged, and re-queues `reader` (the resource's key) when it
+   * changes (providers/operator/user-secrets.ts). Without it, the Secret is read.
+   */
+  readonly userSecret?: (
+    key: ObjectKey,
+    reader: string,
+    read: () => Promise<KubeObject | undefined>,
+  ) => Promise<KubeObject | undefined>;
 }
 
 /** Which object: enough to look it up in a cache or read it. */
@@ -233,24 +244,24 @@ async function observeReads(
   resource: EngineResource,
   references: readonly Reference[],
   permitted: boolean,
+  userSecret: ObserveOptions["userSecret"],
 ): Promise<Record<string, KubeObject | ReturnType<typeof decodeCredentials>>> {
   const reads: Record<string, KubeObject | ReturnType<typeof decodeCredentials>> = {};
+  const reader = objectKey({ kind: resource.kind, ...resource.metadata });
   await Promise.all(
     module
       .observes(resource)
       .filter((read) => followed(read, resource.metadata.namespace, references, permitted))
       .map(async (read) => {
-        if (read.as === "credentials") {
-          const secret = await orUndefined(
-            client.core.readNamespacedSecret({ name: read.name, namespace: read.namespace }),
-          );
-          const credentials = decodeCredentials(secret);
-          if (credentials) reads[read.id] = credentials;
-          return;
-        }
-        // The kind's own reads are the user's objects, which no watch of the operator holds: read.
-        const found = await readObject(client, read, undefined);
-        if (found) reads[read.id] = found;
+        // The kind's own reads are the user's objects, which no watch cache of the operator holds.
+        const fromApiserver = () => readObject(client, read, undefined);
+        const found =
+          userSecret && read.apiVersion === "v1" && read.kind === "Secret"
+            ? await userSecret(read, reader, fromApiserver)
+            : await fromApiserver();
+        if (!found) return;
+        reads[read.id] =
+          read.as === "credentials" ? decodeCredentials(found as { readonly data?: Record<string, string> }) : found;
       }),
   );
   return reads;
@@ -330,7 +341,7 @@ export async function observeResource(
   const permitted = ungrantedReferences(referrer, references, grants).length === 0;
   // The kind's own reads and its dependencies' targets, together: neither depends on the other.
   const [reads, dependencies, claims] = await Promise.all([
-    observeReads(client, module, resource, references, permitted),
+    observeReads(client, module, resource, references, permitted, options.userSecret),
     observeDependencies(client, module, resource, permitted, options),
     observeClaims(client, module, resource, entitlements, options),
   ]);

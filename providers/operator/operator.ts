@@ -28,6 +28,7 @@ import { HELM_RECORD_SELECTOR, ownedReleases } from "./owned-releases.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { RefusedResources } from "./refused-resources.js";
 import { ReverseIndex } from "./reverse-index.js";
+import { UserSecrets } from "./user-secrets.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -226,6 +227,13 @@ export class NaviqueOperator {
   private readonly ownWrites = new OwnWrites();
   /** The capability decisions, kept between watch events of what they are decided from. */
   private readonly decisions: CapabilityDecisions;
+  /** By namespace served (ALL_NAMESPACES when every one is), the metadata-only watch of Secrets. */
+  private readonly secretMetadata = new Map<string, ObjectCache>();
+  /** The users' Secrets the passes read, kept while that watch shows them unchanged. */
+  private readonly userSecrets = new UserSecrets((namespace) => {
+    const cache = this.secretMetadata.get(this.namespaces ? namespace : ALL_NAMESPACES);
+    return cache && { synced: cache.synced, get: (name, ns) => cache.informer.get(name, ns) };
+  });
 
   constructor(private readonly options: OperatorOptions) {
     this.report = options.report ?? stderrReporter;
@@ -251,6 +259,7 @@ export class NaviqueOperator {
         return cache?.synced ? cache.informer.list() : undefined;
       },
       cached: (key) => this.cachedObject(key),
+      userSecret: (key, reader, read) => this.userSecrets.read(key, reader, read),
       detect: (capability) => this.decisions.decide(capability),
       statusWritten: (resource, resourceVersion) =>
         this.ownWrites.wrote(
@@ -353,6 +362,7 @@ export class NaviqueOperator {
     );
     this.licenceWatch = { informer: licenceWatch, synced: false };
     this.watchCapabilities();
+    this.watchSecretMetadata();
     await this.enqueueAll();
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
     const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
@@ -360,7 +370,7 @@ export class NaviqueOperator {
       .filter((w) => w.ownedOnly)
       .map((w) => `owned ${w.kind}s`);
     this.report(
-      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the capability release namespaces' helm records and Deployments and the CRDs (metadata only), and the ${singleton.kind}`,
+      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the capability release namespaces' helm records and Deployments, the CRDs and the Secrets (metadata only), and the ${singleton.kind}`,
     );
   }
 
@@ -455,6 +465,37 @@ export class NaviqueOperator {
     this.claimTargets.delete(key);
     this.references.forget(key);
     this.consumers.forget(key);
+    this.userSecrets.forget(key);
+  }
+
+  /**
+   * Every Secret of the namespaces served, in metadata only: whether a user's Secret a pass read has
+   * changed since (UserSecrets). Its events re-queue the resources that read the Secret.
+   */
+  private watchSecretMetadata(): void {
+    const { core } = this.options.client;
+    const keysOf = (object: KubernetesObject, event: string) => this.userSecrets.changed(object, event);
+    const scopes = this.namespaces ?? [ALL_NAMESPACES];
+    for (const scope of scopes) {
+      let cache: ObjectCache | undefined;
+      const everywhere = scope === ALL_NAMESPACES;
+      const informer = this.watch(
+        everywhere ? "/api/v1/secrets" : `/api/v1/namespaces/${scope}/secrets`,
+        async () =>
+          everywhere
+            ? core.listSecretForAllNamespaces({}, METADATA_LIST)
+            : core.listNamespacedSecret({ namespace: scope }, METADATA_LIST),
+        keysOf,
+        {
+          metadataOnly: true,
+          onSynced: (synced) => {
+            if (cache) cache.synced = synced;
+          },
+        },
+      );
+      cache = { informer, synced: false };
+      this.secretMetadata.set(scope, cache);
+    }
   }
 
   /**

@@ -223,6 +223,46 @@ describe("MeilisearchInstance", () => {
     await finalizeResources(context, "MeilisearchInstance", ns);
   }, 120_000);
 
+  it("external through the operator: its connection Secret created, changed or deleted is seen at once, with no resync", async () => {
+    const ns = await namespaces.create("meili-external-operator");
+    await createResource(client, "MeilisearchInstance", ns, "remote", {
+      mode: "external",
+      external: { connectionSecretRef: { name: "search", key: "password" } },
+    });
+    const ready = (want: "True" | "False", says: string) => async () => {
+      const now = condition(await readStoredResource(client, "MeilisearchInstance", ns, "remote"), "Ready");
+      if (now?.status !== want || !now.message?.includes(says)) {
+        throw new Error(`Ready is ${now?.status}: ${now?.message}`);
+      }
+      return now;
+    };
+    // No resync in the test's time: only the metadata-only watch of Secrets can bring each change.
+    const operator = inProcessOperator(client, helm, { resyncMs: 600_000, requeueMs: 600_000 });
+    await operator.start();
+    try {
+      await eventually("the missing connection Secret said", ready("False", `Secret ${ns}/search`));
+      const body = { metadata: { name: "search" }, stringData: { host: "one.example.net", password: "not-checked" } };
+      await client.core.createNamespacedSecret({ namespace: ns, body });
+      await eventually("Ready once the Secret exists", ready("True", ""));
+      await client.core.replaceNamespacedSecret({
+        name: "search",
+        namespace: ns,
+        body: { ...body, stringData: { ...body.stringData, host: "two.example.net" } },
+      });
+      await eventually("the new host published", async () => {
+        const stored = await readStoredResource(client, "MeilisearchInstance", ns, "remote");
+        const host = (stored?.status as MeilisearchInstanceStatus | undefined)?.connection?.host;
+        if (host !== "two.example.net") throw new Error(`status.connection.host is ${host}`);
+        return true;
+      });
+      await client.core.deleteNamespacedSecret({ name: "search", namespace: ns });
+      await eventually("the deleted Secret said", ready("False", `Secret ${ns}/search`));
+    } finally {
+      await operator.stop();
+      await finalizeResources(context, "MeilisearchInstance", ns);
+    }
+  }, 120_000);
+
   it("through the operator: Ready; a release uninstalled by hand, left uninstalling by a helm that died, or gone while the operator was down, is installed again", async () => {
     const ns = await namespaces.create("meili-operator");
     await createResource(client, "MeilisearchInstance", ns, "ops", {});
