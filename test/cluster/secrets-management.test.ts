@@ -1,0 +1,382 @@
+import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { EXTERNAL_SECRETS } from "../../lib/catalog/external-secrets.js";
+import { SEALED_SECRETS } from "../../lib/catalog/sealed-secrets.js";
+import type { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { KubeObject } from "../../lib/engine/objects.js";
+import type { SecretsManagementStatus } from "../../lib/kinds/secrets-management/schema.js";
+import { createReconcileContext } from "../../lib/reconcile/context.js";
+import {
+  CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_SOURCE,
+  lockCapabilities,
+  releaseRecords,
+  resetCapabilities,
+  testClient,
+  testHelm,
+} from "../support/capabilities.js";
+import { condition, eventually } from "../support/cluster.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { suiteNamespaces } from "../support/namespace-content.js";
+import { inProcessOperator } from "../support/operator.js";
+import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
+import {
+  commitSealedSecret,
+  playExternalSecretsOperator,
+  playSealedSecretsController,
+} from "../support/secrets-controllers.js";
+
+const ESO = { group: "external-secrets.io", version: "v1" };
+
+/** A value planted where the user keeps it (a remote key, a SealedSecret's plaintext): it may only be in the Secret. */
+const PLANTED = "planted-remote-key-value-5c2e91";
+
+const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as SecretsManagementStatus;
+const decoded = (data: Record<string, string> | undefined, key: string) =>
+  Buffer.from(data?.[key] ?? "", "base64").toString();
+
+/** Every Event of a namespace, as recorded: what the product said. */
+async function eventsIn(client: KubeClient, namespace: string) {
+  return (await client.events.listNamespacedEvent({ namespace })).items;
+}
+
+function readEso(client: KubeClient, plural: string, namespace: string, name: string) {
+  return orUndefined(client.custom.getNamespacedCustomObject({ ...ESO, plural, namespace, name })) as Promise<
+    KubeObject | undefined
+  >;
+}
+
+// SecretsManagement on the real plane with real helm, one scenario per backend. The External Secrets
+// Operator and the Sealed Secrets controller are installed from their fixture charts (test/fixtures/charts/
+// external-secrets and sealed-secrets, standing in for charts 2.9.0 and 2.18.5); no pod runs here, so the
+// test plays both controllers (test/support/secrets-controllers.ts): it writes the status each writes and
+// the Secret each would materialise, as if a provider had answered or a key had decrypted.
+describe("SecretsManagement backends", () => {
+  let client: KubeClient;
+  let helm: HelmCli;
+  let context: ReconcileContext;
+  let unlock: () => Promise<void>;
+  const namespaces = suiteNamespaces();
+
+  beforeAll(async () => {
+    unlock = await lockCapabilities();
+    client = testClient();
+    helm = await testHelm();
+    await ensureNaviqueCrds(client);
+    // Nothing of ESO installed, its CRDs gone too. The Sealed Secrets release lives in kube-system, which a
+    // reset would empty of the cluster's own objects: only its release is uninstalled.
+    await resetCapabilities(client, helm, [EXTERNAL_SECRETS], { crds: true });
+    await helm.uninstall(SEALED_SECRETS.release.name, SEALED_SECRETS.release.namespace, { wait: true });
+    await applyLicence(client, testLicenceToken({ caps: { SecretsManagement: 20 } }));
+    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
+  }, CAPABILITY_SUITE_SETUP_MS);
+  afterAll(async () => {
+    if (context) {
+      await namespaces.discard(context);
+      await resetCapabilities(client, helm, [EXTERNAL_SECRETS], { crds: false });
+      await helm.uninstall(SEALED_SECRETS.release.name, SEALED_SECRETS.release.namespace, { wait: true });
+      await removeLicence(client);
+    }
+    await unlock?.();
+  }, CAPABILITY_SUITE_SETUP_MS);
+
+  it("eso: installs ESO, emits a SecretStore and an ExternalSecret per Secret the CRDs accept strictly; Ready once ESO syncs them; a dropped Secret is collected; deletion releases ESO", async () => {
+    const ns = await namespaces.create("secrets-eso");
+    const gatewayKeys = { name: "gateway-keys", data: [{ key: "openai", remoteKey: "openai-api-key" }] };
+    const db = { name: "db", data: [{ key: "password", remoteKey: "apps/db", property: "password" }] };
+    const spec = (secrets: unknown[], refreshInterval = "1h") => ({
+      backend: "eso",
+      eso: {
+        provider: {
+          azureKeyVault: { vaultUrl: "https://platform.vault.azure.net", serviceAccountRef: { name: "kv-reader" } },
+        },
+        refreshInterval,
+        secrets,
+      },
+    });
+    await createResource(client, "SecretsManagement", ns, "platform", spec([gatewayKeys, db]));
+    // Until ESO says so, each wait is named: the store, then each ExternalSecret.
+    const waiting = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
+      o.plan.conditions.some((c) => c.type === "SecretsReady" && c.reason === "WaitingForSecrets"),
+    );
+    expect(waiting.plan.conditions.find((c) => c.type === "SecretsReady")?.message).toBe(
+      `waiting for SecretStore ${ns}/platform: the External Secrets Operator has not reported Ready yet; ExternalSecret ${ns}/gateway-keys: the External Secrets Operator has not reported Ready yet; ExternalSecret ${ns}/db: the External Secrets Operator has not reported Ready yet`,
+    );
+    const ready = await reconcileUntil<SecretsManagementStatus>(
+      context,
+      "SecretsManagement",
+      ns,
+      "platform",
+      (o) => !o.requeue,
+      () => playExternalSecretsOperator(client, ns, () => PLANTED),
+    );
+    expect(statusOf(ready)).toMatchObject({
+      provenance: "owned",
+      store: { kind: "SecretStore", name: "platform" },
+      secrets: [
+        { name: "gateway-keys", ready: true },
+        { name: "db", ready: true },
+      ],
+      capabilities: [expect.objectContaining({ name: "external-secrets", provenance: "owned", chartVersion: "2.9.0" })],
+    });
+    const stored = await readStoredResource(client, "SecretsManagement", ns, "platform");
+    expect(condition(stored, "Ready")).toMatchObject({
+      status: "True",
+      message: `provides gateway-keys, db in ${ns} through SecretStore platform`,
+    });
+    const external = await readEso(client, "externalsecrets", ns, "db");
+    expect(external?.metadata.annotations?.["core.navique.com/owner"]).toBe(`SecretsManagement/${ns}/platform`);
+    expect(external?.spec).toMatchObject({
+      secretStoreRef: { kind: "SecretStore", name: "platform" },
+      target: { name: "db", creationPolicy: "Owner" },
+      data: [{ secretKey: "password", remoteRef: { key: "apps/db", property: "password" } }],
+    });
+
+    // What the product emits, as it emits it, passes a strict server-side dry run against the fixture's CRDs
+    // (the upstream v1 schemas, providers reduced to the four the product writes): no field unknown to them.
+    const emitted = ready.plan.steps.flatMap((s) =>
+      s.kind === "apply" && s.object.apiVersion === "external-secrets.io/v1" ? [s.object] : [],
+    );
+    expect(emitted.map((o) => o.kind)).toEqual(["SecretStore", "ExternalSecret", "ExternalSecret"]);
+    const dryRun = (object: KubeObject) =>
+      client.custom
+        .createNamespacedCustomObject({
+          ...ESO,
+          plural: object.kind === "SecretStore" ? "secretstores" : "externalsecrets",
+          namespace: ns,
+          body: { ...object, metadata: { ...object.metadata, name: `${object.metadata.name}-probe` } },
+          dryRun: "All",
+          fieldValidation: "Strict",
+        })
+        .then(
+          () => "accepted",
+          (error: unknown) => String((error as { body?: unknown }).body ?? error),
+        );
+    for (const object of emitted) expect(await dryRun(object)).toBe("accepted");
+    // The check can fail: a field the CRD does not declare is refused, not pruned.
+    const [store] = emitted;
+    if (!store) throw new Error("nothing emitted");
+    expect(
+      await dryRun({
+        ...store,
+        spec: { provider: { azurekv: { vaultUrl: "https://x.vault.azure.net", vaultName: "x" } } },
+      }),
+    ).toContain('unknown field \\"spec.provider.azurekv.vaultName\\"');
+
+    // The Secret ESO materialised holds the planted value; the product never read it.
+    const materialised = await client.core.readNamespacedSecret({ name: "db", namespace: ns });
+    expect(decoded(materialised.data, "password")).toBe(PLANTED);
+
+    // A Secret no longer wanted: its ExternalSecret is collected, and Kubernetes collects the Secret it owned.
+    await client.custom.patchNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "secretsmanagements",
+      namespace: ns,
+      name: "platform",
+      body: [{ op: "replace", path: "/spec/eso/secrets", value: [gatewayKeys] }],
+    });
+    const collected = await reconcileUntil<SecretsManagementStatus>(
+      context,
+      "SecretsManagement",
+      ns,
+      "platform",
+      (o) => !o.requeue && (o.plan.status.emitted ?? []).every((e) => e.name !== "db"),
+    );
+    expect(collected.performedInAllPasses).toContainEqual(expect.stringContaining(`delete ExternalSecret ${ns}/db`));
+    expect(await readEso(client, "externalsecrets", ns, "db")).toBeUndefined();
+    expect(await readEso(client, "externalsecrets", ns, "gateway-keys")).toBeDefined();
+    expect(statusOf(collected).secrets).toEqual([{ name: "gateway-keys", ready: true }]);
+    await eventually("the Secret of the collected ExternalSecret to go with it", async () =>
+      (await orUndefined(client.core.readNamespacedSecret({ name: "db", namespace: ns }))) === undefined
+        ? true
+        : undefined,
+    );
+
+    // The operator, its log captured, takes a change of the spec to Ready again.
+    const logged: string[] = [];
+    const operator = inProcessOperator(client, helm, { report: (line) => void logged.push(line) });
+    await client.custom.patchNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "secretsmanagements",
+      namespace: ns,
+      name: "platform",
+      body: [{ op: "replace", path: "/spec/eso/refreshInterval", value: "15m" }],
+    });
+    await operator.start();
+    try {
+      await eventually("the operator to apply the new refresh interval and say Ready", async () => {
+        const current = await readStoredResource(client, "SecretsManagement", ns, "platform");
+        const applied = await readEso(client, "externalsecrets", ns, "gateway-keys");
+        return (applied?.spec as { refreshInterval?: string } | undefined)?.refreshInterval === "15m" &&
+          current?.status?.observedGeneration === current?.metadata.generation &&
+          condition(current, "Ready")?.status === "True"
+          ? true
+          : undefined;
+      });
+    } finally {
+      await operator.stop();
+    }
+    expect(logged.length).toBeGreaterThan(0);
+
+    // The planted value is in the materialised Secret only: not in the resource, its status, the Events,
+    // what the product emitted, or the operator's log.
+    const written = JSON.stringify([
+      await readStoredResource(client, "SecretsManagement", ns, "platform"),
+      await eventsIn(client, ns),
+      await readEso(client, "externalsecrets", ns, "gateway-keys"),
+      await readEso(client, "secretstores", ns, "platform"),
+      logged,
+    ]);
+    expect(written).not.toContain(PLANTED);
+
+    // Deleted: what it emitted goes, and ESO — owned, with no other consumer — is uninstalled, its CRDs kept.
+    await finalizeResources(context, "SecretsManagement", ns);
+    expect(await readEso(client, "externalsecrets", ns, "gateway-keys")).toBeUndefined();
+    expect(await readEso(client, "secretstores", ns, "platform")).toBeUndefined();
+    expect(await releaseRecords(client, EXTERNAL_SECRETS.release.namespace, EXTERNAL_SECRETS.release.name)).toEqual([]);
+    expect(
+      await orUndefined(
+        client.extensions.readCustomResourceDefinition({ name: "externalsecrets.external-secrets.io" }),
+      ),
+    ).toBeDefined();
+  });
+
+  it("eso with a ClusterSecretStore you own: nothing made for the store, its Ready read; a second SecretsManagement in the namespace refused", async () => {
+    const ns = await namespaces.create("secrets-cluster-store");
+    const spec = {
+      backend: "eso",
+      eso: {
+        clusterSecretStoreRef: { name: "shared-vault" },
+        secrets: [{ name: "db", data: [{ key: "password", remoteKey: "apps/db" }] }],
+      },
+    };
+    await createResource(client, "SecretsManagement", ns, "platform", spec);
+    const missing = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
+      o.plan.conditions.some((c) => c.type === "SecretsReady" && c.reason === "WaitingForSecrets"),
+    );
+    expect(missing.plan.conditions.find((c) => c.type === "SecretsReady")?.message).toContain(
+      "ClusterSecretStore shared-vault: it does not exist (spec.eso.clusterSecretStoreRef): create it, or name one that exists",
+    );
+    // The user's ClusterSecretStore (cluster-scoped, never written by the product); ESO, played, says it is Ready.
+    await client.custom.createClusterCustomObject({
+      ...ESO,
+      plural: "clustersecretstores",
+      body: {
+        apiVersion: "external-secrets.io/v1",
+        kind: "ClusterSecretStore",
+        metadata: { name: "shared-vault" },
+        spec: {
+          provider: {
+            vault: {
+              server: "https://vault.example.com:8200",
+              auth: { kubernetes: { role: "apps", mountPath: "kubernetes" } },
+            },
+          },
+        },
+      },
+    });
+    await client.custom.patchClusterCustomObjectStatus({
+      ...ESO,
+      plural: "clustersecretstores",
+      name: "shared-vault",
+      body: [
+        {
+          op: "add",
+          path: "/status",
+          value: { conditions: [{ type: "Ready", status: "True", reason: "Valid", message: "store validated" }] },
+        },
+      ],
+    });
+    try {
+      const ready = await reconcileUntil<SecretsManagementStatus>(
+        context,
+        "SecretsManagement",
+        ns,
+        "platform",
+        (o) => !o.requeue,
+        () => playExternalSecretsOperator(client, ns, () => PLANTED),
+      );
+      expect(statusOf(ready)).toMatchObject({
+        provenance: "adopted",
+        store: { kind: "ClusterSecretStore", name: "shared-vault" },
+        secrets: [{ name: "db", ready: true }],
+      });
+      expect((await readEso(client, "externalsecrets", ns, "db"))?.spec).toMatchObject({
+        secretStoreRef: { kind: "ClusterSecretStore", name: "shared-vault" },
+      });
+      expect(await readEso(client, "secretstores", ns, "platform")).toBeUndefined();
+      const clusterStore = (await client.custom.getClusterCustomObject({
+        ...ESO,
+        plural: "clustersecretstores",
+        name: "shared-vault",
+      })) as KubeObject;
+      expect(clusterStore.metadata.labels?.["core.navique.com/owned-by"]).toBeUndefined();
+
+      // A second one in the namespace: refused, stalled, nothing emitted for it.
+      await createResource(client, "SecretsManagement", ns, "another", spec);
+      const refused = await reconcileUntil(context, "SecretsManagement", ns, "another", () => true);
+      expect(refused.plan.conditions.find((c) => c.type === "Stalled")).toMatchObject({
+        status: "True",
+        reason: "OnePerNamespace",
+      });
+      expect(refused.performed).toEqual([]);
+      await finalizeResources(context, "SecretsManagement", ns);
+    } finally {
+      await client.custom.deleteClusterCustomObject({ ...ESO, plural: "clustersecretstores", name: "shared-vault" });
+    }
+  });
+
+  it("sealed-secrets: installs the controller, emits nothing; Ready once the played controller has unsealed the named Secret", async () => {
+    const ns = await namespaces.create("secrets-sealed");
+    await createResource(client, "SecretsManagement", ns, "platform", {
+      backend: "sealed-secrets",
+      sealedSecrets: { secrets: [{ name: "db" }] },
+    });
+    const waiting = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
+      o.plan.conditions.some((c) => c.type === "SecretsReady" && c.reason === "WaitingForSecrets"),
+    );
+    expect(waiting.plan.steps.filter((s) => s.kind === "apply")).toEqual([]);
+    expect(waiting.plan.conditions.find((c) => c.type === "SecretsReady")?.message).toBe(
+      `waiting for Secret ${ns}/db: no Secret, nor SealedSecret, of that name yet: commit the SealedSecret that produces it`,
+    );
+    expect(statusOf(waiting).capabilities).toEqual([
+      expect.objectContaining({ name: "sealed-secrets", provenance: "owned", chartVersion: "2.18.5" }),
+    ]);
+
+    // The user commits the SealedSecret; the controller cannot decrypt it first, then does.
+    await commitSealedSecret(client, ns, "db");
+    await playSealedSecretsController(client, ns, "db", { unsealed: false });
+    const failing = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
+      (o.plan.conditions.find((c) => c.type === "SecretsReady")?.message ?? "").includes("to be unsealed"),
+    );
+    expect(failing.plan.conditions.find((c) => c.type === "SecretsReady")?.message).toBe(
+      `waiting for SealedSecret ${ns}/db to be unsealed: Synced False (no key could decrypt secret (password))`,
+    );
+    const ready = await reconcileUntil<SecretsManagementStatus>(
+      context,
+      "SecretsManagement",
+      ns,
+      "platform",
+      (o) => !o.requeue,
+      () => playSealedSecretsController(client, ns, "db", { unsealed: true, data: { password: PLANTED } }),
+    );
+    expect(statusOf(ready)).toMatchObject({ provenance: "adopted", secrets: [{ name: "db", ready: true }] });
+    expect(condition(await readStoredResource(client, "SecretsManagement", ns, "platform"), "Ready")).toMatchObject({
+      status: "True",
+      message: `provides db in ${ns}, from your SealedSecrets`,
+    });
+    const written = JSON.stringify([
+      await readStoredResource(client, "SecretsManagement", ns, "platform"),
+      await eventsIn(client, ns),
+    ]);
+    expect(written).not.toContain(PLANTED);
+
+    // Deleted: the user's SealedSecret and Secret stay; the controller, owned and unused, is uninstalled.
+    await finalizeResources(context, "SecretsManagement", ns);
+    expect(await orUndefined(client.core.readNamespacedSecret({ name: "db", namespace: ns }))).toBeDefined();
+    expect(await releaseRecords(client, SEALED_SECRETS.release.namespace, SEALED_SECRETS.release.name)).toEqual([]);
+  });
+});
