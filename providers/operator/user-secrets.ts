@@ -36,9 +36,15 @@ export class UserSecrets {
     const copy = this.copies.get(id);
     if (copy && now !== undefined && copy.metadata.resourceVersion === now) return copy;
     const found = await read();
-    if (found?.metadata.resourceVersion) this.copies.set(id, found);
-    else this.copies.delete(id);
-    return found;
+    if (!found?.metadata.resourceVersion) {
+      this.copies.delete(id);
+      return found;
+    }
+    // Kept for the passes, which read its keys: not who wrote them (a thousand copies held, not their history).
+    const { managedFields: _, ...metadata } = found.metadata;
+    const kept = { ...found, metadata };
+    this.copies.set(id, kept);
+    return kept;
   }
 
   /** A watch event of a Secret: the resources that read it, to re-queue; its copy dropped when outdated. */

@@ -32,14 +32,24 @@ describe("the operator's copies of users' Secrets", () => {
       return stored;
     };
     versions.set("apps/search", "10");
-    expect(await secrets.read(KEY, "MeilisearchInstance/apps/remote", read)).toBe(stored);
-    expect(await secrets.read(KEY, "MeilisearchInstance/apps/remote", read)).toBe(stored);
+    expect(await secrets.read(KEY, "MeilisearchInstance/apps/remote", read)).toEqual(stored);
+    expect(await secrets.read(KEY, "MeilisearchInstance/apps/remote", read)).toEqual(stored);
     expect(reads).toBe(1);
 
     stored = secret("11");
     versions.set("apps/search", "11");
-    expect(await secrets.read(KEY, "MeilisearchInstance/apps/remote", read)).toBe(stored);
+    expect(await secrets.read(KEY, "MeilisearchInstance/apps/remote", read)).toEqual(stored);
     expect(reads).toBe(2);
+  });
+
+  it("keeps a copy without its managedFields: the passes read a Secret's keys, not who wrote them", async () => {
+    const { versions, metadata } = watched();
+    versions.set("apps/search", "10");
+    const secrets = new UserSecrets(() => metadata);
+    const stored = secret("10");
+    const read = async () => ({ ...stored, metadata: { ...stored.metadata, managedFields: [{ manager: "kubectl" }] } });
+    expect(await secrets.read(KEY, "R/apps/a", read)).toEqual(stored);
+    expect(await secrets.read(KEY, "R/apps/a", read)).toEqual(stored);
   });
 
   it("reads every time while the watch is not complete, or does not hold the Secret", async () => {
