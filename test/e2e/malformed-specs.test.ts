@@ -12,6 +12,7 @@ import {
   PostgresCluster as PostgresClusterConstruct,
   RedisInstance as RedisInstanceConstruct,
   ReferenceGrant as ReferenceGrantConstruct,
+  SecretsManagement as SecretsManagementConstruct,
   Stack as StackConstruct,
 } from "../../constructs/index.js";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
@@ -25,6 +26,7 @@ import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/kinds/license/schema
 import { MONGO_CLUSTER_DEFINITION } from "../../lib/kinds/mongo-cluster/schema.js";
 import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/kinds/postgres-cluster/schema.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
+import { SECRETS_MANAGEMENT_DEFINITION } from "../../lib/kinds/secrets-management/schema.js";
 import { STACK_DEFINITION } from "../../lib/kinds/stack/schema.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
@@ -109,6 +111,15 @@ const KINDS: readonly FuzzedKind[] = [
     bases: KIND_SAMPLES.MongoCluster,
     construct: (chart, id, spec) => {
       new MongoClusterConstruct(chart, id, { namespace: "apps", spec: spec as never, grantedInCluster: true });
+      return true;
+    },
+  },
+  {
+    definition: SECRETS_MANAGEMENT_DEFINITION,
+    cluster: false,
+    bases: KIND_SAMPLES.SecretsManagement,
+    construct: (chart, id, spec) => {
+      new SecretsManagementConstruct(chart, id, { namespace: "apps", spec: spec as never });
       return true;
     },
   },
