@@ -7,6 +7,7 @@ import { stringify } from "yaml";
 import {
   ClickHouseCluster as ClickHouseClusterConstruct,
   Gateway as GatewayConstruct,
+  MeilisearchInstance as MeilisearchInstanceConstruct,
   MongoCluster as MongoClusterConstruct,
   NaviqueLicense,
   PostgresCluster as PostgresClusterConstruct,
@@ -23,6 +24,7 @@ import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { CLICKHOUSE_CLUSTER_DEFINITION } from "../../lib/kinds/clickhouse-cluster/schema.js";
 import { GATEWAY_DEFINITION } from "../../lib/kinds/gateway/schema.js";
 import { LICENSE_DEFINITION, LICENSE_NAME } from "../../lib/kinds/license/schema.js";
+import { MEILISEARCH_INSTANCE_DEFINITION } from "../../lib/kinds/meilisearch-instance/schema.js";
 import { MONGO_CLUSTER_DEFINITION } from "../../lib/kinds/mongo-cluster/schema.js";
 import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/kinds/postgres-cluster/schema.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
@@ -45,8 +47,13 @@ const CASES_PER_BREAKAGE = 2;
 
 /** The Pulumi program handing each case to its component (test/fixtures/pulumi/fuzz-program). */
 const PULUMI_PROGRAM = join(REPOSITORY, "test", "fixtures", "pulumi", "fuzz-program");
-/** The kinds with a Pulumi component; the others have none to judge their cases. */
-const PULUMI_KINDS = new Set(["PostgresCluster", "RedisInstance", "Stack"]);
+/**
+ * The kinds without a Pulumi component, whose cases no component judges: the licence is applied by the
+ * operator's install or `navique license apply`, a grant belongs to the namespace granting, not to a
+ * program's platform. Every other kind's component must exist: the program fails on a missing one.
+ */
+const NO_PULUMI_COMPONENT = new Set(["License", "ReferenceGrant"]);
+const judgedByPulumi = (malformed: MalformedSpec) => !NO_PULUMI_COMPONENT.has(malformed.kind);
 /** How many cases one preview hands its components through outputs. */
 const OUTPUT_CASES = 24;
 
@@ -84,6 +91,15 @@ const KINDS: readonly FuzzedKind[] = [
     bases: KIND_SAMPLES.Stack,
     construct: (chart, id, spec) => {
       new StackConstruct(chart, id, { namespace: "apps", spec: spec as never });
+      return true;
+    },
+  },
+  {
+    definition: MEILISEARCH_INSTANCE_DEFINITION,
+    cluster: false,
+    bases: KIND_SAMPLES.MeilisearchInstance,
+    construct: (chart, id, spec) => {
+      new MeilisearchInstanceConstruct(chart, id, { namespace: "apps", spec: spec as never });
       return true;
     },
   },
@@ -240,7 +256,7 @@ async function planVerdicts(work: string, namespace: string, all: readonly Malfo
 async function pulumiVerdicts(work: string, env: NodeJS.ProcessEnv, all: readonly MalformedSpec[]): Promise<Verdicts> {
   const casesFile = join(work, "pulumi-cases.json");
   const verdictsFile = join(work, "pulumi-verdicts.json");
-  const judged = [...all.entries()].filter(([, malformed]) => PULUMI_KINDS.has(malformed.kind));
+  const judged = [...all.entries()].filter(([, malformed]) => judgedByPulumi(malformed));
   await writeFile(
     casesFile,
     JSON.stringify(judged.map(([index, malformed]) => ({ index, kind: malformed.kind, spec: malformed.spec }))),
@@ -319,15 +335,20 @@ describe("malformed specs generated from the schemas, refused alike by every fro
   });
 
   it("reports each case arriving through an output on its component, in one message, all in one preview", async () => {
-    // One case of each kind per field broken, to bound the preview's time: what matters is that every
-    // component of a run is refused, each on its own, and that the run ends.
-    const sample = [
-      ...new Map(
-        [...all.entries()]
-          .filter(([, malformed]) => PULUMI_KINDS.has(malformed.kind))
-          .map(([index, malformed]) => [`${malformed.kind} ${malformed.field}`, { index, malformed }] as const),
-      ).values(),
-    ].slice(0, OUTPUT_CASES);
+    // One case per field broken, the kinds in turn, to bound the preview's time: what matters is that
+    // every component of a run is refused, each on its own, and that the run ends.
+    const byKind = new Map<string, { index: number; malformed: MalformedSpec }[]>();
+    const fields = new Set<string>();
+    for (const [index, malformed] of all.entries()) {
+      if (!judgedByPulumi(malformed) || fields.has(`${malformed.kind} ${malformed.field}`)) continue;
+      fields.add(`${malformed.kind} ${malformed.field}`);
+      byKind.set(malformed.kind, [...(byKind.get(malformed.kind) ?? []), { index, malformed }]);
+    }
+    const turns = Math.max(...[...byKind.values()].map((cases) => cases.length));
+    const sample = Array.from({ length: turns }, (_, turn) => [...byKind.values()].flatMap((c) => c[turn] ?? []))
+      .flat()
+      .slice(0, OUTPUT_CASES);
+    expect(new Set(sample.map(({ malformed }) => malformed.kind)).size).toBe(byKind.size);
     const casesFile = join(work, "pulumi-output-cases.json");
     await writeFile(
       casesFile,
@@ -368,6 +389,13 @@ describe("malformed specs generated from the schemas, refused alike by every fro
     const plan = await planVerdicts(work, namespace, all);
     const components = await pulumiVerdicts(work, pulumiEnv, all);
     const constructs = constructVerdicts(all);
+    // Every kind with a component had its cases judged by it.
+    const componentKinds = new Set([...components.keys()].map((index) => all[index]?.kind));
+    expect([...componentKinds].sort()).toEqual(
+      KINDS.map((k) => k.definition.kind)
+        .filter((kind) => !NO_PULUMI_COMPONENT.has(kind))
+        .sort(),
+    );
     // A refusal fails the plan as a CI gate (docs/plan.md).
     expect(plan.code).toBe(1);
     const frontEnds: Record<string, Verdicts> = {
