@@ -20,36 +20,18 @@ import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
+import { deleteProvisionedVolumes, provisionVolume } from "../support/volumes.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
+
+/** What the volumes this suite provisions are labelled with. */
+const SUITE = "meilisearch";
 
 /** A finalizer standing for a controller's, holding an object helm deletes. */
 const HELD = "test.navique.com/held";
 
 const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as MeilisearchInstanceStatus;
-
-/**
- * Plays the storage provisioner the local plane lacks: a hostPath PersistentVolume bound to the claim.
- * The real PV controller binds them, the real scheduler places the pod on a kwok node, kwok runs it and
- * the real StatefulSet controller reports the rollout.
- */
-async function provisionVolume(client: KubeClient, namespace: string, claim: string): Promise<void> {
-  const name = `${namespace}-${claim}`;
-  if (await orUndefined(client.core.readPersistentVolume({ name }))) return;
-  await client.core.createPersistentVolume({
-    body: {
-      metadata: { name, labels: { "test.navique.com/suite": "meilisearch" } },
-      spec: {
-        capacity: { storage: "10Gi" },
-        accessModes: ["ReadWriteOnce"],
-        hostPath: { path: `/tmp/${name}` },
-        claimRef: { namespace, name: claim },
-        persistentVolumeReclaimPolicy: "Delete",
-      },
-    },
-  });
-}
 
 /** Every revision helm recorded of a release, decoded: what a release record holds, values included. */
 async function releaseRecords(client: KubeClient, namespace: string, name: string) {
@@ -73,8 +55,7 @@ describe("MeilisearchInstance", () => {
   }, 120_000);
   afterAll(async () => {
     if (context) await namespaces.discard(context);
-    const volumes = await client.core.listPersistentVolume({ labelSelector: "test.navique.com/suite=meilisearch" });
-    await Promise.all(volumes.items.map((v) => client.core.deletePersistentVolume({ name: v.metadata?.name ?? "" })));
+    await deleteProvisionedVolumes(client, SUITE);
   }, 120_000);
 
   it("managed: its master key generated and passed by Secret reference, its data on its claim, the release installed once; Ready once rolled out", async () => {
@@ -86,7 +67,7 @@ describe("MeilisearchInstance", () => {
       ns,
       "search",
       (o) => !o.requeue,
-      () => provisionVolume(client, ns, "search-data"),
+      () => provisionVolume(client, SUITE, ns, "search-data"),
     );
     expect(statusOf(ready).connection).toEqual({
       host: `search.${ns}.svc`,
@@ -267,7 +248,7 @@ describe("MeilisearchInstance", () => {
     const ns = await namespaces.create("meili-operator");
     await createResource(client, "MeilisearchInstance", ns, "ops", {});
     const ready = async () => {
-      await provisionVolume(client, ns, "ops-data");
+      await provisionVolume(client, SUITE, ns, "ops-data");
       // Said in the failure, if it comes: what Ready last said.
       const now = condition(await readStoredResource(client, "MeilisearchInstance", ns, "ops"), "Ready");
       if (now?.status !== "True") throw new Error(`Ready is ${now?.status}: ${now?.message}`);
@@ -352,7 +333,10 @@ describe("MeilisearchInstance", () => {
       chartSource: `dir:${FIXTURE_CHARTS}`,
       timeoutSeconds: 120,
     };
-    const volume = setInterval(() => void provisionVolume(client, ns, "via-pulumi-data").catch(() => undefined), 500);
+    const volume = setInterval(
+      () => void provisionVolume(client, SUITE, ns, "via-pulumi-data").catch(() => undefined),
+      500,
+    );
     try {
       const { outs } = await up(inputs, TEST_TRUSTED_KEYS);
       const secret = await client.core.readNamespacedSecret({ name: "via-pulumi-master-key", namespace: ns });
