@@ -5,6 +5,7 @@ import { delimiter, join } from "node:path";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { recipeDirectory } from "../../lib/local-plane/go-build.js";
 import { ETCD, HELM, KUBERNETES, KWOK, PULUMI } from "../../lib/local-plane/toolchain.js";
+import { EXAMPLE_DATASTORES } from "../support/example-cluster.js";
 import { REPOSITORY } from "../support/repository.js";
 
 /** PATH without any directory holding one of `binaries`: what a machine without them has. */
@@ -75,8 +76,19 @@ describe("npm start on a fresh machine", () => {
     expect(result.stdout).toMatch(/^cluster: https:\/\/127\.0\.0\.1:\d+ \(local control plane, kubeconfig /m);
     expect(result.stdout).toContain("nodes: 1/1 Ready");
     expect(result.stdout).toContain("decisions for ");
-    expect(result.stdout).toMatch(/PostgresCluster navique-example-platform\/platform-db/);
-    expect(result.stdout).toMatch(/PostgresCluster navique-example-apps\/chat-db/);
+    // A decision for every datastore of the example platform: the first of each, the capability
+    // operators to install for the managed ones (no release on a fresh plane), what the adopted one waits for.
+    for (const datastore of EXAMPLE_DATASTORES) expect(result.stdout).toContain(`${datastore}: `);
+    for (const [datastore, capability] of [
+      ["PostgresCluster navique-example-platform/platform-db", "cloudnative-pg"],
+      ["ClickHouseCluster navique-example-platform/langfuse-clickhouse", "clickhouse-operator"],
+      ["RedisInstance navique-example-platform/langfuse-redis", "redis-operator"],
+      ["MongoCluster navique-example-apps/librechat-mongo", "mongodb-kubernetes"],
+    ])
+      expect(result.stdout).toContain(`${datastore}: capability ${capability}: install ${capability} `);
+    expect(result.stdout).toContain(
+      "MeilisearchInstance navique-example-apps/librechat-search: install Helm release navique-example-apps/librechat-search (meilisearch 0.34.0)",
+    );
     // It built exactly what it ran: the plane's three recipes and helm; no pulumi.
     const cached = (await readdir(join(env.NAVIQUE_CACHE_DIR ?? "", "toolchain"))).filter((f) => !f.endsWith(".lock"));
     expect(cached.sort()).toEqual(

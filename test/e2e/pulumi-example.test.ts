@@ -4,8 +4,6 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
-import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
-import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
@@ -20,23 +18,40 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
+import { readClickHouse } from "../support/clickhouse.js";
+import { condition } from "../support/cluster.js";
 import {
+  EXAMPLE_CAPABILITIES,
+  EXAMPLE_DATASTORES,
   EXAMPLE_GRANT,
   grantExampleAdoption,
-  playExampleCnpg,
+  playExampleControllers,
   prepareExampleCluster,
   removeExampleNamespaces,
 } from "../support/example-cluster.js";
+import { readCommunity } from "../support/mongodb.js";
 import { readCnpgCluster, readPostgresCluster } from "../support/postgres.js";
+import { readStoredResource } from "../support/resources.js";
 import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const EXAMPLE = join(process.cwd(), "examples", "pulumi");
 
+/** The generated credentials of the example's managed datastores: Secret and key, by namespace. */
+const GENERATED_CREDENTIALS = [
+  ["navique-example-platform", "platform-db-credentials"],
+  ["navique-example-platform", "langfuse-clickhouse-credentials"],
+  ["navique-example-platform", "langfuse-redis-credentials"],
+  ["navique-example-apps", "librechat-mongo-credentials"],
+  ["navique-example-apps", "librechat-search-master-key"],
+] as const;
+
 // examples/pulumi run as users run it: the real pulumi CLI and engine, the TypeScript program from its
 // project directory through the Node.js language host, the dynamic provider in its own process, a local
-// file backend, charts from the fixture mirror. The test plays the CNPG controller (Cluster status) and
-// the user (the adopted cluster `shared` and its Secret, made beforehand).
-describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
+// file backend, charts from the fixture mirror. No pod runs here: the test plays the controllers of every
+// datastore — CNPG, the ClickHouse, redis- and MongoDB operators, a storage provisioner for Meilisearch's
+// claim — by writing what each would write (test/support/example-cluster.ts), and the user (the adopted
+// cluster `shared` and its Secret, made beforehand).
+describe("the Pulumi example: every datastore of the platform", () => {
   let client: KubeClient;
   let helm: HelmCli;
   let unlock: () => Promise<void>;
@@ -52,9 +67,9 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     client = testClient();
     helm = await testHelm();
     await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+    await resetCapabilities(client, helm, EXAMPLE_CAPABILITIES, { crds: false });
     await prepareExampleCluster(client, helm);
-    stopPlaying = playExampleCnpg(client);
+    stopPlaying = playExampleControllers(client);
 
     work = await mkdtemp(join(tmpdir(), "navique-pulumi-example-"));
     const environment = await pulumiEnvironment({ stateDir: join(work, "state"), passphrase: "example-passphrase" });
@@ -71,11 +86,11 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     stopPlaying?.();
     if (client && helm) {
       await removeExampleNamespaces(client, helm);
-      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
+      await resetCapabilities(client, helm, EXAMPLE_CAPABILITIES, { crds: false });
     }
     if (work) await rm(work, { recursive: true, force: true });
     await unlock?.();
-  });
+  }, CAPABILITY_SUITE_SETUP_MS);
 
   it("without the data namespace's ReferenceGrant, the preview warns with the grant to create", async () => {
     await client.custom.deleteNamespacedCustomObject({
@@ -97,72 +112,107 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
 
   it("previews every decision, with its evidence, before anything changes", async () => {
     const preview = await pulumi("preview");
-    expect(preview).toContain(
+    // Each capability's decision, with the start of its evidence (the rest says what an earlier suite left).
+    for (const line of [
       "PostgresCluster navique-example-platform/platform-db: capability cert-manager: install cert-manager v1.21.1 as release cert-manager/cert-manager (no release cert-manager/cert-manager;",
-    );
-    expect(preview).toContain(
-      "PostgresCluster navique-example-platform/platform-db: capability cloudnative-pg: install cloudnative-pg 0.29.0 as release cnpg-system/cloudnative-pg",
-    );
-    expect(preview).toContain(
+      "PostgresCluster navique-example-platform/platform-db: capability cloudnative-pg: install cloudnative-pg 0.29.0 as release cnpg-system/cloudnative-pg (no release cnpg-system/cloudnative-pg;",
+      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: capability cert-manager: install cert-manager v1.21.1 as release cert-manager/cert-manager (no release cert-manager/cert-manager;",
+      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: capability clickhouse-operator: install clickhouse-operator 0.0.2 as release clickhouse-operator-system/clickhouse-operator (no release clickhouse-operator-system/clickhouse-operator;",
+      "RedisInstance navique-example-platform/langfuse-redis: capability redis-operator: install redis-operator 0.26.1 as release ot-operators/redis-operator (no release ot-operators/redis-operator;",
+      "MongoCluster navique-example-apps/librechat-mongo: capability mongodb-kubernetes: install mongodb-kubernetes 1.9.1 as release mongodb/mongodb-kubernetes-operator (no release mongodb/mongodb-kubernetes-operator;",
+    ])
+      expect(preview).toContain(line);
+    // What each datastore would make, once its operators are Ready.
+    for (const line of [
       "PostgresCluster navique-example-platform/platform-db: apply CNPG Cluster navique-example-platform/platform-db (1 instance(s), 10Gi)",
-    );
-    expect(preview).toContain(
+      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: create Secret navique-example-platform/langfuse-clickhouse-credentials with a generated password (kept if it exists)",
+      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: apply KeeperCluster navique-example-platform/langfuse-clickhouse (1 pod(s), 1Gi each)",
+      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: apply ClickHouseCluster navique-example-platform/langfuse-clickhouse (1 shard(s) × 1 replica(s), 20Gi each)",
+      "RedisInstance navique-example-platform/langfuse-redis: create Secret navique-example-platform/langfuse-redis-credentials with a generated password (kept if it exists)",
+      "RedisInstance navique-example-platform/langfuse-redis: apply Redis navique-example-platform/langfuse-redis (standalone, 1Gi)",
       "PostgresCluster navique-example-apps/chat-db: copy the credentials of navique-example-data/shared-app into Secret navique-example-apps/chat-db-adopted-credentials",
-    );
-    expect(preview).toContain(
       "PostgresCluster navique-example-apps/chat-db: apply CNPG Database navique-example-data/shared-librechat beside the adopted cluster",
-    );
+      "MongoCluster navique-example-apps/librechat-mongo: create Secret navique-example-apps/librechat-mongo-credentials with a generated password for user admin (kept if it exists)",
+      "MongoCluster navique-example-apps/librechat-mongo: apply MongoDBCommunity navique-example-apps/librechat-mongo (MongoDB 8.3.4, 3 member(s), 10Gi each, 0 claim(s))",
+      "MeilisearchInstance navique-example-apps/librechat-search: create Secret navique-example-apps/librechat-search-master-key with a generated master key (kept if it exists)",
+      "MeilisearchInstance navique-example-apps/librechat-search: apply PersistentVolumeClaim navique-example-apps/librechat-search-data (5Gi, deletion policy Retain)",
+      "MeilisearchInstance navique-example-apps/librechat-search: install Helm release navique-example-apps/librechat-search (meilisearch 0.34.0)",
+    ])
+      expect(preview).toContain(line);
     expect(preview).not.toContain("would run helm");
-    // Without helm on PATH the preview says, on the component, that `up` would fail installing the operators.
+    // Without helm on PATH the preview says, on each component that installs operators, that `up` would fail.
     const helmDirectory = dirname((await toolchainPaths()).helm);
     const path = (env.PATH ?? "").split(":").filter((entry) => entry !== helmDirectory);
     const withoutHelm = (
       await run("pulumi", ["preview", "--non-interactive"], { cwd: EXAMPLE, env: { ...env, PATH: path.join(":") } })
     ).stdout;
-    expect(withoutHelm).toContain(
-      "warning: PostgresCluster navique-example-platform/platform-db: `pulumi up` would run helm for its capability operators: no helm binary: none configured (the component's `helm` argument, or --helm) and none named helm on PATH; install helm v4 or point `helm` at it",
-    );
+    for (const datastore of EXAMPLE_DATASTORES.filter(
+      (d) => !d.endsWith("/chat-db") && !d.endsWith("/librechat-search"),
+    ))
+      expect(withoutHelm).toContain(
+        `warning: ${datastore}: \`pulumi up\` would run helm for its capability operators: no helm binary: none configured (the component's \`helm\` argument, or --helm) and none named helm on PATH; install helm v4 or point \`helm\` at it`,
+      );
     // The adopted one installs nothing: it needs no helm.
     expect(withoutHelm).not.toContain("navique-example-apps/chat-db: `pulumi up` would run helm");
     // Nothing happened.
-    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    for (const { release } of EXAMPLE_CAPABILITIES)
+      expect(await releaseRecords(client, release.namespace, release.name)).toHaveLength(0);
+    expect(await releaseRecords(client, "navique-example-apps", "librechat-search")).toHaveLength(0);
     expect(await readPostgresCluster(client, "navique-example-platform", "platform-db")).toBeUndefined();
+    expect(
+      await readStoredResource(client, "ClickHouseCluster", "navique-example-platform", "langfuse-clickhouse"),
+    ).toBeUndefined();
   });
 
-  it("up: both Ready, operators owned, the password a secret in the state and nowhere in plain text", async () => {
+  it("up: every datastore Ready, operators owned, each generated credential a secret in the state and nowhere in plain text", async () => {
     const up = await pulumi("up", "--yes", "--skip-preview");
     expect(up).toContain("navique:PostgresCluster");
     const outputs = JSON.parse(await pulumi("stack", "output", "--json")) as Record<string, unknown>;
     expect(outputs).toMatchObject({
       platformHost: "platform-db-rw.navique-example-platform.svc",
       platformPassword: "[secret]",
+      langfuseClickhouseUrl: "http://langfuse-clickhouse.navique-example-platform.svc:8123",
+      langfuseClickhousePassword: "[secret]",
+      langfuseRedisHost: "langfuse-redis.navique-example-platform.svc",
       chatHost: "shared-rw.navique-example-data.svc",
       chatProvenance: "adopted",
+      librechatMongoHost: "librechat-mongo-svc.navique-example-apps.svc",
+      librechatSearchUrl: "http://librechat-search.navique-example-apps.svc:7700",
       platformCapabilities: [
         { name: "cert-manager", provenance: "owned", chartVersion: "v1.21.1" },
         { name: "cloudnative-pg", provenance: "owned", chartVersion: "0.29.0" },
       ],
     });
-    const secret = await client.core.readNamespacedSecret({
-      name: "platform-db-credentials",
-      namespace: "navique-example-platform",
-    });
-    const password = Buffer.from(secret.data?.password ?? "", "base64").toString();
+    for (const datastore of EXAMPLE_DATASTORES) {
+      const [kind = "", where = ""] = datastore.split(" ");
+      const [namespace = "", name = ""] = where.split("/");
+      expect([datastore, condition(await readStoredResource(client, kind, namespace, name), "Ready")?.status]).toEqual([
+        datastore,
+        "True",
+      ]);
+    }
+    const generated = await Promise.all(
+      GENERATED_CREDENTIALS.map(async ([namespace, name]) => {
+        const secret = await client.core.readNamespacedSecret({ name, namespace });
+        return Buffer.from(secret.data?.password ?? "", "base64").toString();
+      }),
+    );
+    expect(generated.every((value) => value.length >= 16)).toBe(true);
     const revealed = JSON.parse(await pulumi("stack", "output", "--json", "--show-secrets")) as {
       platformPassword: string;
+      langfuseClickhousePassword: string;
     };
-    expect(revealed.platformPassword).toBe(password);
+    expect([revealed.platformPassword, revealed.langfuseClickhousePassword]).toEqual(generated.slice(0, 2));
     const stateDir = join(work, "state", ".pulumi", "stacks", "navique-example");
     for (const file of await readdir(stateDir)) {
       const state = readFileSync(join(stateDir, file), "utf8");
-      expect(state).not.toContain(password);
-      expect(state).not.toContain("user-made-password");
+      for (const value of [...generated, "user-made-password"]) expect(state).not.toContain(value);
     }
-    expect((await releaseRecords(client, "cnpg-system", "cloudnative-pg"))[0]?.metadata?.labels).toMatchObject(
-      OWNERSHIP_MARKS,
-    );
-    const status = (await readPostgresCluster(client, "navique-example-apps", "chat-db"))?.status;
-    expect(status?.conditions.find((c) => c.type === "Ready")?.status).toBe("True");
+    for (const { release } of EXAMPLE_CAPABILITIES)
+      expect([
+        release.name,
+        (await releaseRecords(client, release.namespace, release.name))[0]?.metadata?.labels,
+      ]).toEqual([release.name, expect.objectContaining(OWNERSHIP_MARKS)]);
     // The chart mirror is recorded relative to the project, not as a path of the machine; the one from
     // $NAVIQUE_CHART_SOURCE is the program's argument here.
     const exported = await pulumi("stack", "export");
@@ -170,28 +220,41 @@ describe("the Pulumi example: a managed and an adopted PostgresCluster", () => {
     expect(exported).toContain(`"chartSource": "dir:${relative(EXAMPLE, FIXTURE_CHARTS)}"`);
   });
 
-  it("a no-op preview of the managed and the adopted cluster in place prints no decision line", async () => {
+  it("a no-op preview of every datastore in place prints no decision line", async () => {
     const preview = await pulumi("preview", "--expect-no-changes");
-    expect(preview).not.toContain("PostgresCluster navique-example-platform/platform-db:");
-    expect(preview).not.toContain("PostgresCluster navique-example-apps/chat-db:");
+    for (const datastore of EXAMPLE_DATASTORES) expect(preview).not.toContain(`${datastore}:`);
     expect(preview).toContain("unchanged");
   });
 
-  it("destroy: finalizes both, keeps the managed data (Retain), leaves the adopted cluster, releases the operators; removes the namespace it made that nothing holds, says why it leaves the other", async () => {
+  it("destroy: finalizes every datastore, keeps the managed data (Retain), leaves the adopted cluster, releases the operators; says why it leaves the namespaces it made", async () => {
     const destroy = await pulumi("destroy", "--yes", "--skip-preview");
-    // Both namespaces were made by their component's create (the example's cluster has neither).
-    expect(destroy).toContain(
-      "PostgresCluster navique-example-apps/chat-db: namespace navique-example-apps, which its create made, deleted",
-    );
-    expect(destroy).toContain(
-      "PostgresCluster navique-example-platform/platform-db: namespace navique-example-platform, which its create made, is left: it still holds CNPG Cluster navique-example-platform/platform-db",
-    );
-    const apps = await orUndefined(client.core.readNamespace({ name: "navique-example-apps" }));
-    expect(apps === undefined || apps.metadata?.deletionTimestamp !== undefined).toBe(true);
-    expect(await readPostgresCluster(client, "navique-example-platform", "platform-db")).toBeUndefined();
-    expect(await readPostgresCluster(client, "navique-example-apps", "chat-db")).toBeUndefined();
+    // Both namespaces were made by a component's create (the example's cluster has neither); each still
+    // holds what Retain kept.
+    for (const namespace of ["navique-example-platform", "navique-example-apps"])
+      expect(destroy).toMatch(
+        new RegExp(`\\S+ ${namespace}/\\S+: namespace ${namespace}, which its create made, is left: it still holds `),
+      );
+    for (const datastore of EXAMPLE_DATASTORES) {
+      const [kind = "", where = ""] = datastore.split(" ");
+      const [namespace = "", name = ""] = where.split("/");
+      expect([datastore, await readStoredResource(client, kind, namespace, name)]).toEqual([datastore, undefined]);
+    }
     expect(await readCnpgCluster(client, "navique-example-platform", "platform-db")).toBeDefined();
     expect(await readCnpgCluster(client, "navique-example-data", "shared")).toBeDefined();
-    expect(await releaseRecords(client, "cnpg-system", "cloudnative-pg")).toHaveLength(0);
+    expect(
+      await readClickHouse(client, "clickhouseclusters", "navique-example-platform", "langfuse-clickhouse"),
+    ).toBeDefined();
+    expect(await readCommunity(client, "navique-example-apps", "librechat-mongo")).toBeDefined();
+    expect(
+      await orUndefined(
+        client.core.readNamespacedPersistentVolumeClaim({
+          name: "librechat-search-data",
+          namespace: "navique-example-apps",
+        }),
+      ),
+    ).toBeDefined();
+    for (const { release } of EXAMPLE_CAPABILITIES)
+      expect([release.name, await releaseRecords(client, release.namespace, release.name)]).toEqual([release.name, []]);
+    expect(await releaseRecords(client, "navique-example-apps", "librechat-search")).toEqual([]);
   });
 });

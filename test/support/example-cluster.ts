@@ -1,16 +1,54 @@
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
+import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { deleteNamespaceAndWait, FIXTURE_CHARTS, FIXTURE_SOURCE } from "./capabilities.js";
-import { finalizePostgresClusters, playCnpgClusterReady, readCnpgCluster } from "./postgres.js";
+import { playClickHouseOperator, readClickHouse } from "./clickhouse.js";
+import { playMongoDBOperator, readCommunity } from "./mongodb.js";
+import { playCnpgClusterReady, readCnpgCluster } from "./postgres.js";
+import { playRedisOperator } from "./redis.js";
+import { finalizeEveryKind } from "./resources.js";
+import { deleteProvisionedVolumes, provisionVolume } from "./volumes.js";
 
 /** Namespaces the examples (examples/pulumi, examples/cdk8s) use. */
 export const EXAMPLE_NAMESPACES = ["navique-example-platform", "navique-example-apps", "navique-example-data"];
+
+/**
+ * The datastores both examples declare, as `<kind> <namespace>/<name>`, in their order: how their decision
+ * lines begin.
+ */
+export const EXAMPLE_DATASTORES = [
+  "PostgresCluster navique-example-platform/platform-db",
+  "ClickHouseCluster navique-example-platform/langfuse-clickhouse",
+  "RedisInstance navique-example-platform/langfuse-redis",
+  "PostgresCluster navique-example-apps/chat-db",
+  "MongoCluster navique-example-apps/librechat-mongo",
+  "MeilisearchInstance navique-example-apps/librechat-search",
+] as const;
+
+/**
+ * The capability operators the examples install, each after what needs it (the order their releases are
+ * uninstalled in): what a suite running them returns to "nothing installed" before and after.
+ */
+export const EXAMPLE_CAPABILITIES = [
+  CLOUDNATIVE_PG,
+  CLICKHOUSE_OPERATOR,
+  CERT_MANAGER,
+  REDIS_OPERATOR,
+  MONGODB_KUBERNETES,
+];
+
+/** What the volumes provisioned for the examples are labelled with. */
+const EXAMPLE_VOLUMES = "examples";
 
 /**
  * The cluster the examples expect: no example namespace left from before, and the user's own CNPG
@@ -79,29 +117,69 @@ export async function grantExampleAdoption(client: KubeClient): Promise<void> {
   );
 }
 
-/** Finalizes the examples' PostgresClusters (the product's own deletion path), then deletes their namespaces. */
+/**
+ * Finalizes the examples' resources (the product's own deletion path), then deletes their namespaces and
+ * the volumes provisioned for them.
+ */
 export async function removeExampleNamespaces(client: KubeClient, helm: HelmCli): Promise<void> {
   const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
-  for (const namespace of EXAMPLE_NAMESPACES) await finalizePostgresClusters(context, namespace);
+  for (const namespace of EXAMPLE_NAMESPACES) await finalizeEveryKind(context, namespace);
   // At once: each deletion waits out the namespace controller's grace period (namespace-content.ts).
   await Promise.all(EXAMPLE_NAMESPACES.map((namespace) => deleteNamespaceAndWait(client, namespace)));
+  await deleteProvisionedVolumes(client, EXAMPLE_VOLUMES);
 }
 
 /**
- * Plays the CNPG controller for the examples' clusters: writes the Ready status it would write once a
- * Cluster exists. Returns the stop function.
+ * Plays what cannot run on the local plane (no pod runs) for the examples' datastores, writing what each
+ * would write once its object exists, and nothing after (a status played once stays):
+ * - the CNPG controller: Ready on the Clusters `platform-db` and the user's `shared`;
+ * - the ClickHouse operator: Ready on `langfuse-clickhouse`'s KeeperCluster and ClickHouseCluster, and
+ *   their headless Service (test/support/clickhouse.ts);
+ * - the redis-operator: the StatefulSet of the Redis `langfuse-redis`, which the real StatefulSet
+ *   controller then rolls out on kwok's node (test/support/redis.ts);
+ * - the MongoDB operator: phase Running with every member on `librechat-mongo`, and the annotation of
+ *   the spec it applied (test/support/mongodb.ts);
+ * - a storage provisioner: the volume of Meilisearch's claim `librechat-search-data`, after which the
+ *   real controllers roll out the chart's StatefulSet (test/support/volumes.ts).
+ * Returns the stop function.
  */
-export function playExampleCnpg(client: KubeClient): () => void {
-  const timer = setInterval(() => {
-    void (async () => {
+export function playExampleControllers(client: KubeClient): () => void {
+  const platform = "navique-example-platform";
+  const apps = "navique-example-apps";
+  const plays = [
+    async () => {
       for (const [namespace, name] of [
-        ["navique-example-platform", "platform-db"],
+        [platform, "platform-db"],
         ["navique-example-data", "shared"],
       ] as const) {
         const cluster = (await readCnpgCluster(client, namespace, name)) as { status?: unknown } | undefined;
         if (cluster && !cluster.status) await playCnpgClusterReady(client, namespace, name);
       }
-    })().catch(() => undefined);
+    },
+    async () => {
+      const objects = await Promise.all(
+        (["keeperclusters", "clickhouseclusters"] as const).map((plural) =>
+          readClickHouse(client, plural, platform, "langfuse-clickhouse"),
+        ),
+      );
+      if (objects.some((object) => object && !object.status))
+        await playClickHouseOperator(client, platform, "langfuse-clickhouse");
+    },
+    () => playRedisOperator(client, platform, "langfuse-redis"),
+    async () => {
+      const community = await readCommunity(client, apps, "librechat-mongo");
+      if (community && !community.status) await playMongoDBOperator(client, apps, "librechat-mongo");
+    },
+    () => provisionVolume(client, EXAMPLE_VOLUMES, apps, "librechat-search-data"),
+  ];
+  let playing = false;
+  const timer = setInterval(() => {
+    // One round at a time: a slow apiserver must not stack rounds up.
+    if (playing) return;
+    playing = true;
+    void Promise.all(plays.map((play) => play().catch(() => undefined))).finally(() => {
+      playing = false;
+    });
   }, 300);
   return () => clearInterval(timer);
 }

@@ -18,6 +18,7 @@ import { run } from "../../lib/cluster/process.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
 import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
+import { EXAMPLE_DATASTORES } from "../support/example-cluster.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { deploymentAmong } from "../support/rendered-deployment.js";
 import { REPOSITORY } from "../support/repository.js";
@@ -293,7 +294,12 @@ describe("the cdk8s example", () => {
       expect(second).toEqual(first);
       const [a, b] = await Promise.all(dirs.map((dir) => readFile(join(dir, "navique-example.yaml"), "utf8")));
       expect(a).toBe(b);
-      expect(a).toContain("name: chat-db");
+      // Every datastore of the platform, in the namespace of what uses it, then the grant chat-db adopts under.
+      const resources = parseAllDocuments(a ?? "")
+        .map((d) => d.toJSON() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } })
+        .filter((o) => o.apiVersion === "core.navique.com/v1alpha1")
+        .map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
+      expect(resources).toEqual([...EXAMPLE_DATASTORES, "ReferenceGrant navique-example-data/navique-example-apps"]);
       // No credential is ever inlined in synthesized YAML.
       expect(a).not.toMatch(/^\s*(password|stringData):/m);
     } finally {
