@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
 import { ClickHouseCluster as ClickHouseClusterConstruct } from "../../constructs/index.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -14,18 +13,9 @@ import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import type { ClickHouseClusterStatus } from "../../lib/kinds/clickhouse-cluster/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { destroy, up } from "../../providers/pulumi/runtime.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_CHARTS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  releaseRecords,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { FIXTURE_CHARTS, releaseRecords } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import {
   type ClickHouseObject,
   createClickHouse,
@@ -33,8 +23,7 @@ import {
   readClickHouse,
 } from "../support/clickhouse.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
+import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   createReferenceGrant,
@@ -72,30 +61,21 @@ async function recordsOf(client: KubeClient, release: { name: string; namespace:
 // plays the ClickHouse operator (test/support/clickhouse.ts): it writes the Ready conditions the operator
 // writes once its pods serve.
 describe("ClickHouseCluster modes", () => {
+  // Nothing of either installed, their CRDs gone too: the product must bring cert-manager first. After the
+  // suite cert-manager stays.
+  const suite = capabilitySuite({
+    capabilities: [CLICKHOUSE_OPERATOR, CERT_MANAGER],
+    crds: true,
+    uninstallAfter: [CLICKHOUSE_OPERATOR],
+    licence: { caps: { ClickHouseCluster: 20 } },
+  });
+  const { namespaces } = suite;
   let client: KubeClient;
   let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    // Nothing of either installed, their CRDs gone too: the product must bring cert-manager first.
-    await resetCapabilities(client, helm, [CLICKHOUSE_OPERATOR, CERT_MANAGER], { crds: true });
-    await applyLicence(client, testLicenceToken({ caps: { ClickHouseCluster: 20 } }));
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) {
-      await namespaces.discard(context);
-      await resetCapabilities(client, helm, [CLICKHOUSE_OPERATOR], { crds: false });
-      await removeLicence(client);
-    }
-    await unlock?.();
-  }, CAPABILITY_SUITE_SETUP_MS);
+  beforeAll(() => {
+    ({ client, helm, context } = suite);
+  });
 
   it("the operator's chart needs cert-manager: without its CRDs, helm cannot create the chart's Issuer and Certificate", async () => {
     const ns = await namespaces.create("ch-chart-alone");

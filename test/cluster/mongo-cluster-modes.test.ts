@@ -5,7 +5,6 @@ import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
 import { App, Chart } from "cdk8s";
 import { MongoCluster as MongoClusterConstruct } from "../../constructs/index.js";
 import { API_GROUP } from "../../lib/api/group.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
@@ -16,21 +15,12 @@ import { observeResource } from "../../lib/engine/observe.js";
 import { planResource } from "../../lib/engine/plan.js";
 import type { MongoClusterStatus } from "../../lib/kinds/mongo-cluster/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { destroy, up } from "../../providers/pulumi/runtime.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_CHARTS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { FIXTURE_CHARTS } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { createCommunity, MONGO_CONSUMER, playMongoDBOperator, readCommunity } from "../support/mongodb.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   createReferenceGrant,
@@ -59,30 +49,18 @@ async function eventsText(client: KubeClient, namespaces: readonly string[]): Pr
 // installed from their fixture chart (test/fixtures/charts/mongodb-kubernetes, standing in for chart 1.9.1);
 // no pod runs here, so the test plays the operator (playMongoDBOperator) and says so where it does.
 describe("MongoCluster modes", () => {
+  // More MongoClusters live here at once than the Community edition allows (1), and claims are auto-wiring's.
+  const suite = capabilitySuite({
+    capabilities: [MONGODB_KUBERNETES],
+    licence: { caps: { MongoCluster: 20 }, features: ["auto-wiring"] },
+  });
+  const { namespaces } = suite;
   let client: KubeClient;
   let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [MONGODB_KUBERNETES], { crds: false });
-    // More MongoClusters live here at once than the Community edition allows (1), and claims are auto-wiring's.
-    await applyLicence(client, testLicenceToken({ caps: { MongoCluster: 20 }, features: ["auto-wiring"] }));
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) {
-      await namespaces.discard(context);
-      await resetCapabilities(client, helm, [MONGODB_KUBERNETES], { crds: false });
-      await removeLicence(client);
-    }
-    await unlock?.();
-  }, CAPABILITY_SUITE_SETUP_MS);
+  beforeAll(() => {
+    ({ client, helm, context } = suite);
+  });
 
   it("managed: installs the MongoDB operator, generates the admin password, creates a MongoDBCommunity the CRD accepts; Ready once Running; Retain keeps it", async () => {
     const ns = await namespaces.create("mongo-managed");

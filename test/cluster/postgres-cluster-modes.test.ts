@@ -1,24 +1,12 @@
 import { FINALIZER, OWNED_BY_LABEL, OWNERSHIP_MARKS } from "../../lib/api/group.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
-import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  releaseRecords,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { releaseRecords } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -46,37 +34,24 @@ async function reconcileDeletion(context: ReconcileContext, namespace: string, n
 // the deletion guard. CloudNativePG cannot run here: the fixture chart carries its identity and the
 // tests play its controller by writing the Cluster status it would write (playCnpgClusterReady).
 describe("PostgresCluster modes and garbage collection", () => {
+  // More PostgresClusters run at once here than the Community edition allows: a test licence.
+  const suite = capabilitySuite({
+    capabilities: [CLOUDNATIVE_PG, CERT_MANAGER],
+    licence: { caps: { PostgresCluster: 50 } },
+  });
+  const { namespaces } = suite;
   let client: KubeClient;
-  let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-  const namespace = (suite: string) => namespaces.create(suite);
+  beforeAll(() => {
+    ({ client, context } = suite);
+  });
+  const namespace = (name: string) => namespaces.create(name);
 
   const reconcileOnce = async (ns: string, name: string) => {
     const resource = await readPostgresCluster(client, ns, name);
     if (!resource) throw new Error(`PostgresCluster ${ns}/${name} does not exist`);
     return reconcilePostgresCluster(context, resource);
   };
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    // More PostgresClusters run at once here than the Community edition allows: a test licence.
-    await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 50 } }));
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) await namespaces.discard(context);
-    if (client && helm) {
-      await resetCapabilities(client, helm, [CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-      await removeLicence(client);
-    }
-    await unlock?.();
-  });
 
   it("managed: installs the operators, emits the CNPG Cluster, Databases and generated credentials, then reports Ready", async () => {
     const ns = await namespace("pg-managed");

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
 import { RedisInstance as RedisInstanceConstruct } from "../../constructs/index.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
@@ -11,20 +10,11 @@ import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { destroy, up } from "../../providers/pulumi/runtime.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_CHARTS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { FIXTURE_CHARTS } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
+import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
 import { playRedisOperator } from "../support/redis.js";
 import {
@@ -44,31 +34,16 @@ const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status
 // RedisInstance on the real plane, one scenario per mode, then through each front end: the operator, the
 // Pulumi runtime, cdk8s synth and `navique plan`.
 describe("RedisInstance modes", () => {
+  // More RedisInstances live here at once than the Community edition allows (2): a test licence.
+  const suite = capabilitySuite({ capabilities: [REDIS_OPERATOR], licence: { caps: { RedisInstance: 20 } } });
+  const { namespaces } = suite;
   let client: KubeClient;
   let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-  const namespace = (suite: string) => namespaces.create(suite);
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
-    // More RedisInstances live here at once than the Community edition allows (2): a test licence.
-    await applyLicence(client, testLicenceToken({ caps: { RedisInstance: 20 } }));
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) {
-      await namespaces.discard(context);
-      await resetCapabilities(client, helm, [REDIS_OPERATOR], { crds: false });
-      await removeLicence(client);
-    }
-    await unlock?.();
-  }, CAPABILITY_SUITE_SETUP_MS);
+  beforeAll(() => {
+    ({ client, helm, context } = suite);
+  });
+  const namespace = (name: string) => namespaces.create(name);
 
   it("managed: installs the redis-operator, generates the password, creates the Redis; Ready with its StatefulSet; Retain keeps it", async () => {
     const ns = await namespace("redis-managed");
