@@ -7,6 +7,7 @@ import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { releaseRecords } from "../support/capabilities.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
+import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import {
   createPostgresCluster,
   deletePostgresCluster,
@@ -124,8 +125,11 @@ describe("PostgresCluster modes and garbage collection", () => {
     expect(secret.metadata?.ownerReferences).toBeUndefined();
     // The generated password is never inlined: not in the CNPG Cluster, not in the PostgresCluster.
     const password = Buffer.from(secret.data?.password ?? "", "base64").toString();
-    expect(JSON.stringify(cluster)).not.toContain(password);
-    expect(JSON.stringify(resource)).not.toContain(password);
+    expectPlantedNowhere(password, {
+      [`CNPG Cluster ${ns}/main`]: cluster,
+      [`PostgresCluster ${ns}/main`]: resource,
+      [`the Events of ${ns}`]: await recordedEvents(client, ns),
+    });
 
     // A second pass changes nothing: same password, same Cluster generation.
     await reconcileUntil(context, ns, "main", (o) => !o.requeue);
@@ -190,7 +194,7 @@ describe("PostgresCluster modes and garbage collection", () => {
     });
     const copy = await client.core.readNamespacedSecret({ name: "chat-db-adopted-credentials", namespace: apps });
     expect(Buffer.from(copy.data?.password ?? "", "base64").toString()).toBe("s3cret-from-the-user");
-    expect(JSON.stringify(resource)).not.toContain("s3cret-from-the-user");
+    expectPlantedNowhere("s3cret-from-the-user", { [`PostgresCluster ${apps}/chat-db`]: resource });
     const database = (await client.read({
       apiVersion: CNPG_API_VERSION,
       kind: "Database",

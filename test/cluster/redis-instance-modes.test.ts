@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -16,6 +16,7 @@ import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
 import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
+import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import { playRedisOperator } from "../support/redis.js";
 import {
   createReferenceGrant,
@@ -170,10 +171,11 @@ describe("RedisInstance modes", () => {
       metadata: { labels?: Record<string, string> };
     };
     expect(shared.metadata.labels?.["core.navique.com/owned-by"]).toBeUndefined();
-    // The password never shows in the resource.
-    expect(JSON.stringify(await readStoredResource(client, "RedisInstance", apps, "cache"))).not.toContain(
-      "adopted-s3cret",
-    );
+    // The password never shows in the resource, nor in what was said about it.
+    expectPlantedNowhere("adopted-s3cret", {
+      [`RedisInstance ${apps}/cache`]: await readStoredResource(client, "RedisInstance", apps, "cache"),
+      [`the Events of ${apps}`]: await recordedEvents(client, apps),
+    });
   });
 
   it("external: through the operator, the Pulumi runtime, cdk8s synth and navique plan", async () => {
@@ -258,7 +260,10 @@ describe("RedisInstance modes", () => {
       expect(plan.code).toBe(2);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: capability redis-operator:`);
       expect(plan.stdout).toContain(`RedisInstance ${ns}/managed-one: apply Redis ${ns}/managed-one (standalone, 1Gi)`);
-      expect(plan.stdout).not.toContain("ext-pw");
+      expectPlantedNowhere("ext-pw", {
+        "navique plan's output": plan.stdout,
+        "what cdk8s wrote": await readFile(join(out, "redis.k8s.yaml"), "utf8"),
+      });
     } finally {
       await rm(out, { recursive: true, force: true });
     }
