@@ -68,7 +68,7 @@ describe("SecretsManagement backends", () => {
     // reset would empty of the cluster's own objects: only its release is uninstalled.
     await resetCapabilities(client, helm, [EXTERNAL_SECRETS], { crds: true });
     await helm.uninstall(SEALED_SECRETS.release.name, SEALED_SECRETS.release.namespace, { wait: true });
-    await applyLicence(client, testLicenceToken({ caps: { SecretsManagement: 20 } }));
+    await applyLicence(client, testLicenceToken({ caps: { SecretsManagement: 20, RedisInstance: 20 } }));
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
@@ -327,6 +327,67 @@ describe("SecretsManagement backends", () => {
     } finally {
       await client.custom.deleteClusterCustomObject({ ...ESO, plural: "clustersecretstores", name: "shared-vault" });
     }
+  });
+
+  it("a consumer's secretsRef: a RedisInstance's external connection Secret waits for its SecretsManagement, must be one it provides, then is wired", async () => {
+    const ns = await namespaces.create("secrets-consumer");
+    await createResource(client, "RedisInstance", ns, "cache", {
+      mode: "external",
+      external: { connectionSecretRef: { name: "redis-conn" }, secretsRef: { name: "platform" } },
+    });
+    const missing = await reconcileUntil(context, "RedisInstance", ns, "cache", () => true);
+    expect(missing.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({
+      status: "False",
+      reason: "DependencyMissing",
+    });
+    // The SecretsManagement provides another Secret first: the consumer is refused, the field named.
+    await createResource(client, "SecretsManagement", ns, "platform", {
+      backend: "sealed-secrets",
+      sealedSecrets: { secrets: [{ name: "other" }] },
+    });
+    await commitSealedSecret(client, ns, "other");
+    await reconcileUntil(
+      context,
+      "SecretsManagement",
+      ns,
+      "platform",
+      (o) => !o.requeue,
+      () => playSealedSecretsController(client, ns, "other", { unsealed: true, data: { password: PLANTED } }),
+    );
+    const refused = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) =>
+      o.plan.conditions.some((c) => c.type === "Stalled"),
+    );
+    expect(refused.plan.conditions.find((c) => c.type === "Stalled")?.message).toBe(
+      `spec.external.connectionSecretRef names Secret redis-conn, which SecretsManagement ${ns}/platform (spec.external.secretsRef) does not provide (it provides other): add it to its spec.eso.secrets or spec.sealedSecrets.secrets, or name one it provides`,
+    );
+    // It provides redis-conn once it lists it and the played controller has unsealed it: the consumer is wired.
+    await client.custom.patchNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "secretsmanagements",
+      namespace: ns,
+      name: "platform",
+      body: [{ op: "add", path: "/spec/sealedSecrets/secrets/-", value: { name: "redis-conn" } }],
+    });
+    await commitSealedSecret(client, ns, "redis-conn");
+    await reconcileUntil(
+      context,
+      "SecretsManagement",
+      ns,
+      "platform",
+      (o) => !o.requeue,
+      () =>
+        playSealedSecretsController(client, ns, "redis-conn", {
+          unsealed: true,
+          data: { host: "redis.example.internal", port: "6380", password: PLANTED },
+        }),
+    );
+    const wired = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) => !o.requeue);
+    expect(wired.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({ status: "True" });
+    expect(condition(await readStoredResource(client, "RedisInstance", ns, "cache"), "Ready")?.status).toBe("True");
+    expect(JSON.stringify(await readStoredResource(client, "RedisInstance", ns, "cache"))).not.toContain(PLANTED);
+    await finalizeResources(context, "RedisInstance", ns);
+    await finalizeResources(context, "SecretsManagement", ns);
   });
 
   it("sealed-secrets: installs the controller, emits nothing; Ready once the played controller has unsealed the named Secret", async () => {

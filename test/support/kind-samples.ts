@@ -22,7 +22,10 @@ export const KIND_SAMPLES = {
       mode: "adopt",
       adopt: { clusterRef: { name: "shared", namespace: "data" }, credentialsSecretRef: SECRET },
     },
-    { mode: "external", external: { connectionSecretRef: { name: "pg", key: "uri" } } },
+    {
+      mode: "external",
+      external: { connectionSecretRef: { name: "pg", key: "uri" }, secretsRef: { name: "platform" } },
+    },
   ],
   RedisInstance: [
     {
@@ -42,14 +45,20 @@ export const KIND_SAMPLES = {
       mode: "adopt",
       adopt: { redisRef: { kind: "Redis", name: "cache", namespace: "data" }, credentialsSecretRef: SECRET },
     },
-    { mode: "external", external: { connectionSecretRef: { name: "redis", key: "password" } } },
+    {
+      mode: "external",
+      external: { connectionSecretRef: { name: "redis", key: "password" }, secretsRef: { name: "platform" } },
+    },
   ],
   MeilisearchInstance: [
     {
       mode: "managed",
       managed: { storage: { size: "20Gi", storageClass: "standard" }, deletionPolicy: "Delete" },
     },
-    { mode: "external", external: { connectionSecretRef: { name: "search", key: "password" } } },
+    {
+      mode: "external",
+      external: { connectionSecretRef: { name: "search", key: "password" }, secretsRef: { name: "platform" } },
+    },
   ],
   Gateway: [
     {
@@ -65,7 +74,7 @@ export const KIND_SAMPLES = {
       replicas: 2,
       observabilityRef: { name: "traces", namespace: "observability" },
     },
-    { database: GATEWAY_EXTERNAL_DATABASE },
+    { database: GATEWAY_EXTERNAL_DATABASE, secretsRef: { name: "platform" } },
   ],
   ClickHouseCluster: [
     {
@@ -92,7 +101,10 @@ export const KIND_SAMPLES = {
         username: "langfuse",
       },
     },
-    { mode: "external", external: { connectionSecretRef: { name: "clickhouse", key: "password" } } },
+    {
+      mode: "external",
+      external: { connectionSecretRef: { name: "clickhouse", key: "password" }, secretsRef: { name: "platform" } },
+    },
   ],
   MongoCluster: [
     {
@@ -109,7 +121,10 @@ export const KIND_SAMPLES = {
       mode: "adopt",
       adopt: { communityRef: { name: "documents", namespace: "data" }, credentialsSecretRef: SECRET },
     },
-    { mode: "external", external: { connectionSecretRef: { name: "mongo", key: "password" } } },
+    {
+      mode: "external",
+      external: { connectionSecretRef: { name: "mongo", key: "password" }, secretsRef: { name: "platform" } },
+    },
   ],
   SecretsManagement: [
     {

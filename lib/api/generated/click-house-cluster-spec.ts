@@ -135,6 +135,15 @@ export interface ClickHouseClusterSpecInput {
       readonly namespace?: string;
     };
     /**
+     * The SecretsManagement of this namespace that provides spec.adopt.credentialsSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
+    /**
      * The ClickHouse user consumers connect as. Default default.
      *
      * @default "default" (DEFAULT_ADOPTED_CLICKHOUSE_USERNAME)
@@ -162,6 +171,15 @@ export interface ClickHouseClusterSpecInput {
        */
       readonly namespace?: string;
     };
+    /**
+     * The SecretsManagement of this namespace that provides spec.external.connectionSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
   };
 }
 
@@ -170,8 +188,10 @@ export type ClickHouseClusterSpecReferences = {
   readonly adopt: {
     readonly clusterRef: { readonly group: "clickhouse.com"; readonly kinds: readonly ["ClickHouseCluster"] };
     readonly credentialsSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
   readonly external: {
     readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
 };

@@ -114,6 +114,15 @@ export interface GatewaySpecInput {
      */
     readonly namespace?: string;
   };
+  /**
+   * The SecretsManagement of this namespace that provides the Secrets the gateway reads (its models' apiKeySecretRef, its database's Secret): nothing is applied before it is Ready, and each of those Secrets must be one it lists in status.secrets. Default: the Secrets are yours.
+   */
+  readonly secretsRef?: {
+    /**
+     * Name of an object in the same namespace.
+     */
+    readonly name: string;
+  };
 }
 
 /** The reference fields of a Gateway's spec, down to the kind each names: where a cdk8s construct may stand. */
@@ -128,4 +137,5 @@ export type GatewaySpecReferences = {
       readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
     };
   };
+  readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
 };

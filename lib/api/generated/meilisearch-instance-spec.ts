@@ -61,6 +61,15 @@ export interface MeilisearchInstanceSpecInput {
        */
       readonly namespace?: string;
     };
+    /**
+     * The SecretsManagement of this namespace that provides spec.external.connectionSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
   };
 }
 
@@ -68,5 +77,6 @@ export interface MeilisearchInstanceSpecInput {
 export type MeilisearchInstanceSpecReferences = {
   readonly external: {
     readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
 };

@@ -92,6 +92,15 @@ export interface MongoClusterSpecInput {
        */
       readonly namespace?: string;
     };
+    /**
+     * The SecretsManagement of this namespace that provides spec.adopt.credentialsSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
   };
   /**
    * The external server (mode external).
@@ -114,6 +123,15 @@ export interface MongoClusterSpecInput {
        */
       readonly namespace?: string;
     };
+    /**
+     * The SecretsManagement of this namespace that provides spec.external.connectionSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
   };
 }
 
@@ -125,8 +143,10 @@ export type MongoClusterSpecReferences = {
       readonly kinds: readonly ["MongoDBCommunity"];
     };
     readonly credentialsSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
   readonly external: {
     readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
 };

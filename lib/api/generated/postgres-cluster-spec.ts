@@ -102,6 +102,15 @@ export interface PostgresClusterSpecInput {
       readonly namespace?: string;
     };
     /**
+     * The SecretsManagement of this namespace that provides spec.adopt.credentialsSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
+    /**
      * Opt-in: take the claims of the consumers auto-wired to this PostgresCluster (a Gateway: a database and a user of its own) in the adopted cluster. Each is made beside the adopted Cluster as CloudNativePG objects of its own, a DatabaseRole and a Database, its password generated into Secret <name>-claim-<digest> in this namespace (copied beside the Cluster when it is in another one); the adopted Cluster itself is never modified: its spec.managed.roles stays the user's. Needs CloudNativePG 1.30.0 or later (DatabaseRole). Default: absent, and a consumer's claim is refused (ClaimNotTaken).
      */
     readonly claims?: {
@@ -134,6 +143,15 @@ export interface PostgresClusterSpecInput {
        */
       readonly namespace?: string;
     };
+    /**
+     * The SecretsManagement of this namespace that provides spec.external.connectionSecretRef's Secret: nothing is wired before it is Ready, and it must list that Secret in status.secrets. Default: the Secret is yours.
+     */
+    readonly secretsRef?: {
+      /**
+       * Name of an object in the same namespace.
+       */
+      readonly name: string;
+    };
   };
 }
 
@@ -142,8 +160,10 @@ export type PostgresClusterSpecReferences = {
   readonly adopt: {
     readonly clusterRef: { readonly group: "postgresql.cnpg.io"; readonly kinds: readonly ["Cluster"] };
     readonly credentialsSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
   readonly external: {
     readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
+    readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
   };
 };

@@ -8,6 +8,8 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
+import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import {
   CLICKHOUSE_CLUSTER,
   CLICKHOUSE_GROUP,
@@ -96,8 +98,10 @@ export const CLICKHOUSE_CLUSTER_MODULE: KindModule<ClickHouseCluster, ClickHouse
   // Managed: the KeeperCluster and ClickHouseCluster it emits say whether they serve; the engine reads them.
   observes: (resource) => adoptOrExternalReads(resource, adoptTarget),
   references: (resource) => adoptReferences(resource, adoptTarget),
-  referencesKinds: [],
-  desired: (resource, view) => desiredClickHouseCluster(resource, view),
+  referencesKinds: [SECRETS_MANAGEMENT_KIND],
+  // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
+  dependsOn: datastoreSecretsDependencies,
+  desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredClickHouseCluster(resource, view)),
   reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
   changeReason: (resource) => {
     const { mode } = resource.status ?? {};

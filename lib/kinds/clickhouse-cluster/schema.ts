@@ -9,6 +9,7 @@ import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { adoptSecretsRef, externalSecretsRef } from "../datastore/secrets-use.js";
 import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 import {
   CLICKHOUSE_CLUSTER,
@@ -153,6 +154,7 @@ export const ClickHouseAdopt = z
     credentialsSecretRef: SecretKeyRef.describe(
       "The Secret holding the password of spec.adopt.username (key `password` unless `key` says), e.g. the one the adopted cluster's spec.settings.defaultUserPassword names; copied into <name>-adopted-credentials in this namespace.",
     ),
+    secretsRef: adoptSecretsRef,
     username: withDefault(clickhouseUserName, { DEFAULT_ADOPTED_CLICKHOUSE_USERNAME }).describe(
       `The ClickHouse user consumers connect as. Default ${DEFAULT_ADOPTED_CLICKHOUSE_USERNAME}.`,
     ),
@@ -166,6 +168,7 @@ export const ClickHouseExternal = z
     connectionSecretRef: SecretKeyRef.describe(
       "A Secret in this namespace with keys host, port (the HTTP interface, default 8123), nativePort (default 9000), username and password for the external server.",
     ),
+    secretsRef: externalSecretsRef,
   })
   .strict()
   .describe("The external server (mode external).");

@@ -7,6 +7,8 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
+import { type SecretsUse, secretsDependency, withProvidedSecrets } from "../secrets-management/secrets-ref.js";
 import {
   claimedDatabaseSecretName,
   databaseDependency,
@@ -37,6 +39,15 @@ function observes(gateway: Gateway): ObservedRead[] {
   }));
 }
 
+/** The Secrets a Gateway reads through its secretsRef: every Secret its spec names (provider keys, its database's). */
+function secretsUse(gateway: Gateway): SecretsUse | undefined {
+  const ref = gateway.spec.secretsRef;
+  if (!ref) return undefined;
+  const { namespace } = gateway.metadata;
+  const secrets = referencedSecrets(gateway).map(({ field, ref: secret }) => ({ field, name: secret.name, namespace }));
+  return { field: "spec.secretsRef", ref, secrets };
+}
+
 /**
  * Gateway: an LLM gateway, a LiteLLM proxy the LiteLLM operator runs from the LiteLLMInstance and the
  * LiteLLMModels it emits; its master and salt keys generated, every secret passed by Secret reference;
@@ -61,12 +72,21 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
   ],
   observes,
   references: () => [],
-  referencesKinds: ["PostgresCluster"],
+  referencesKinds: ["PostgresCluster", SECRETS_MANAGEMENT_KIND],
   dependsOn: (gateway) => {
-    const dependency = databaseDependency(gateway, API_GROUP);
-    return dependency ? [dependency] : [];
+    const database = databaseDependency(gateway, API_GROUP);
+    const secrets = secretsUse(gateway);
+    return [
+      ...(database ? [database] : []),
+      ...(secrets ? [secretsDependency(gateway.metadata.namespace, secrets)] : []),
+    ];
   },
-  desired: (gateway, view) => desiredGateway(gateway, view, API_GROUP),
+  desired: (gateway, view) => {
+    const secrets = secretsUse(gateway);
+    return withProvidedSecrets(gateway.metadata.namespace, secrets ? [secrets] : [], view, () =>
+      desiredGateway(gateway, view, API_GROUP),
+    );
+  },
   // The claimed database's URL, copied from the PostgresCluster's namespace: deleted if the grant goes.
   copiedThroughReferences: (gateway) => [claimedDatabaseSecretName(gateway)],
   outputs: outputsProjection({

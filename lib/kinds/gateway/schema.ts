@@ -7,6 +7,7 @@ import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { modeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { SecretsRef } from "../secrets-management/secrets-ref.js";
 
 export const GATEWAY_KIND = "Gateway";
 export const GATEWAY_PLURAL = "gateways";
@@ -155,6 +156,9 @@ export const GatewaySpec = z
     ),
     observabilityRef: ObjectRef.optional().describe(
       "The Observability resource the gateway sends its traces to. Accepted and reported; wired once the Observability kind is available.",
+    ),
+    secretsRef: SecretsRef.optional().describe(
+      "The SecretsManagement of this namespace that provides the Secrets the gateway reads (its models' apiKeySecretRef, its database's Secret): nothing is applied before it is Ready, and each of those Secrets must be one it lists in status.secrets. Default: the Secrets are yours.",
     ),
   })
   .strict()

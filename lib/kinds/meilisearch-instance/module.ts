@@ -9,6 +9,8 @@ import {
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
 import { externalReads } from "../datastore/external-connection.js";
+import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
+import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { MEILISEARCH_PORT } from "./chart.js";
 import { desiredMeilisearchInstance, masterKeyOfClaim } from "./desired.js";
 import {
@@ -56,8 +58,10 @@ export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, Meilis
   ],
   observes: externalReads,
   references: () => [],
-  referencesKinds: [],
-  desired: (resource, view) => desiredMeilisearchInstance(resource, view),
+  referencesKinds: [SECRETS_MANAGEMENT_KIND],
+  // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
+  dependsOn: datastoreSecretsDependencies,
+  desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredMeilisearchInstance(resource, view)),
   reached: (resource) => ({ mode: resource.spec.mode }),
   changeReason: (resource) => {
     const { mode } = resource.status ?? {};

@@ -7,6 +7,7 @@ import { storedResource } from "../../api/stored-resource.js";
 import { DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { externalSecretsRef } from "../datastore/secrets-use.js";
 import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 
 export const MEILISEARCH_INSTANCE_KIND = "MeilisearchInstance";
@@ -66,6 +67,7 @@ export const MeilisearchExternal = z
     connectionSecretRef: SecretKeyRef.describe(
       "A Secret in this namespace with keys host, port (default 7700) and password (the master key or an API key) of the external server.",
     ),
+    secretsRef: externalSecretsRef,
   })
   .strict()
   .describe("The external server (mode external).");

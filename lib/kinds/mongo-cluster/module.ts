@@ -9,6 +9,8 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
+import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { adoptedCredentialsName, desiredMongoCluster } from "./desired.js";
 import {
   MONGODB_COMMUNITY,
@@ -116,8 +118,10 @@ export const MONGO_CLUSTER_MODULE: KindModule<MongoCluster, MongoClusterStatus> 
   // A managed replica set makes its consumers' claims: a user and a database each (./claims.ts). An adopted
   // one is never written to, an external one cannot be.
   takesClaims: (resource) => resource.spec.mode === "managed",
-  referencesKinds: [],
-  desired: (resource, view) => desiredMongoCluster(resource, view),
+  referencesKinds: [SECRETS_MANAGEMENT_KIND],
+  // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
+  dependsOn: datastoreSecretsDependencies,
+  desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredMongoCluster(resource, view)),
   // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
   reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
   changeReason: (resource) => {

@@ -9,6 +9,7 @@ import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { adoptSecretsRef, externalSecretsRef } from "../datastore/secrets-use.js";
 import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 import { MONGODB_COMMUNITY_TARGET } from "./mongodb-community-api.js";
 
@@ -101,6 +102,7 @@ export const MongoAdopt = z
     credentialsSecretRef: SecretKeyRef.describe(
       "The Secret holding a user's credentials, keys username and password (`key` names the password's key instead) — such as the connection-string Secret the operator writes for each user; copied into <name>-adopted-credentials in this namespace.",
     ),
+    secretsRef: adoptSecretsRef,
   })
   .strict()
   .describe("The replica set to adopt (mode adopt).");
@@ -111,6 +113,7 @@ export const MongoExternal = z
     connectionSecretRef: SecretKeyRef.describe(
       "A Secret in this namespace with keys host, port (default 27017), username and password, and optionally database, for the external server.",
     ),
+    secretsRef: externalSecretsRef,
   })
   .strict()
   .describe("The external server (mode external).");

@@ -8,6 +8,8 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
+import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { isClaimSecretName } from "./claims.js";
 import {
   CNPG_API_VERSION,
@@ -116,8 +118,10 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
   // database and a role each, beside the CNPG Cluster (./claims.ts).
   takesClaims: (resource) =>
     resource.spec.mode === "managed" || (resource.spec.mode === "adopt" && resource.spec.adopt?.claims !== undefined),
-  referencesKinds: [],
-  desired: (resource, view) => desiredPostgresCluster(resource, view),
+  referencesKinds: [SECRETS_MANAGEMENT_KIND],
+  // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
+  dependsOn: datastoreSecretsDependencies,
+  desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredPostgresCluster(resource, view)),
   // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
   reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
   changeReason: (resource) => {

@@ -9,6 +9,7 @@ import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { adoptSecretsRef, externalSecretsRef } from "../datastore/secrets-use.js";
 import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 import { CNPG_APP_OWNER, CNPG_CLUSTER_TARGET } from "./cnpg.js";
 
@@ -156,6 +157,7 @@ export const PostgresAdopt = z
     credentialsSecretRef: SecretKeyRef.describe(
       "Where the credentials really live (a basic-auth Secret with username and password, usually beside the adopted cluster). They are copied into <name>-adopted-credentials in this namespace.",
     ),
+    secretsRef: adoptSecretsRef,
     claims: PostgresAdoptClaims.optional().describe(
       "Opt-in: take the claims of the consumers auto-wired to this PostgresCluster (a Gateway: a database and a user of its own) in the adopted cluster. Each is made beside the adopted Cluster as CloudNativePG objects of its own, a DatabaseRole and a Database, its password generated into Secret <name>-claim-<digest> in this namespace (copied beside the Cluster when it is in another one); the adopted Cluster itself is never modified: its spec.managed.roles stays the user's. Needs CloudNativePG 1.30.0 or later (DatabaseRole). Default: absent, and a consumer's claim is refused (ClaimNotTaken).",
     ),
@@ -168,6 +170,7 @@ export const PostgresExternal = z
     connectionSecretRef: SecretKeyRef.describe(
       "A Secret in this namespace with keys host, port, username and password for the external server.",
     ),
+    secretsRef: externalSecretsRef,
   })
   .strict();
 export type PostgresExternal = z.infer<typeof PostgresExternal>;

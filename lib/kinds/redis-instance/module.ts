@@ -8,6 +8,8 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
+import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
 import {
   embeddedSentinelStatefulSetName,
@@ -99,8 +101,10 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
   ],
   observes,
   references: (resource) => adoptReferences(resource, adoptTarget),
-  referencesKinds: [],
-  desired: (resource, view) => desiredRedisInstance(resource, view),
+  referencesKinds: [SECRETS_MANAGEMENT_KIND],
+  // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
+  dependsOn: datastoreSecretsDependencies,
+  desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredRedisInstance(resource, view)),
   reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
   changeReason: (resource) => {
     const { mode } = resource.status ?? {};

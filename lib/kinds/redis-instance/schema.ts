@@ -9,6 +9,7 @@ import { storedResource } from "../../api/stored-resource.js";
 import { DatastoreMode, DEFAULT_DATASTORE_MODE, DEFAULT_DELETION_POLICY, DeletionPolicy } from "../datastore/mode.js";
 import { datastoreModeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
+import { adoptSecretsRef, externalSecretsRef } from "../datastore/secrets-use.js";
 import { datastoreColumns, datastoreStatusFields } from "../datastore/status.js";
 import {
   DEFAULT_REDIS_IMAGE,
@@ -126,6 +127,7 @@ export const RedisAdopt = z
     credentialsSecretRef: SecretKeyRef.describe(
       "The Secret holding its password (key `password` unless `key` says); copied into <name>-adopted-credentials in this namespace.",
     ),
+    secretsRef: adoptSecretsRef,
   })
   .strict()
   .describe("The Redis to adopt (mode adopt).");
@@ -136,6 +138,7 @@ export const RedisExternal = z
     connectionSecretRef: SecretKeyRef.describe(
       "A Secret in this namespace with keys host, port (default 6379) and password for the external server.",
     ),
+    secretsRef: externalSecretsRef,
   })
   .strict()
   .describe("The external server (mode external).");
