@@ -28,6 +28,7 @@ import { eventually, testKubeConfig } from "../support/cluster.js";
 import {
   EXAMPLE_CAPABILITIES,
   EXAMPLE_DATASTORES,
+  exampleDatastore,
   playExampleControllers,
   prepareExampleCluster,
   removeExampleNamespaces,
@@ -185,13 +186,10 @@ describe("preview, synth-time plan and the operator agree", () => {
         if (object.kind === "Namespace" || KINDS.includes(object.kind))
           await client.apply(object, { fieldManager: "argocd-controller" });
       }
-      const needingCertManager = ["platform-db", "langfuse-clickhouse"]
-        .map((name) => EXAMPLE_DATASTORES.find((d) => d.endsWith(`/${name}`)) ?? name)
-        .map((datastore) => {
-          const [kind = "", where = ""] = datastore.split(" ");
-          const [namespace = "", name = ""] = where.split("/");
-          return { kind, namespace, name };
-        });
+      const needingCertManager = [
+        "PostgresCluster navique-example-platform/platform-db",
+        "ClickHouseCluster navique-example-platform/langfuse-clickhouse",
+      ].map(exampleDatastore);
       await outputContains(operator, started.output, "[cert-manager] waiting for decisions-agree-test");
       await eventually(
         "both consumers of cert-manager in their first pass (the finalizer it begins with)",

@@ -16,7 +16,7 @@ import { playClickHouseOperator, readClickHouse } from "./clickhouse.js";
 import { playMongoDBOperator, readCommunity } from "./mongodb.js";
 import { playCnpgClusterReady, readCnpgCluster } from "./postgres.js";
 import { playRedisOperator } from "./redis.js";
-import { finalizeEveryKind } from "./resources.js";
+import { finalizeEveryKind, readStoredResource } from "./resources.js";
 import { deleteProvisionedVolumes, provisionVolume } from "./volumes.js";
 
 /** Namespaces the examples (examples/pulumi, examples/cdk8s) use. */
@@ -34,6 +34,23 @@ export const EXAMPLE_DATASTORES = [
   "MongoCluster navique-example-apps/librechat-mongo",
   "MeilisearchInstance navique-example-apps/librechat-search",
 ] as const;
+
+/** A datastore of EXAMPLE_DATASTORES, read back: its kind, namespace and name. */
+export function exampleDatastore(label: string): { kind: string; namespace: string; name: string } {
+  const [kind = "", where = ""] = label.split(" ");
+  const [namespace = "", name = ""] = where.split("/");
+  return { kind, namespace, name };
+}
+
+/** The stored resource of each example datastore, in EXAMPLE_DATASTORES's order (undefined where none). */
+export function readExampleDatastores(client: KubeClient) {
+  return Promise.all(
+    EXAMPLE_DATASTORES.map((label) => {
+      const { kind, namespace, name } = exampleDatastore(label);
+      return readStoredResource(client, kind, namespace, name);
+    }),
+  );
+}
 
 /**
  * The capability operators the examples install, each after what needs it (the order their releases are

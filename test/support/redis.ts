@@ -2,6 +2,15 @@ import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 
 const REDIS = { group: "redis.redis.opstreelabs.in", version: "v1beta2" };
 
+/** A Redis (standalone) of the redis-operator as stored, or undefined. */
+export function readRedis(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+): Promise<{ metadata: { uid: string; labels?: Record<string, string> }; spec: Record<string, unknown> } | undefined> {
+  return orUndefined(client.custom.getNamespacedCustomObject({ ...REDIS, plural: "redis", namespace, name })) as never;
+}
+
 /**
  * No redis-operator pod runs on the local plane (its Deployment is installed from the fixture chart and
  * kwok reports it available): the test plays its controller, creating the StatefulSet the operator creates
@@ -13,9 +22,7 @@ export async function playRedisOperator(
   name: string,
   replicas = 1,
 ): Promise<void> {
-  const redis = (await orUndefined(
-    client.custom.getNamespacedCustomObject({ ...REDIS, plural: "redis", namespace, name }),
-  )) as { metadata: { uid: string } } | undefined;
+  const redis = await readRedis(client, namespace, name);
   if (!redis) return;
   if (await orUndefined(client.apps.readNamespacedStatefulSet({ name, namespace }))) return;
   await client.apps.createNamespacedStatefulSet({
