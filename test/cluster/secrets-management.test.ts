@@ -1,14 +1,23 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { App, Chart } from "cdk8s";
+import { SecretsManagement as SecretsManagementConstruct } from "../../constructs/index.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { EXTERNAL_SECRETS } from "../../lib/catalog/external-secrets.js";
 import { SEALED_SECRETS } from "../../lib/catalog/sealed-secrets.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import type { SecretsManagementStatus } from "../../lib/kinds/secrets-management/schema.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
+import { destroy, up } from "../../providers/pulumi/runtime.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
   releaseRecords,
@@ -17,9 +26,10 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
+import { expectPlantedNowhere, mayHoldNothing, recordedEvents } from "../support/planted-secret.js";
 import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
 import {
   commitSealedSecret,
@@ -28,6 +38,8 @@ import {
 } from "../support/secrets-controllers.js";
 
 const ESO = { group: "external-secrets.io", version: "v1" };
+const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
+const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 /** A value planted where the user keeps it (a remote key, a SealedSecret's plaintext): it may only be in the Secret. */
 const PLANTED = "planted-remote-key-value-5c2e91";
@@ -35,11 +47,6 @@ const PLANTED = "planted-remote-key-value-5c2e91";
 const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as SecretsManagementStatus;
 const decoded = (data: Record<string, string> | undefined, key: string) =>
   Buffer.from(data?.[key] ?? "", "base64").toString();
-
-/** Every Event of a namespace, as recorded: what the product said. */
-async function eventsIn(client: KubeClient, namespace: string) {
-  return (await client.events.listNamespacedEvent({ namespace })).items;
-}
 
 function readEso(client: KubeClient, plural: string, namespace: string, name: string) {
   return orUndefined(client.custom.getNamespacedCustomObject({ ...ESO, plural, namespace, name })) as Promise<
@@ -223,14 +230,13 @@ describe("SecretsManagement backends", () => {
 
     // The planted value is in the materialised Secret only: not in the resource, its status, the Events,
     // what the product emitted, or the operator's log.
-    const written = JSON.stringify([
-      await readStoredResource(client, "SecretsManagement", ns, "platform"),
-      await eventsIn(client, ns),
-      await readEso(client, "externalsecrets", ns, "gateway-keys"),
-      await readEso(client, "secretstores", ns, "platform"),
-      logged,
-    ]);
-    expect(written).not.toContain(PLANTED);
+    expectPlantedNowhere(PLANTED, {
+      [`SecretsManagement ${ns}/platform`]: await readStoredResource(client, "SecretsManagement", ns, "platform"),
+      [`the Events of ${ns}`]: await recordedEvents(client, ns),
+      [`ExternalSecret ${ns}/gateway-keys`]: await readEso(client, "externalsecrets", ns, "gateway-keys"),
+      [`SecretStore ${ns}/platform`]: await readEso(client, "secretstores", ns, "platform"),
+      "the operator's log": logged,
+    });
 
     // Deleted: what it emitted goes, and ESO — owned, with no other consumer — is uninstalled, its CRDs kept.
     await finalizeResources(context, "SecretsManagement", ns);
@@ -385,7 +391,9 @@ describe("SecretsManagement backends", () => {
     const wired = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) => !o.requeue);
     expect(wired.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({ status: "True" });
     expect(condition(await readStoredResource(client, "RedisInstance", ns, "cache"), "Ready")?.status).toBe("True");
-    expect(JSON.stringify(await readStoredResource(client, "RedisInstance", ns, "cache"))).not.toContain(PLANTED);
+    expectPlantedNowhere(PLANTED, {
+      [`RedisInstance ${ns}/cache`]: await readStoredResource(client, "RedisInstance", ns, "cache"),
+    });
     await finalizeResources(context, "RedisInstance", ns);
     await finalizeResources(context, "SecretsManagement", ns);
   });
@@ -429,15 +437,87 @@ describe("SecretsManagement backends", () => {
       status: "True",
       message: `provides db in ${ns}, from your SealedSecrets`,
     });
-    const written = JSON.stringify([
-      await readStoredResource(client, "SecretsManagement", ns, "platform"),
-      await eventsIn(client, ns),
-    ]);
-    expect(written).not.toContain(PLANTED);
+    expectPlantedNowhere(PLANTED, {
+      [`SecretsManagement ${ns}/platform`]: await readStoredResource(client, "SecretsManagement", ns, "platform"),
+      // Nothing the product did here records an Event (it installs and emits nothing in the namespace).
+      [`the Events of ${ns}`]: mayHoldNothing(await recordedEvents(client, ns)),
+    });
 
     // Deleted: the user's SealedSecret and Secret stay; the controller, owned and unused, is uninstalled.
     await finalizeResources(context, "SecretsManagement", ns);
     expect(await orUndefined(client.core.readNamespacedSecret({ name: "db", namespace: ns }))).toBeDefined();
     expect(await releaseRecords(client, SEALED_SECRETS.release.namespace, SEALED_SECRETS.release.name)).toEqual([]);
+  });
+  it("through the Pulumi runtime, cdk8s synth and navique plan: the engine's decisions, names only in the outputs", async () => {
+    const ns = await namespaces.create("secrets-front-ends");
+    // The user's Secret, as the Sealed Secrets controller would have produced it from a committed SealedSecret.
+    await client.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: "db" }, stringData: { password: PLANTED } },
+    });
+    const inputs = {
+      kind: "SecretsManagement",
+      namespace: ns,
+      name: "via-pulumi",
+      spec: { backend: "sealed-secrets", sealedSecrets: { secrets: [{ name: "db" }] } },
+      kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      helm: (await toolchainPaths()).helm,
+      chartSource: `dir:${FIXTURE_CHARTS}`,
+      timeoutSeconds: 120,
+    };
+    const { outs } = await up(inputs, TEST_TRUSTED_KEYS);
+    expect(outs).toMatchObject({ backend: "sealed-secrets", store: "", secrets: ["db"] });
+    expectPlantedNowhere(PLANTED, { "the Pulumi outputs": outs });
+    await destroy(inputs, TEST_TRUSTED_KEYS);
+    expect(await readStoredResource(client, "SecretsManagement", ns, "via-pulumi")).toBeUndefined();
+
+    // cdk8s synth, then `navique plan -f` on what it wrote: the same engine's lines.
+    const out = await mkdtemp(join(tmpdir(), "navique-secrets-synth-"));
+    try {
+      const app = new App({ outdir: out });
+      const chart = new Chart(app, "secrets", { namespace: ns });
+      new SecretsManagementConstruct(chart, "platform", {
+        spec: {
+          backend: "eso",
+          eso: {
+            provider: { vault: { server: "https://vault.example.com:8200", role: "apps" } },
+            secrets: [{ name: "db", data: [{ key: "password", remoteKey: "apps/db", property: "password" }] }],
+          },
+        },
+      });
+      app.synth();
+      const trustFile = join(out, "test-vendor.pem");
+      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
+      const plan = await runUnchecked(
+        TSX,
+        [
+          CLI,
+          "plan",
+          "-f",
+          join(out, "secrets.k8s.yaml"),
+          "--chart-source",
+          `dir:${FIXTURE_CHARTS}`,
+          "--trust",
+          `${TEST_KEY_ID}=${trustFile}`,
+        ],
+        { env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" } },
+      );
+      // A construct is named by its id: its SecretStore bears that name.
+      const name = "platform";
+      expect(plan.stdout).toContain(`SecretsManagement ${ns}/${name}: capability external-secrets:`);
+      expect(plan.stdout).toContain(
+        `SecretsManagement ${ns}/${name}: apply SecretStore ${ns}/${name} (Vault https://vault.example.com:8200)`,
+      );
+      expect(plan.stdout).toContain(
+        `SecretsManagement ${ns}/${name}: apply ExternalSecret ${ns}/db (Secret db: password from SecretStore ${name})`,
+      );
+      expect(plan.code).toBe(2);
+      expectPlantedNowhere(PLANTED, {
+        "navique plan's output": plan.stdout,
+        "what cdk8s wrote": await readFile(join(out, "secrets.k8s.yaml"), "utf8"),
+      });
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 });
