@@ -8,6 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import {
@@ -102,11 +103,8 @@ export const CLICKHOUSE_CLUSTER_MODULE: KindModule<ClickHouseCluster, ClickHouse
   // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
   dependsOn: datastoreSecretsDependencies,
   desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredClickHouseCluster(resource, view)),
-  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
-  changeReason: (resource) => {
-    const { mode } = resource.status ?? {};
-    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
-  },
+  reached: reachedModeAndType,
+  changeReason: modeChangeReason,
   copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
   outputs: outputsProjection({
     schema: z.object({

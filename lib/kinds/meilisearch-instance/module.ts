@@ -9,6 +9,7 @@ import {
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
 import { externalReads } from "../datastore/external-connection.js";
+import { modeChangeReason } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { MEILISEARCH_PORT } from "./chart.js";
@@ -63,10 +64,7 @@ export const MEILISEARCH_INSTANCE_MODULE: KindModule<MeilisearchInstance, Meilis
   dependsOn: datastoreSecretsDependencies,
   desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredMeilisearchInstance(resource, view)),
   reached: (resource) => ({ mode: resource.spec.mode }),
-  changeReason: (resource) => {
-    const { mode } = resource.status ?? {};
-    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
-  },
+  changeReason: modeChangeReason,
   outputs: outputsProjection({
     schema: z.object({
       url: z.string().describe("Where consumers connect: `http://<host>:<port>`."),

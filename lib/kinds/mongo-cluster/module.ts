@@ -9,6 +9,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { adoptedCredentialsName, desiredMongoCluster } from "./desired.js";
@@ -122,12 +123,8 @@ export const MONGO_CLUSTER_MODULE: KindModule<MongoCluster, MongoClusterStatus> 
   // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
   dependsOn: datastoreSecretsDependencies,
   desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredMongoCluster(resource, view)),
-  // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
-  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
-  changeReason: (resource) => {
-    const { mode } = resource.status ?? {};
-    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
-  },
+  reached: reachedModeAndType,
+  changeReason: modeChangeReason,
   copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
   outputs: outputsProjection({
     schema: z.object({

@@ -8,6 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { isClaimSecretName } from "./claims.js";
@@ -122,8 +123,7 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
   // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
   dependsOn: datastoreSecretsDependencies,
   desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredPostgresCluster(resource, view)),
-  // The mode is recorded only once reached, so that a change is garbage-collected from the right state.
-  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
+  reached: reachedModeAndType,
   changeReason: (resource) => {
     const { mode, type } = resource.status ?? {};
     if (mode && (mode !== resource.spec.mode || type !== resource.spec.type)) {

@@ -8,6 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
@@ -105,11 +106,8 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
   // Its adopt or external block's Secret, when a SecretsManagement provides it (secretsRef).
   dependsOn: datastoreSecretsDependencies,
   desired: (resource, view) => withDatastoreSecrets(resource, view, () => desiredRedisInstance(resource, view)),
-  reached: (resource) => ({ mode: resource.spec.mode, type: resource.spec.type }),
-  changeReason: (resource) => {
-    const { mode } = resource.status ?? {};
-    return mode && mode !== resource.spec.mode ? `(mode changed from ${mode} to ${resource.spec.mode})` : undefined;
-  },
+  reached: reachedModeAndType,
+  changeReason: modeChangeReason,
   copiedThroughReferences: (resource) => [adoptedCredentialsName(resource)],
   outputs: outputsProjection({
     schema: z.object({
