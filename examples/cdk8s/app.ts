@@ -74,7 +74,7 @@ export function buildApp(outdir: string): App {
 
   // Secrets: a SecretsManagement per namespace that reads secrets a person provides (the LLM providers'
   // API keys in navique-example-platform, LibreChat's in navique-example-apps) goes here, so that no
-  // credential is ever written inline. Not in the example yet: the kind is not released.
+  // credential is ever written inline. It is not in the example yet.
 
   // chat-db adopts from another namespace: that namespace must grant it, or the operator refuses
   // (ReferenceNotPermitted) and synth fails (docs/reference-grants.md).

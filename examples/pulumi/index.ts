@@ -84,7 +84,7 @@ const librechatSearch = new MeilisearchInstance("librechat-search", {
 
 // Secrets: a SecretsManagement per namespace that reads secrets a person provides (the LLM providers' API
 // keys in navique-example-platform, LibreChat's in navique-example-apps) goes here, so that no credential
-// is ever written inline. Not in the example yet: the kind is not released.
+// is ever written inline. It is not in the example yet.
 
 export const platformHost = platformDb.host;
 export const platformPassword = platformDb.password;
