@@ -8,6 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { credentialsOutputs } from "../datastore/credentials-outputs.js";
 import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
@@ -18,7 +19,7 @@ import {
   CLICKHOUSE_NATIVE_PORT,
   KEEPER_CLUSTER,
 } from "./clickhouse-operator-api.js";
-import { adoptedCredentialsName, desiredClickHouseCluster, PASSWORD_KEY, USERNAME_KEY } from "./desired.js";
+import { adoptedCredentialsName, desiredClickHouseCluster } from "./desired.js";
 import {
   CLICKHOUSE_CLUSTER_DEFINITION,
   CLICKHOUSE_TYPES,
@@ -63,6 +64,12 @@ function keptWithCluster(
       return false;
   }
 }
+
+/** Its user and password as outputs, and its provenance. */
+const CREDENTIALS_OUTPUTS = credentialsOutputs({
+  username: "The user consumers connect as.",
+  password: "Its password, a secret in the Pulumi state.",
+});
 
 /**
  * ClickHouseCluster: a ClickHouse on the ClickHouse Inc. operator, managed (a ClickHouseCluster and its
@@ -114,9 +121,7 @@ export const CLICKHOUSE_CLUSTER_MODULE: KindModule<ClickHouseCluster, ClickHouse
       }),
       url: z.string().describe("The HTTP interface: `http://<host>:<port>`."),
       nativePort: z.number().int().describe("The native protocol's port at the same host (9000 in the cluster)."),
-      username: z.string().describe("The user consumers connect as."),
-      password: z.string().describe("Its password, a secret in the Pulumi state."),
-      provenance: z.string().describe("owned, adopted or external."),
+      ...CREDENTIALS_OUTPUTS.shape,
     }),
     secrets: ["password"],
     credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
@@ -124,9 +129,7 @@ export const CLICKHOUSE_CLUSTER_MODULE: KindModule<ClickHouseCluster, ClickHouse
       ...connectionOutputs(status.connection, namespace, CLICKHOUSE_HTTP_PORT),
       url: status.connection?.url ?? "",
       nativePort: status.nativePort ?? CLICKHOUSE_NATIVE_PORT,
-      username: credentials?.[USERNAME_KEY] ?? "",
-      password: credentials?.[PASSWORD_KEY] ?? "",
-      provenance: status.provenance ?? "",
+      ...CREDENTIALS_OUTPUTS.project(status, credentials),
     }),
   }),
 };

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
-import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
 import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
@@ -9,6 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { credentialsOutputs } from "../datastore/credentials-outputs.js";
 import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
@@ -68,6 +68,12 @@ function keptWithReplicaSet(
 const podIdentity = (note: string, what: string) => ({
   note,
   phrase: (names: readonly string[]) => `${what} ${names.join(", ")}`,
+});
+
+/** Its user and password as outputs, and its provenance. */
+const CREDENTIALS_OUTPUTS = credentialsOutputs({
+  username: "The user the credentials Secret names.",
+  password: "The password, a secret in the Pulumi state.",
 });
 
 /**
@@ -132,17 +138,13 @@ export const MONGO_CLUSTER_MODULE: KindModule<MongoCluster, MongoClusterStatus> 
         host: "the replica set's headless Service, the adopted one's, or the external host",
         holds: "username and password",
       }),
-      username: z.string().describe("The user the credentials Secret names."),
-      password: z.string().describe("The password, a secret in the Pulumi state."),
-      provenance: z.string().describe("owned, adopted or external."),
+      ...CREDENTIALS_OUTPUTS.shape,
     }),
     secrets: ["password"],
     credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       ...connectionOutputs(status.connection, namespace, MONGODB_PORT),
-      username: credentials?.[CONNECTION_SECRET_KEYS.username] ?? "",
-      password: credentials?.[CONNECTION_SECRET_KEYS.password] ?? "",
-      provenance: status.provenance ?? "",
+      ...CREDENTIALS_OUTPUTS.project(status, credentials),
     }),
   }),
 };

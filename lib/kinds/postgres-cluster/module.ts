@@ -8,6 +8,7 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { credentialsOutputs } from "../datastore/credentials-outputs.js";
 import { reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
@@ -47,6 +48,12 @@ const adoptTarget = (adopt: PostgresAdopt): AdoptTarget => ({
   apiVersion: CNPG_API_VERSION,
   kind: CNPG_CLUSTER_TARGET.kinds[0],
   ref: adopt.clusterRef,
+});
+
+/** Its user and password as outputs, and its provenance. */
+const CREDENTIALS_OUTPUTS = credentialsOutputs({
+  username: "The user the credentials Secret names.",
+  password: "The password, a secret in the Pulumi state.",
 });
 
 /**
@@ -138,9 +145,7 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
         host: "the read-write Service, the adopted one, or the external host",
         holds: "username and password",
       }),
-      username: z.string().describe("The user the credentials Secret names."),
-      password: z.string().describe("The password, a secret in the Pulumi state."),
-      provenance: z.string().describe("owned, adopted or external."),
+      ...CREDENTIALS_OUTPUTS.shape,
       capabilities: z
         .array(
           z.object({
@@ -155,9 +160,7 @@ export const POSTGRES_CLUSTER_MODULE: KindModule<PostgresCluster, PostgresCluste
     credentialsSecret: (status) => connectionCredentialsSecret(postgresConnection(status)),
     project: (status, namespace, credentials) => ({
       ...connectionOutputs(postgresConnection(status), namespace, POSTGRES_PORT),
-      username: credentials?.username ?? "",
-      password: credentials?.password ?? "",
-      provenance: status.provenance ?? "",
+      ...CREDENTIALS_OUTPUTS.project(status, credentials),
       capabilities: status.capabilities.map((c) => ({
         name: c.name,
         provenance: c.provenance,

@@ -8,10 +8,11 @@ import {
   connectionOutputs,
   connectionOutputsShape,
 } from "../datastore/connection-outputs.js";
+import { credentialsOutputs } from "../datastore/credentials-outputs.js";
 import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
-import { adoptedCredentialsName, desiredRedisInstance, PASSWORD_KEY } from "./desired.js";
+import { adoptedCredentialsName, desiredRedisInstance } from "./desired.js";
 import {
   embeddedSentinelStatefulSetName,
   REDIS_OPERATOR_API_VERSION,
@@ -75,6 +76,9 @@ function keepsPassword(
   return other.kind === "Secret" && other.current.metadata.name === secret;
 }
 
+/** Its password as an output (a Redis has no user), and its provenance. */
+const CREDENTIALS_OUTPUTS = credentialsOutputs({ password: "The password, a secret in the Pulumi state." });
+
 /**
  * RedisInstance: a Redis on the OT-CONTAINER-KIT redis-operator, managed (standalone, or a replication
  * with optional Sentinels), adopted or external. Upstream facts: ./redis-operator-api.ts, docs/redis.md.
@@ -115,15 +119,13 @@ export const REDIS_INSTANCE_MODULE: KindModule<RedisInstance, RedisInstanceStatu
         host: "the managed Redis's Service, the adopted one, or the external host",
         holds: "the password (key `password`)",
       }),
-      password: z.string().describe("The password, a secret in the Pulumi state."),
-      provenance: z.string().describe("owned, adopted or external."),
+      ...CREDENTIALS_OUTPUTS.shape,
     }),
     secrets: ["password"],
     credentialsSecret: (status) => connectionCredentialsSecret(status.connection),
     project: (status, namespace, credentials) => ({
       ...connectionOutputs(status.connection, namespace, REDIS_PORT),
-      password: credentials?.[PASSWORD_KEY] ?? "",
-      provenance: status.provenance ?? "",
+      ...CREDENTIALS_OUTPUTS.project(status, credentials),
     }),
   }),
 };
