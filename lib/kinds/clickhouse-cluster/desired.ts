@@ -7,6 +7,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { adoptedCredentialsCopy } from "../datastore/adopted-credentials.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import {
@@ -29,11 +30,6 @@ export const USERNAME_KEY = CONNECTION_SECRET_KEYS.username;
 export const PASSWORD_KEY = CONNECTION_SECRET_KEYS.password;
 /** The password of a managed cluster's `default` user: 24 random bytes, as base64url, generated once into its Secret. */
 const PASSWORD: KeyRule = { length: 32, alphabet: "base64url" };
-
-/** The name of the Secret an adopting ClickHouseCluster copies the referenced password into. */
-export function adoptedCredentialsName(resource: ClickHouseCluster): string {
-  return `${resource.metadata.name}-adopted-credentials`;
-}
 
 /** The name of a managed ClickHouseCluster's generated credentials Secret. */
 export function credentialsName(resource: ClickHouseCluster): string {
@@ -247,34 +243,18 @@ function desiredAdopted(resource: ClickHouseCluster, view: EngineView): ClickHou
       `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks key ${key}: point the reference at the Secret that holds the password of user ${adopt.username}`,
     );
   }
-  const copy: KubeObject = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: "Opaque",
-    metadata: { name: adoptedCredentialsName(resource), namespace, ownerReferences: [ownerReference(resource)] },
+  const copy = adoptedCredentialsCopy(resource, {
+    from: secretRef,
+    what: "password",
     stringData: { [USERNAME_KEY]: adopt.username, [PASSWORD_KEY]: password },
-  };
+  });
   // The operator makes no client Service and the product never touches an adopted cluster's namespace:
   // consumers go through its headless Service, whose DNS name lists the servers.
   const host = serviceHost(clickhouseHeadlessService(adopt.clusterRef.name), targetNamespace);
   const readiness = operatorReadiness(found);
   return {
-    steps: [
-      {
-        kind: "apply",
-        object: copy,
-        description: `copy the password of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
-      },
-    ],
-    ...wired(
-      "adopted",
-      host,
-      { http: CLICKHOUSE_HTTP_PORT, native: CLICKHOUSE_NATIVE_PORT },
-      {
-        name: copy.metadata.name,
-        namespace,
-      },
-    ),
+    steps: [copy.step],
+    ...wired("adopted", host, { http: CLICKHOUSE_HTTP_PORT, native: CLICKHOUSE_NATIVE_PORT }, copy.secret),
     verdict: readiness.ready
       ? { ok: true, reason: "AdoptedClickHouseReady", message: `adopted ${target} is wired: ${readiness.reason}` }
       : {

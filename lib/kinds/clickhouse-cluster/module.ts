@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
+import { adoptedCredentialsName } from "../datastore/adopted-credentials.js";
 import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
@@ -19,7 +20,7 @@ import {
   CLICKHOUSE_NATIVE_PORT,
   KEEPER_CLUSTER,
 } from "./clickhouse-operator-api.js";
-import { adoptedCredentialsName, desiredClickHouseCluster } from "./desired.js";
+import { desiredClickHouseCluster } from "./desired.js";
 import {
   CLICKHOUSE_CLUSTER_DEFINITION,
   CLICKHOUSE_TYPES,

@@ -7,6 +7,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { adoptedCredentialsCopy } from "../datastore/adopted-credentials.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import { claimsMade } from "./claims.js";
@@ -43,11 +44,6 @@ const PASSWORD: KeyRule = { length: 32, alphabet: "base64url" };
 /** The name of a managed MongoCluster's admin credentials Secret (keys username, password). */
 export function credentialsName(resource: MongoCluster): string {
   return `${resource.metadata.name}-credentials`;
-}
-
-/** The name of the Secret an adopting MongoCluster copies the referenced credentials into. */
-export function adoptedCredentialsName(resource: MongoCluster): string {
-  return `${resource.metadata.name}-adopted-credentials`;
 }
 
 /**
@@ -277,26 +273,18 @@ function desiredAdopted(resource: MongoCluster, view: EngineView): MongoDesired 
       `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks keys username and ${passwordKey}: point the reference at the Secret that holds them`,
     );
   }
-  const copy: KubeObject = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: "Opaque",
-    metadata: { name: adoptedCredentialsName(resource), namespace, ownerReferences: [ownerReference(resource)] },
+  const copy = adoptedCredentialsCopy(resource, {
+    from: secretRef,
+    what: "credentials",
     stringData: { [CONNECTION_SECRET_KEYS.username]: username, [CONNECTION_SECRET_KEYS.password]: password },
-  };
+  });
   // The Service and port the operator derives from the adopted spec, in the adopted one's namespace.
   const host = replicaSetHost(adopt.communityRef.name, targetNamespace, found.spec);
   const port = mongodPort(found.spec);
   const readiness = communityReadiness(found);
   return {
-    steps: [
-      {
-        kind: "apply",
-        object: copy,
-        description: `copy the credentials of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
-      },
-    ],
-    ...wired("adopted", host, port, { name: copy.metadata.name, namespace }),
+    steps: [copy.step],
+    ...wired("adopted", host, port, copy.secret),
     verdict: readiness.ready
       ? { ok: true, reason: "AdoptedMongoDBReady", message: `adopted ${target} is Ready: ${readiness.reason}` }
       : {

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
+import { adoptedCredentialsName } from "../datastore/adopted-credentials.js";
 import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
@@ -12,7 +13,7 @@ import { credentialsOutputs } from "../datastore/credentials-outputs.js";
 import { modeChangeReason, reachedModeAndType } from "../datastore/reached-mode.js";
 import { datastoreSecretsDependencies, withDatastoreSecrets } from "../datastore/secrets-use.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
-import { adoptedCredentialsName, desiredMongoCluster } from "./desired.js";
+import { desiredMongoCluster } from "./desired.js";
 import {
   MONGODB_COMMUNITY,
   MONGODB_COMMUNITY_GROUP,

@@ -7,6 +7,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { adoptedCredentialsCopy } from "../datastore/adopted-credentials.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import type { DeletionPolicy } from "../datastore/mode.js";
@@ -24,11 +25,6 @@ import {
 import { POSTGRES_TYPES, type PostgresCluster, type PostgresClusterStatus } from "./schema.js";
 
 type PostgresDesired = Desired<PostgresClusterStatus>;
-
-/** The name of the Secret an adopting PostgresCluster copies the referenced credentials into. */
-export function adoptedCredentialsName(resource: PostgresCluster): string {
-  return `${resource.metadata.name}-adopted-credentials`;
-}
 
 /** A datastore that cannot be wired yet: nothing to apply, and the reason said. */
 function notReady(provenance: PostgresClusterStatus["provenance"], reason: string, message: string): PostgresDesired {
@@ -235,13 +231,12 @@ function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDe
       `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks keys username and password: point the reference at the Secret that holds them`,
     );
   }
-  const copy: KubeObject = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: "kubernetes.io/basic-auth",
-    metadata: { name: adoptedCredentialsName(resource), namespace, ownerReferences: [ownerReference(resource)] },
+  const copy = adoptedCredentialsCopy(resource, {
+    from: secretRef,
+    what: "credentials",
     stringData: { username: credentials.username, password: credentials.password },
-  };
+    type: "kubernetes.io/basic-auth",
+  });
   // CNPG resolves Database.spec.cluster in the Database's own namespace: they live beside the adopted cluster.
   const databases = resource.spec.databases.map((d) =>
     cnpgDatabase(adopt.clusterRef.name, targetNamespace, d.name, d.owner ?? credentials.username ?? CNPG_APP_OWNER),
@@ -250,11 +245,7 @@ function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDe
   const host = readWriteHost(adopt.clusterRef.name, targetNamespace);
   return {
     steps: [
-      {
-        kind: "apply",
-        object: copy,
-        description: `copy the credentials of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
-      },
+      copy.step,
       ...databases.map<DesiredStep>((d) => ({
         kind: "apply",
         object: d,
@@ -262,7 +253,7 @@ function desiredAdopted(resource: PostgresCluster, view: EngineView): PostgresDe
       })),
       ...(claims?.steps ?? []),
     ],
-    status: { ...connection(host, POSTGRES_PORT, { name: copy.metadata.name, namespace }, "adopted"), ...claimed },
+    status: { ...connection(host, POSTGRES_PORT, copy.secret, "adopted"), ...claimed },
     readyMessage: readyMessage(host, POSTGRES_PORT),
     verdict: ready
       ? { ok: true, reason: "AdoptedClusterReady", message: `adopted CNPG Cluster ${target} is Ready` }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
+import { adoptedCredentialsName } from "../datastore/adopted-credentials.js";
 import { type AdoptTarget, adoptOrExternalReads, adoptReferences } from "../datastore/adopted-datastore.js";
 import {
   connectionCredentialsSecret,
@@ -23,7 +24,7 @@ import {
   databaseCluster,
   POSTGRES_PORT,
 } from "./cnpg.js";
-import { adoptedCredentialsName, desiredPostgresCluster } from "./desired.js";
+import { desiredPostgresCluster } from "./desired.js";
 import {
   POSTGRES_CLUSTER_DEFINITION,
   POSTGRES_TYPES,

@@ -7,6 +7,7 @@ import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.j
 import { ownerReference } from "../../engine/ownership.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { adoptedCredentialsCopy } from "../datastore/adopted-credentials.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import {
@@ -30,11 +31,6 @@ const SENTINELS = 3;
 export const PASSWORD_KEY = "password";
 /** The password of a managed Redis: 24 random bytes, as base64url, generated once into its Secret. */
 const PASSWORD: KeyRule = { length: 32, alphabet: "base64url" };
-
-/** The name of the Secret an adopting RedisInstance copies the referenced password into. */
-export function adoptedCredentialsName(resource: RedisInstance): string {
-  return `${resource.metadata.name}-adopted-credentials`;
-}
 
 /** The name of a managed RedisInstance's generated password Secret. */
 export function credentialsName(resource: RedisInstance): string {
@@ -179,13 +175,11 @@ function desiredAdopted(resource: RedisInstance, view: EngineView): RedisDesired
       `Secret ${secretRef} (spec.adopt.credentialsSecretRef) is missing or lacks key ${key}: point the reference at the Secret that holds the password`,
     );
   }
-  const copy: KubeObject = {
-    apiVersion: "v1",
-    kind: "Secret",
-    type: "Opaque",
-    metadata: { name: adoptedCredentialsName(resource), namespace, ownerReferences: [ownerReference(resource)] },
+  const copy = adoptedCredentialsCopy(resource, {
+    from: secretRef,
+    what: "password",
     stringData: { [PASSWORD_KEY]: password },
-  };
+  });
   const replication = adopt.redisRef.kind === REDIS_REPLICATION.kind;
   const host = replication
     ? replicationMasterHost(adopt.redisRef.name, targetNamespace)
@@ -193,14 +187,8 @@ function desiredAdopted(resource: RedisInstance, view: EngineView): RedisDesired
   // The operator writes a status only for a replication: a master named there says it serves.
   const master = replication ? (found.status as RedisReplicationStatus | undefined)?.masterNode : "standalone";
   return {
-    steps: [
-      {
-        kind: "apply",
-        object: copy,
-        description: `copy the password of ${secretRef} into Secret ${namespace}/${copy.metadata.name}`,
-      },
-    ],
-    ...wired("adopted", host, REDIS_PORT, { name: copy.metadata.name, namespace }),
+    steps: [copy.step],
+    ...wired("adopted", host, REDIS_PORT, copy.secret),
     verdict: master
       ? { ok: true, reason: "AdoptedRedisReady", message: `adopted ${target} is wired` }
       : { ok: false, reason: "AdoptedRedisNotReady", message: `waiting for the adopted ${target} to name its master` },
