@@ -14,6 +14,7 @@ import type { ObservedGrant } from "./reference-grants.js";
 import { specChanges } from "./spec-changes.js";
 import type { Plan, PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
+import { isWorkloadRelease } from "./workload-release.js";
 
 /** An object named by kind, namespace and name. */
 export interface ObjectName {
@@ -56,10 +57,11 @@ export interface PreviewDecisions {
   /** The resource exists, is Ready and nothing would change for it (nor for its members): a no-op. */
   readonly inPlace: boolean;
   /**
-   * `up` would run helm: a capability to install, upgrade or wait for, or one to release. A front end
-   * checks then, in the preview, that it has a helm to run.
+   * What `up` would run helm for: its capability operators (one to install, upgrade or wait for, or one to
+   * release), its own Helm release (to install, upgrade or uninstall); empty when none. A front end checks
+   * then, in the preview, that it has a helm to run.
    */
-  readonly needsHelm: boolean;
+  readonly helmFor: readonly HelmUse[];
   /** Set when the licence refuses or skips the resource: then nothing else would happen for it. */
   readonly refusal?: LicenceRefusal;
   /**
@@ -73,6 +75,9 @@ export interface PreviewDecisions {
    */
   readonly passes: readonly PlannedPass[];
 }
+
+/** What a pass runs helm for, as a warning names it. */
+export type HelmUse = "its capability operators" | "its Helm release";
 
 /** One pass a preview planned: the resource as planned, its stored object (if any), what was observed and decided. */
 export interface PlannedPass {
@@ -125,7 +130,7 @@ function licenceRefused(
     lines: [stalled ? stalledLine(prefix, stalled) : `${prefix}: ${refusal.message}`],
     changes: false,
     inPlace: false,
-    needsHelm: false,
+    helmFor: [],
     refusal,
     ...(stalled ? { stalled } : {}),
     passes,
@@ -191,10 +196,17 @@ export async function previewDecisions(
   const relied = stalled ? [] : view.capabilities;
   const changing = steps.filter((s) => !changesNothing(s, view));
   const lines = changeLines(prefix, resource, relied, changing, options.live);
-  const needsHelm =
+  const operators =
     relied.some((d) => d.action !== "none" || !d.ready) || steps.some((s) => s.kind === "release-capability");
+  const release = changing.some(
+    (s) => s.kind === "workload-release" || (s.kind === "delete" && isWorkloadRelease(s.target)),
+  );
+  const helmFor: HelmUse[] = [
+    ...(operators ? (["its capability operators"] as const) : []),
+    ...(release ? (["its Helm release"] as const) : []),
+  ];
   const changes = !options.live || lines.length > 0;
-  const base = { capabilities: relied, steps, events: plan.events, changes, needsHelm, passes, plan };
+  const base = { capabilities: relied, steps, events: plan.events, changes, helmFor, passes, plan };
   if (stalled) {
     // Said before anything is created, exactly as the condition will say it: `up` would stop there.
     lines.push(stalledLine(prefix, stalled));
@@ -249,7 +261,7 @@ export async function previewDesired(
   let stalled = decisions.stalled;
   let changes = decisions.changes;
   let inPlace = decisions.inPlace;
-  let needsHelm = decisions.needsHelm;
+  const helmFor = new Set(decisions.helmFor);
   for (const member of membersIn(context, decisions.plan)) {
     const memberModule = moduleOf(context, member.kind);
     const parsed = memberModule.schema.parse(member);
@@ -259,7 +271,7 @@ export async function previewDesired(
     stalled ??= memberDecisions.stalled;
     changes ||= memberDecisions.changes;
     inPlace &&= memberDecisions.inPlace;
-    needsHelm ||= memberDecisions.needsHelm;
+    for (const use of memberDecisions.helmFor) helmFor.add(use);
   }
-  return { ...decisions, lines, passes, changes, inPlace, needsHelm, ...(stalled ? { stalled } : {}) };
+  return { ...decisions, lines, passes, changes, inPlace, helmFor: [...helmFor], ...(stalled ? { stalled } : {}) };
 }

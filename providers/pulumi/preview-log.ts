@@ -41,7 +41,7 @@ export async function logPreview(
     });
     const log = decisions.stalled ? pulumi.log.warn : pulumi.log.info;
     for (const line of decisions.lines) await log(line, component);
-    if (decisions.needsHelm) {
+    if (decisions.helmFor.length > 0) {
       try {
         resolveHelm(cluster.helm);
       } catch (error) {
@@ -49,7 +49,7 @@ export async function logPreview(
         const { metadata } = resource as { metadata?: { namespace?: string; name?: string } };
         const where = `${resource.kind} ${metadata?.namespace}/${metadata?.name}`;
         await pulumi.log.warn(
-          `${where}: \`pulumi up\` would run helm for its capability operators: ${(error as Error).message}`,
+          `${where}: \`pulumi up\` would run helm for ${decisions.helmFor.join(" and ")}: ${(error as Error).message}`,
           component,
         );
       }

@@ -168,7 +168,7 @@ describe("the Pulumi runtime: refresh, namespaces, no-op previews", () => {
     });
     const { outs } = await create(inputs(ns, "db"));
     const inPlace = await previewDesired(context, desired("db", "pg"));
-    expect(inPlace).toMatchObject({ lines: [], inPlace: true, needsHelm: false });
+    expect(inPlace).toMatchObject({ lines: [], inPlace: true, helmFor: [] });
 
     const waiting = await previewDesired(context, desired("later", "made-here"), {
       createdFirst: [{ kind: "Secret", namespace: ns, name: "made-here" }],

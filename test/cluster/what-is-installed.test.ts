@@ -94,7 +94,7 @@ describe("what is installed, and for whom", () => {
     const preview = await previewDesired(context, (await stored(client, ns, "pg")) as EngineResource);
     expect(preview.lines).toEqual([`PostgresCluster ${ns}/pg: ${message}`]);
     expect(preview.capabilities).toEqual([]);
-    expect(preview.needsHelm).toBe(false);
+    expect(preview.helmFor).toEqual([]);
     expect(preview.stalled).toMatchObject({ reason: "NameTaken", message });
 
     const performed: string[] = [];

@@ -147,20 +147,24 @@ describe("the Pulumi example: every datastore of the platform", () => {
     ])
       expect(preview).toContain(line);
     expect(preview).not.toContain("would run helm");
-    // Without helm on PATH the preview says, on each component that installs operators, that `up` would
-    // fail. (librechat-search's release needs helm too, but the preview checks helm for capability
-    // operators only: not asserted.)
+    // Without helm on PATH the preview says, on each component whose `up` would run helm, that it would
+    // fail, and what for: the operators' installs, or the component's own Helm release.
     const helmDirectory = dirname((await toolchainPaths()).helm);
     const path = (env.PATH ?? "").split(":").filter((entry) => entry !== helmDirectory);
     const withoutHelm = (
       await run("pulumi", ["preview", "--non-interactive"], { cwd: EXAMPLE, env: { ...env, PATH: path.join(":") } })
     ).stdout;
+    const noHelm =
+      "no helm binary: none configured (the component's `helm` argument, or --helm) and none named helm on PATH; install helm v4 or point `helm` at it";
     for (const datastore of EXAMPLE_DATASTORES.filter(
       (d) => !d.endsWith("/chat-db") && !d.endsWith("/librechat-search"),
     ))
       expect(withoutHelm).toContain(
-        `warning: ${datastore}: \`pulumi up\` would run helm for its capability operators: no helm binary: none configured (the component's \`helm\` argument, or --helm) and none named helm on PATH; install helm v4 or point \`helm\` at it`,
+        `warning: ${datastore}: \`pulumi up\` would run helm for its capability operators: ${noHelm}`,
       );
+    expect(withoutHelm).toContain(
+      `warning: MeilisearchInstance navique-example-apps/librechat-search: \`pulumi up\` would run helm for its Helm release: ${noHelm}`,
+    );
     // The adopted one installs nothing: it needs no helm.
     expect(withoutHelm).not.toContain("navique-example-apps/chat-db: `pulumi up` would run helm");
     // Nothing happened.
