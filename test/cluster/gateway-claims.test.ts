@@ -1,4 +1,3 @@
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
@@ -9,18 +8,11 @@ import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
 import { claimIdentifier } from "../../lib/kinds/postgres-cluster/claims.js";
 import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { FIXTURE_SOURCE } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   listCnpgDatabaseRoles,
@@ -47,29 +39,17 @@ const decoded = (secret: { data?: Record<string, string> } | undefined, key: str
 // their fixture charts; their controllers are played (playCnpgClusterReady, playLiteLLMOperator): no pod
 // runs here, so no database or role is really created — the test reads what CNPG is asked for.
 describe("claims: Gateways on a shared PostgresCluster", () => {
+  const suite = capabilitySuite({
+    capabilities: [LITELLM_OPERATOR, CLOUDNATIVE_PG, CERT_MANAGER],
+    licence: { features: ["auto-wiring"], caps: { Gateway: 5 } },
+  });
+  const { namespaces } = suite;
   let client: KubeClient;
   let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [LITELLM_OPERATOR, CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-    await applyLicence(client, testLicenceToken({ features: ["auto-wiring"], caps: { Gateway: 5 } }));
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) {
-      await namespaces.discard(context);
-      await resetCapabilities(client, helm, [LITELLM_OPERATOR, CLOUDNATIVE_PG, CERT_MANAGER], { crds: false });
-      await removeLicence(client);
-    }
-    await unlock?.();
-  }, CAPABILITY_SUITE_SETUP_MS);
+  beforeAll(() => {
+    ({ client, helm, context } = suite);
+  });
 
   it("each Gateway gets a database and a user of its own, its URL copied into its namespace; a claim goes with its Gateway", async () => {
     const data = await namespaces.create("claims-data");

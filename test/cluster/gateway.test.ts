@@ -1,25 +1,15 @@
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { destroy, up } from "../../providers/pulumi/runtime.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_CHARTS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { FIXTURE_CHARTS } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import {
   createReferenceGrant,
@@ -48,28 +38,15 @@ const MODELS = [
 // (test/fixtures/charts/litellm-operator, standing in for chart 0.23.0), its controller played by
 // test/support/litellm.ts (no pod runs here; no proxy could reach a provider).
 describe("Gateway", () => {
+  // Under the Community edition: the manual wiring it asks for is part of what is tested.
+  const suite = capabilitySuite({ capabilities: [LITELLM_OPERATOR] });
+  const { namespaces } = suite;
   let client: KubeClient;
   let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [LITELLM_OPERATOR], { crds: false });
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) {
-      await namespaces.discard(context);
-      await resetCapabilities(client, helm, [LITELLM_OPERATOR], { crds: false });
-      await removeLicence(client);
-    }
-    await unlock?.();
-  }, CAPABILITY_SUITE_SETUP_MS);
+  beforeAll(() => {
+    ({ client, helm, context } = suite);
+  });
 
   it("external database: installs the LiteLLM operator, generates the keys, emits the instance and one model per entry; Ready once the operator reports them; deleted, the operator released", async () => {
     const ns = await namespaces.create("gw-external");

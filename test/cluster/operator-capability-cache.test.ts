@@ -1,24 +1,13 @@
 import { jest } from "@jest/globals";
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
-import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
-import { createReconcileContext } from "../../lib/reconcile/context.js";
-import {
-  CAPABILITY_SUITE_SETUP_MS,
-  FIXTURE_SOURCE,
-  lockCapabilities,
-  releaseRecords,
-  resetCapabilities,
-  testClient,
-  testHelm,
-} from "../support/capabilities.js";
+import { releaseRecords, testClient } from "../support/capabilities.js";
+import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
-import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
 import { createResource, finalizeResources, readStoredResource } from "../support/resources.js";
 
@@ -28,27 +17,14 @@ const { namespace: RELEASE_NAMESPACE, name: RELEASE } = LITELLM_OPERATOR.release
 // (providers/operator/capability-decisions.ts). Its passes must then detect nothing while nothing changed,
 // and a release uninstalled by hand must still be seen gone and installed again at once.
 describe("the operator's kept capability decisions", () => {
+  const suite = capabilitySuite({ capabilities: [LITELLM_OPERATOR] });
+  const { namespaces } = suite;
   let client: KubeClient;
   let helm: HelmCli;
   let context: ReconcileContext;
-  let unlock: () => Promise<void>;
-  const namespaces = suiteNamespaces();
-
-  beforeAll(async () => {
-    unlock = await lockCapabilities();
-    client = testClient();
-    helm = await testHelm();
-    await ensureNaviqueCrds(client);
-    await resetCapabilities(client, helm, [LITELLM_OPERATOR], { crds: false });
-    context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
-  }, CAPABILITY_SUITE_SETUP_MS);
-  afterAll(async () => {
-    if (context) {
-      await namespaces.discard(context);
-      await resetCapabilities(client, helm, [LITELLM_OPERATOR], { crds: false });
-    }
-    await unlock?.();
-  }, CAPABILITY_SUITE_SETUP_MS);
+  beforeAll(() => {
+    ({ client, helm, context } = suite);
+  });
 
   it("a Gateway's passes detect the LiteLLM operator no more while nothing changed; uninstalled by hand, it is seen gone and installed again", async () => {
     const ns = await namespaces.create("capability-cache");

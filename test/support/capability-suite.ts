@@ -33,8 +33,11 @@ export interface CapabilitySuiteOptions {
    * @default capabilities
    */
   readonly uninstallAfter?: readonly CapabilityEntry[];
-  /** The test licence the suite runs under: more resources of a kind than the Community edition allows … */
-  readonly licence: Parameters<typeof testLicenceToken>[0];
+  /**
+   * The test licence the suite runs under: more resources of a kind than the Community edition allows …
+   * @default none: the suite runs under the Community edition (a licence left behind is removed first)
+   */
+  readonly licence?: Parameters<typeof testLicenceToken>[0];
 }
 
 /** What a capability suite's tests work with, set once its beforeAll has run. */
@@ -50,9 +53,10 @@ export interface CapabilitySuite {
 /**
  * The set-up of a suite that installs capabilities on the real plane, registered as its beforeAll and
  * afterAll (call it in the describe block): the capability lock held for the whole suite (capabilities
- * are cluster-wide), the product's CRDs, the capabilities reset, the test licence applied, the engine's
- * context on the fixture charts; after it, the suite's namespaces discarded, the capabilities reset and
- * the licence removed, whatever part of the set-up had happened, then the lock released.
+ * are cluster-wide), the product's CRDs, the capabilities reset, the test licence applied (or none, under
+ * Community), the engine's context on the fixture charts; after it, the suite's namespaces discarded, the
+ * capabilities reset and the licence removed, whatever part of the set-up had happened, then the lock
+ * released.
  */
 export function capabilitySuite(options: CapabilitySuiteOptions): CapabilitySuite {
   let client: KubeClient | undefined;
@@ -71,7 +75,8 @@ export function capabilitySuite(options: CapabilitySuiteOptions): CapabilitySuit
     helm = await testHelm();
     await ensureNaviqueCrds(client);
     await resetCapabilities(client, helm, options.capabilities, { crds: options.crds ?? false });
-    await applyLicence(client, testLicenceToken(options.licence));
+    if (options.licence) await applyLicence(client, testLicenceToken(options.licence));
+    else await removeLicence(client);
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
