@@ -14,6 +14,7 @@ import { condition, eventually } from "../support/cluster.js";
 import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
 import { inProcessOperator } from "../support/operator.js";
+import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import {
   listCnpgDatabaseRoles,
   playCnpgClusterReady,
@@ -155,10 +156,12 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
       expect((await readLiteLLM(client, "litellminstances", ns, "llm"))?.spec).toMatchObject({
         database: { external: { connectionSecretRef: { name: "llm-database", key: "url" } } },
       });
-      // The password is in Secrets only: not in the Gateway, nor in the cluster's status.
-      const password = decoded(credentials, "password");
-      expect(JSON.stringify(stored)).not.toContain(password);
-      expect(JSON.stringify(made.plan.status)).not.toContain(password);
+      // The password is in Secrets only: not in the Gateway, nor in the cluster's status, nor in the Events.
+      expectPlantedNowhere(decoded(credentials, "password"), {
+        [`Gateway ${ns}/llm`]: stored,
+        [`PostgresCluster ${data}/shared's status`]: made.plan.status,
+        [`the Events of ${data} and ${ns}`]: await recordedEvents(client, data, ns),
+      });
     }
 
     // One Gateway goes; the operator restarts (a new context, nothing kept in memory): the cluster's next

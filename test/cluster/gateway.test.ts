@@ -11,6 +11,7 @@ import { condition, eventually } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
 import { inProcessOperator } from "../support/operator.js";
+import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import {
   createReferenceGrant,
   createResource,
@@ -113,10 +114,13 @@ describe("Gateway", () => {
     expect((await readLiteLLM(client, "litellmmodels", ns, "llm-llama3"))?.spec).toMatchObject({
       litellmParams: { model: "ollama/llama3", apiBase: "http://ollama.models.svc:11434" },
     });
-    // No value of a secret in what the product wrote: the resource, its instance and models.
-    const written = JSON.stringify([stored, instance, await readLiteLLM(client, "litellmmodels", ns, "llm-gpt-4o")]);
-    for (const planted of [PROVIDER_KEY, "planted-db-password", decoded("master-key"), decoded("salt-key", salt)])
-      expect(written).not.toContain(planted);
+    // No value of a secret in what the product wrote: the resource, its instance and models, its Events.
+    expectPlantedNowhere([PROVIDER_KEY, "planted-db-password", decoded("master-key"), decoded("salt-key", salt)], {
+      [`Gateway ${ns}/llm`]: stored,
+      [`LiteLLMInstance ${ns}/llm`]: instance,
+      [`LiteLLMModel ${ns}/llm-gpt-4o`]: await readLiteLLM(client, "litellmmodels", ns, "llm-gpt-4o"),
+      [`the Events of ${ns}`]: await recordedEvents(client, ns),
+    });
 
     // A model removed from the spec: its LiteLLMModel goes, the other stays.
     await client.custom.patchNamespacedCustomObject({
