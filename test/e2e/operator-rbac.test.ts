@@ -7,9 +7,10 @@ import { OPERATOR_NAME, OWNERSHIP_MARKS, SYSTEM_NAMESPACE } from "../../lib/api/
 import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { EXTERNAL_SECRETS } from "../../lib/catalog/external-secrets.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
-import { KubeClient, statusOf } from "../../lib/cluster/kube-client.js";
+import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
   lockCapabilities,
@@ -30,19 +31,28 @@ import {
 } from "../support/postgres.js";
 import { playRedisOperator } from "../support/redis.js";
 import { createResource, readStoredResource } from "../support/resources.js";
+import { playExternalSecretsOperator } from "../support/secrets-controllers.js";
 
 const CHART_RELEASE = "navique-rbac-test";
-const CAPABILITIES: readonly CapabilityEntry[] = [CERT_MANAGER, CLOUDNATIVE_PG, REDIS_OPERATOR];
+const CAPABILITIES: readonly CapabilityEntry[] = [CERT_MANAGER, CLOUDNATIVE_PG, REDIS_OPERATOR, EXTERNAL_SECRETS];
+/** The user's ClusterSecretStore the SecretsManagement reads (the operator may only get it). */
+const CLUSTER_STORE = {
+  group: "external-secrets.io",
+  version: "v1",
+  plural: "clustersecretstores",
+  name: "rbac-store",
+};
 
 // The operator's ClusterRole and Role are enough for what it does: the operator runs as users run it
 // (`navique operator`, its own process, the fixture chart mirror) with the identity its chart gives it —
 // the chart installed by the real helm, then a token of its ServiceAccount from the TokenRequest API — and
-// installs three capability operators, CRDs, RBAC and all, brings a managed PostgresCluster and a managed
-// RedisInstance to Ready, finalizes them and uninstalls the capabilities, with no Forbidden anywhere.
+// installs four capability operators, CRDs, RBAC and all, brings a managed PostgresCluster, a managed
+// RedisInstance and a SecretsManagement reading a user's ClusterSecretStore to Ready, finalizes them and
+// uninstalls the capabilities, with no Forbidden anywhere.
 // Capability installs are cluster-wide: the suite holds the capability lock and starts from nothing
 // installed, the capabilities' CRDs deleted, so that the operator creates them itself. CloudNativePG and
-// the redis operator cannot run here: the test plays them, writing the Cluster status and the StatefulSet
-// they would write.
+// the redis operator cannot run here, nor ESO: the test plays them, writing the Cluster status and the
+// StatefulSet they would write, and ESO's Ready conditions and the Secret it would materialise.
 describe("the operator with its chart's permissions", () => {
   let client: KubeClient;
   let helm: HelmCli;
@@ -92,6 +102,8 @@ describe("the operator with its chart's permissions", () => {
         const cluster = (await readCnpgCluster(client, ns, "db")) as { status?: unknown } | undefined;
         if (cluster && !cluster.status) await playCnpgClusterReady(client, ns, "db");
         await playRedisOperator(client, ns, "cache");
+        await playClusterSecretStore(client);
+        await playExternalSecretsOperator(client, ns, () => "rbac-remote-value");
       })().catch(() => undefined);
     }, 300);
   }, CAPABILITY_SUITE_SETUP_MS);
@@ -102,6 +114,7 @@ describe("the operator with its chart's permissions", () => {
       clearInterval(playing);
       if (operator) await stopOperatorProcess(operator);
       if (ns) await discardNamespace(client, ns);
+      await orUndefined(client.custom.deleteClusterCustomObject(CLUSTER_STORE));
       if (helm) {
         await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
         await helm.uninstall(CHART_RELEASE, SYSTEM_NAMESPACE);
@@ -124,12 +137,19 @@ describe("the operator with its chart's permissions", () => {
     );
   });
 
-  it("installs cert-manager, cloudnative-pg and redis-operator, and brings a managed PostgresCluster and RedisInstance to Ready", async () => {
+  it("installs cert-manager, cloudnative-pg, redis-operator and external-secrets, and brings a managed PostgresCluster, a RedisInstance and a SecretsManagement to Ready", async () => {
     await createPostgresCluster(client, ns, "db", {
       databases: [{ name: "app" }],
       managed: { deletionPolicy: "Delete" },
     });
     await createResource(client, "RedisInstance", ns, "cache", { managed: { deletionPolicy: "Delete" } });
+    await createResource(client, "SecretsManagement", ns, "platform", {
+      backend: "eso",
+      eso: {
+        clusterSecretStoreRef: { name: CLUSTER_STORE.name },
+        secrets: [{ name: "db", data: [{ key: "password", remoteKey: "apps/db" }] }],
+      },
+    });
     const postgres = await eventually(
       "the PostgresCluster to be Ready",
       async () => {
@@ -148,6 +168,15 @@ describe("the operator with its chart's permissions", () => {
       { timeoutMs: 240_000 },
     );
     expect(condition(redis, "Ready")?.message).toBe(`Redis reachable at cache.${ns}.svc:6379`);
+    const secrets = await eventually(
+      "the SecretsManagement to be Ready",
+      async () => {
+        const resource = await readStoredResource(client, "SecretsManagement", ns, "platform");
+        return condition(resource, "Ready")?.status === "True" ? resource : undefined;
+      },
+      { timeoutMs: 240_000 },
+    );
+    expect(condition(secrets, "Ready")?.message).toBe(`provides db in ${ns} through ClusterSecretStore rbac-store`);
     for (const entry of CAPABILITIES) {
       const records = await releaseRecords(client, entry.release.namespace, entry.release.name);
       expect([entry.name, records.at(-1)?.metadata?.labels]).toEqual([
@@ -163,7 +192,14 @@ describe("the operator with its chart's permissions", () => {
     }
   }, 360_000);
 
-  it("finalizes both, deleting what they own, and uninstalls the capabilities no longer needed", async () => {
+  it("finalizes them, deleting what they own, and uninstalls the capabilities no longer needed", async () => {
+    await client.custom.deleteNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "secretsmanagements",
+      namespace: ns,
+      name: "platform",
+    });
     await client.custom.deleteNamespacedCustomObject({
       group: "core.navique.com",
       version: "v1alpha1",
@@ -179,10 +215,11 @@ describe("the operator with its chart's permissions", () => {
       name: "cache",
     });
     await eventually(
-      "both resources to be finalized and gone",
+      "the resources to be finalized and gone",
       async () =>
         (await readPostgresCluster(client, ns, "db")) === undefined &&
-        (await readStoredResource(client, "RedisInstance", ns, "cache")) === undefined
+        (await readStoredResource(client, "RedisInstance", ns, "cache")) === undefined &&
+        (await readStoredResource(client, "SecretsManagement", ns, "platform")) === undefined
           ? true
           : undefined,
       { timeoutMs: 120_000 },
@@ -210,3 +247,35 @@ describe("the operator with its chart's permissions", () => {
     expect(events.items.filter((e) => /forbidden/i.test(e.note ?? ""))).toEqual([]);
   });
 });
+
+/**
+ * The user's ClusterSecretStore, once ESO's CRDs are there (the operator installs them), and the Ready
+ * condition ESO would write on it once its provider answered (no ESO pod runs here).
+ */
+async function playClusterSecretStore(client: KubeClient): Promise<void> {
+  const { name, ...crd } = CLUSTER_STORE;
+  if (!(await orUndefined(client.custom.getClusterCustomObject({ ...crd, name })))) {
+    await client.custom.createClusterCustomObject({
+      ...crd,
+      body: {
+        apiVersion: `${crd.group}/${crd.version}`,
+        kind: "ClusterSecretStore",
+        metadata: { name },
+        spec: {
+          provider: { vault: { server: "https://vault.example.com:8200", auth: { kubernetes: { role: "apps" } } } },
+        },
+      },
+    });
+  }
+  await client.custom.patchClusterCustomObjectStatus({
+    ...crd,
+    name,
+    body: [
+      {
+        op: "add",
+        path: "/status",
+        value: { conditions: [{ type: "Ready", status: "True", reason: "Valid", message: "store validated" }] },
+      },
+    ],
+  });
+}
