@@ -215,6 +215,8 @@ describe("SecretsManagement backends", () => {
     await operator.start();
     try {
       await eventually("the operator to apply the new refresh interval and say Ready", async () => {
+        // ESO, played, syncs the ExternalSecret's new generation.
+        await playExternalSecretsOperator(client, ns, () => PLANTED);
         const current = await readStoredResource(client, "SecretsManagement", ns, "platform");
         const applied = await readEso(client, "externalsecrets", ns, "gateway-keys");
         return (applied?.spec as { refreshInterval?: string } | undefined)?.refreshInterval === "15m" &&

@@ -8,7 +8,7 @@ interface Stored {
   kind: string;
   metadata: { name: string; namespace: string; uid: string; generation?: number };
   spec: Record<string, unknown>;
-  status?: { conditions?: { type: string; status: string }[] };
+  status?: { conditions?: { type: string; status: string }[]; syncedResourceVersion?: string };
 }
 
 function condition(type: string, status: "True" | "False", reason: string, message: string) {
@@ -69,7 +69,9 @@ async function materialise(client: KubeClient, owner: Stored, name: string, data
  * writing what they write once a provider answers (pkg/controllers at v2.9.0) — on each SecretStore of the
  * namespace, Ready True with reason Valid ("store validated"); for each ExternalSecret, its target Secret
  * created with every key set to `remoteValue(remote key)`, owned by the ExternalSecret (creationPolicy Owner) and
- * labelled reconcile.external-secrets.io/managed, then Ready True with reason SecretSynced ("secret synced").
+ * labelled reconcile.external-secrets.io/managed, then Ready True with reason SecretSynced ("secret synced") and
+ * the generation synced in syncedResourceVersion (`<generation>-<hash>`; the hash is not reproduced); again
+ * after each change of its spec.
  */
 export async function playExternalSecretsOperator(
   client: KubeClient,
@@ -84,7 +86,9 @@ export async function playExternalSecretsOperator(
     });
   }
   for (const external of await list(client, ESO, "externalsecrets", namespace)) {
-    if (external.status?.conditions?.some((c) => c.type === "Ready")) continue;
+    // Synced already for its current spec: ESO records the generation it synced (`<generation>-<hash>`).
+    const generation = external.metadata.generation ?? 1;
+    if (external.status?.syncedResourceVersion?.startsWith(`${generation}-`)) continue;
     const spec = external.spec as {
       target: { name: string };
       data: { secretKey: string; remoteRef: { key: string } }[];
@@ -94,7 +98,7 @@ export async function playExternalSecretsOperator(
     await writeStatus(client, ESO, "externalsecrets", external, {
       conditions: [condition("Ready", "True", "SecretSynced", "secret synced")],
       refreshTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
-      syncedResourceVersion: `${external.metadata.generation ?? 1}-0`,
+      syncedResourceVersion: `${generation}-0`,
     });
   }
 }

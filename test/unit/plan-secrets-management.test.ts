@@ -228,6 +228,31 @@ describe("a SecretsManagement with backend eso", () => {
     });
     expect(ready.status.secrets).toEqual([{ name: "gateway-keys", ready: true }]);
     expect(ready.requeue).toBe(false);
+    // A Ready ESO wrote for an earlier spec is not taken: it records the generation it synced.
+    const synced = (generation: number, syncedResourceVersion: string): KubeObject => {
+      const object = withCondition(external, "Ready", "True", "SecretSynced", "secret synced");
+      return {
+        ...object,
+        metadata: { ...object.metadata, generation } as KubeObject["metadata"],
+        status: { ...(object.status as object), syncedResourceVersion },
+      };
+    };
+    const stale = eso.plan(
+      resource,
+      eso.view({
+        objects: objects(withCondition(store, "Ready", "True", "Valid", "store validated"), synced(2, "1-5c2e")),
+      }),
+    );
+    expect(stale.conditions.find((c) => c.type === "SecretsReady")?.message).toBe(
+      "waiting for ExternalSecret apps/gateway-keys: the External Secrets Operator has not synced generation 2 yet (it synced 1)",
+    );
+    const current = eso.plan(
+      resource,
+      eso.view({
+        objects: objects(withCondition(store, "Ready", "True", "Valid", "store validated"), synced(2, "2-5c2e")),
+      }),
+    );
+    expect(current.conditions.find((c) => c.type === "SecretsReady")?.status).toBe("True");
   });
 
   it("with clusterSecretStoreRef emits no store, reads the ClusterSecretStore, and says when it does not exist", () => {

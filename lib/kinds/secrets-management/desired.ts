@@ -26,6 +26,7 @@ import {
   SEALED_SECRET_SYNCED,
   SECRET_STORE,
   SECRET_SYNCED,
+  syncedCurrentGeneration,
   type UpstreamReadiness,
 } from "./upstream-api.js";
 
@@ -244,7 +245,9 @@ function desiredEso(resource: SecretsManagement, view: EngineView): SecretsDesir
       object,
       description: `apply ExternalSecret ${namespace}/${secret.name} (Secret ${secret.name}: ${secret.data.map((d) => d.key).join(", ")} from ${store.kind} ${store.name})`,
     });
-    const readiness = conditionReadiness(view.objects.get(keyOf(object)), ESO_READY, ESO_CONTROLLER, SECRET_SYNCED);
+    const live = view.objects.get(keyOf(object));
+    const condition = conditionReadiness(live, ESO_READY, ESO_CONTROLLER, SECRET_SYNCED);
+    const readiness = condition.ready && live ? syncedCurrentGeneration(live) : condition;
     if (!readiness.ready) waits.push(`ExternalSecret ${namespace}/${secret.name}: ${readiness.detail}`);
     return { name: secret.name, ready: readiness.ready };
   });

@@ -81,3 +81,20 @@ export function conditionReadiness(
   const said = [found.reason, found.message].filter((part) => part !== undefined && part !== "").join(": ");
   return { ready, detail: `${type} ${found.status ?? "Unknown"}${said ? ` (${said})` : ""}` };
 }
+
+/**
+ * Whether ESO's Ready on an ExternalSecret is about its current spec: ESO records the generation it synced
+ * in `status.syncedResourceVersion` (`<generation>-<hash of labels and annotations>`), its conditions carry
+ * none. A Ready left from an earlier spec is not taken.
+ */
+export function syncedCurrentGeneration(object: {
+  readonly metadata: object;
+  readonly status?: unknown;
+}): UpstreamReadiness {
+  const { generation } = object.metadata as { generation?: number };
+  const synced = (object.status as { syncedResourceVersion?: unknown } | undefined)?.syncedResourceVersion;
+  if (generation === undefined || (typeof synced === "string" && synced.startsWith(`${generation}-`)))
+    return { ready: true, detail: `synced generation ${generation ?? "unknown"}` };
+  const was = typeof synced === "string" ? ` (it synced ${synced.split("-")[0]})` : "";
+  return { ready: false, detail: `the External Secrets Operator has not synced generation ${generation} yet${was}` };
+}
