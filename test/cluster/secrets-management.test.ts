@@ -343,61 +343,70 @@ describe("SecretsManagement backends", () => {
       mode: "external",
       external: { connectionSecretRef: { name: "redis-conn" }, secretsRef: { name: "platform" } },
     });
-    const missing = await reconcileUntil(context, "RedisInstance", ns, "cache", () => true);
-    expect(missing.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({
-      status: "False",
-      reason: "DependencyMissing",
-    });
-    // The SecretsManagement provides another Secret first: the consumer is refused, the field named.
-    await createResource(client, "SecretsManagement", ns, "platform", {
-      backend: "sealed-secrets",
-      sealedSecrets: { secrets: [{ name: "other" }] },
-    });
-    await commitSealedSecret(client, ns, "other");
-    await reconcileUntil(
-      context,
-      "SecretsManagement",
-      ns,
-      "platform",
-      (o) => !o.requeue,
-      () => playSealedSecretsController(client, ns, "other", { unsealed: true, data: { password: PLANTED } }),
-    );
-    const refused = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) =>
-      o.plan.conditions.some((c) => c.type === "Stalled"),
-    );
-    expect(refused.plan.conditions.find((c) => c.type === "Stalled")?.message).toBe(
-      `spec.external.connectionSecretRef names Secret redis-conn, which SecretsManagement ${ns}/platform (spec.external.secretsRef) does not provide (it provides other): add it to its spec.eso.secrets or spec.sealedSecrets.secrets, or name one it provides`,
-    );
-    // It provides redis-conn once it lists it and the played controller has unsealed it: the consumer is wired.
-    await client.custom.patchNamespacedCustomObject({
-      group: "core.navique.com",
-      version: "v1alpha1",
-      plural: "secretsmanagements",
-      namespace: ns,
-      name: "platform",
-      body: [{ op: "add", path: "/spec/sealedSecrets/secrets/-", value: { name: "redis-conn" } }],
-    });
-    await commitSealedSecret(client, ns, "redis-conn");
-    await reconcileUntil(
-      context,
-      "SecretsManagement",
-      ns,
-      "platform",
-      (o) => !o.requeue,
-      () =>
-        playSealedSecretsController(client, ns, "redis-conn", {
-          unsealed: true,
-          data: { host: "redis.example.internal", port: "6380", password: PLANTED },
-        }),
-    );
-    const wired = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) => !o.requeue);
-    expect(wired.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({ status: "True" });
-    expect(condition(await readStoredResource(client, "RedisInstance", ns, "cache"), "Ready")?.status).toBe("True");
-    expectPlantedNowhere(PLANTED, {
-      [`RedisInstance ${ns}/cache`]: await readStoredResource(client, "RedisInstance", ns, "cache"),
-    });
-    await finalizeResources(context, "RedisInstance", ns);
-    await finalizeResources(context, "SecretsManagement", ns);
+    try {
+      const missing = await reconcileUntil(context, "RedisInstance", ns, "cache", () => true);
+      expect(missing.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({
+        status: "False",
+        reason: "DependencyMissing",
+      });
+      // The SecretsManagement provides another Secret first: the consumer is refused, the field named.
+      await createResource(client, "SecretsManagement", ns, "platform", {
+        backend: "sealed-secrets",
+        sealedSecrets: { secrets: [{ name: "other" }] },
+      });
+      // The user commits a SealedSecret once the controller, and with it the SealedSecret kind, is installed:
+      // the CRD ships in the chart's crds/, so before the first install on a cluster there is none.
+      await reconcileUntil(context, "SecretsManagement", ns, "platform", (o) =>
+        o.plan.conditions.some((c) => c.type === "SecretsReady" && c.reason === "WaitingForSecrets"),
+      );
+      await commitSealedSecret(client, ns, "other");
+      await reconcileUntil(
+        context,
+        "SecretsManagement",
+        ns,
+        "platform",
+        (o) => !o.requeue,
+        () => playSealedSecretsController(client, ns, "other", { unsealed: true, data: { password: PLANTED } }),
+      );
+      const refused = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) =>
+        o.plan.conditions.some((c) => c.type === "Stalled"),
+      );
+      expect(refused.plan.conditions.find((c) => c.type === "Stalled")?.message).toBe(
+        `spec.external.connectionSecretRef names Secret redis-conn, which SecretsManagement ${ns}/platform (spec.external.secretsRef) does not provide (it provides other): add it to its spec.eso.secrets or spec.sealedSecrets.secrets, or name one it provides`,
+      );
+      // It provides redis-conn once it lists it and the played controller has unsealed it: the consumer is wired.
+      await client.custom.patchNamespacedCustomObject({
+        group: "core.navique.com",
+        version: "v1alpha1",
+        plural: "secretsmanagements",
+        namespace: ns,
+        name: "platform",
+        body: [{ op: "add", path: "/spec/sealedSecrets/secrets/-", value: { name: "redis-conn" } }],
+      });
+      await commitSealedSecret(client, ns, "redis-conn");
+      await reconcileUntil(
+        context,
+        "SecretsManagement",
+        ns,
+        "platform",
+        (o) => !o.requeue,
+        () =>
+          playSealedSecretsController(client, ns, "redis-conn", {
+            unsealed: true,
+            data: { host: "redis.example.internal", port: "6380", password: PLANTED },
+          }),
+      );
+      const wired = await reconcileUntil(context, "RedisInstance", ns, "cache", (o) => !o.requeue);
+      expect(wired.plan.conditions.find((c) => c.type === "DependenciesReady")).toMatchObject({ status: "True" });
+      expect(condition(await readStoredResource(client, "RedisInstance", ns, "cache"), "Ready")?.status).toBe("True");
+      expectPlantedNowhere(PLANTED, {
+        [`RedisInstance ${ns}/cache`]: await readStoredResource(client, "RedisInstance", ns, "cache"),
+      });
+    } finally {
+      // Whatever failed, nothing of this scenario is left holding the controller for the next one.
+      await finalizeResources(context, "RedisInstance", ns);
+      await finalizeResources(context, "SecretsManagement", ns);
+    }
   });
 
   it("sealed-secrets: installs the controller, emits nothing; Ready once the played controller has unsealed the named Secret", async () => {
