@@ -1,8 +1,8 @@
 /**
- * The datastores of examples/pulumi, for GitOps: the operator's install, the platform's datastores and the
- * ReferenceGrant that lets the adopting one reach into the data namespace, synthesized as YAML for Argo CD
- * or Flux to apply. The operator in the cluster then makes the same decisions `pulumi preview` shows
- * (check them with `navique plan -f <file>`).
+ * The datastores of examples/pulumi, for GitOps: the operator's install, the platform's datastores, its
+ * SecretsManagement and the ReferenceGrant that lets the adopting one reach into the data namespace,
+ * synthesized as YAML for Argo CD or Flux to apply. The operator in the cluster then makes the same
+ * decisions `pulumi preview` shows (check them with `navique plan -f <file>`).
  *
  * Each datastore sits in the namespace of what uses it: `navique-example-platform` holds the platform's
  * own services (the LiteLLM gateway, Langfuse), `navique-example-apps` the applications (LibreChat).
@@ -16,6 +16,7 @@ import {
   PostgresCluster,
   RedisInstance,
   ReferenceGrant,
+  SecretsManagement,
 } from "../../constructs/index.js";
 
 export function buildApp(outdir: string): App {
@@ -72,9 +73,33 @@ export function buildApp(outdir: string): App {
     spec: { managed: { storage: { size: "5Gi" } } },
   });
 
-  // Secrets: a SecretsManagement per namespace that reads secrets a person provides (the LLM providers'
-  // API keys in navique-example-platform, LibreChat's in navique-example-apps) goes here, so that no
-  // credential is ever written inline. It is not in the example yet.
+  // The secrets a person provides, never written inline: the LLM providers' API keys the platform's
+  // gateway will use come from Azure Key Vault through the External Secrets Operator (installed when
+  // absent), as the Secret `llm-provider-keys` (docs/secrets-management.md). Its SecretStore signs in with
+  // Workload Identity as the ServiceAccount `secrets-reader` of the namespace.
+  new SecretsManagement(chart, "platform-secrets", {
+    namespace: "navique-example-platform",
+    spec: {
+      backend: "eso",
+      eso: {
+        provider: {
+          azureKeyVault: {
+            vaultUrl: "https://navique-example.vault.azure.net",
+            serviceAccountRef: { name: "secrets-reader" },
+          },
+        },
+        secrets: [
+          {
+            name: "llm-provider-keys",
+            data: [
+              { key: "OPENAI_API_KEY", remoteKey: "openai-api-key" },
+              { key: "ANTHROPIC_API_KEY", remoteKey: "anthropic-api-key" },
+            ],
+          },
+        ],
+      },
+    },
+  });
 
   // chat-db adopts from another namespace: that namespace must grant it, or the operator refuses
   // (ReferenceNotPermitted) and synth fails (docs/reference-grants.md).

@@ -12,7 +12,9 @@
  *   otherwise. That namespace must grant it with a ReferenceGrant (docs/reference-grants.md); `pulumi
  *   preview` says which;
  * - `librechat-mongo`, a managed MongoDB replica set on the MongoDB Controllers for Kubernetes;
- * - `librechat-search`, a managed Meilisearch: a release of the official chart, its master key generated.
+ * - `librechat-search`, a managed Meilisearch: a release of the official chart, its master key generated;
+ * - `platform-secrets`, the SecretsManagement of `navique-example-platform`: the LLM providers' API keys
+ *   from Azure Key Vault through the External Secrets Operator, as the Secret `llm-provider-keys`.
  *
  * Run from the repository root (Pulumi.yaml there points here) in the environment of
  * test/support/typescript-sources.ts (the sources compiled by tsx, the runtime resolved by package name);
@@ -24,6 +26,7 @@ import {
   MongoCluster,
   PostgresCluster,
   RedisInstance,
+  SecretsManagement,
 } from "../../providers/pulumi/index.js";
 
 const chartSource = process.env.NAVIQUE_CHART_SOURCE;
@@ -82,9 +85,34 @@ const librechatSearch = new MeilisearchInstance("librechat-search", {
   ...charts,
 });
 
-// Secrets: a SecretsManagement per namespace that reads secrets a person provides (the LLM providers' API
-// keys in navique-example-platform, LibreChat's in navique-example-apps) goes here, so that no credential
-// is ever written inline. It is not in the example yet.
+// The secrets a person provides, never written inline: the LLM providers' API keys the platform's gateway
+// will use come from Azure Key Vault through the External Secrets Operator (installed when absent), as the
+// Secret `llm-provider-keys`. Its SecretStore signs in with Workload Identity as the ServiceAccount
+// `secrets-reader` of the namespace.
+const platformSecrets = new SecretsManagement("platform-secrets", {
+  namespace: "navique-example-platform",
+  spec: {
+    backend: "eso",
+    eso: {
+      provider: {
+        azureKeyVault: {
+          vaultUrl: "https://navique-example.vault.azure.net",
+          serviceAccountRef: { name: "secrets-reader" },
+        },
+      },
+      secrets: [
+        {
+          name: "llm-provider-keys",
+          data: [
+            { key: "OPENAI_API_KEY", remoteKey: "openai-api-key" },
+            { key: "ANTHROPIC_API_KEY", remoteKey: "anthropic-api-key" },
+          ],
+        },
+      ],
+    },
+  },
+  ...charts,
+});
 
 export const platformHost = platformDb.host;
 export const platformPassword = platformDb.password;
@@ -96,3 +124,4 @@ export const chatHost = chatDb.host;
 export const chatProvenance = chatDb.provenance;
 export const librechatMongoHost = librechatMongo.host;
 export const librechatSearchUrl = librechatSearch.url;
+export const platformSecretNames = platformSecrets.secrets;

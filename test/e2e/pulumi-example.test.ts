@@ -24,6 +24,8 @@ import {
   EXAMPLE_CAPABILITIES,
   EXAMPLE_DATASTORES,
   EXAMPLE_GRANT,
+  EXAMPLE_SECRETS,
+  exampleRemoteValue,
   grantExampleAdoption,
   playExampleControllers,
   prepareExampleCluster,
@@ -33,6 +35,7 @@ import {
 import { readCommunity } from "../support/mongodb.js";
 import { readCnpgCluster } from "../support/postgres.js";
 import { readRedis } from "../support/redis.js";
+import { readStoredResource } from "../support/resources.js";
 import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
 
 const EXAMPLE = join(process.cwd(), "examples", "pulumi");
@@ -144,6 +147,9 @@ describe("the Pulumi example: every datastore of the platform", () => {
       "MeilisearchInstance navique-example-apps/librechat-search: create Secret navique-example-apps/librechat-search-master-key with a generated master key (kept if it exists)",
       "MeilisearchInstance navique-example-apps/librechat-search: apply PersistentVolumeClaim navique-example-apps/librechat-search-data (5Gi, deletion policy Retain)",
       "MeilisearchInstance navique-example-apps/librechat-search: install Helm release navique-example-apps/librechat-search (meilisearch 0.34.0)",
+      `${EXAMPLE_SECRETS}: capability external-secrets: install external-secrets 2.9.0 as release external-secrets/external-secrets (no release external-secrets/external-secrets;`,
+      `${EXAMPLE_SECRETS}: apply SecretStore navique-example-platform/platform-secrets (Azure Key Vault https://navique-example.vault.azure.net)`,
+      `${EXAMPLE_SECRETS}: apply ExternalSecret navique-example-platform/llm-provider-keys (Secret llm-provider-keys: OPENAI_API_KEY, ANTHROPIC_API_KEY from SecretStore platform-secrets)`,
     ])
       expect(preview).toContain(line);
     expect(preview).not.toContain("would run helm");
@@ -197,6 +203,25 @@ describe("the Pulumi example: every datastore of the platform", () => {
       });
       const ready = (await readExampleDatastores(client)).map((stored) => condition(stored, "Ready")?.status);
       expect(ready).toEqual(EXAMPLE_DATASTORES.map(() => "True"));
+      // The secrets a person provides: from the (played) key vault into the Secret, named in the outputs only.
+      const secrets = await readStoredResource(
+        client,
+        "SecretsManagement",
+        "navique-example-platform",
+        "platform-secrets",
+      );
+      expect(condition(secrets, "Ready")?.status).toBe("True");
+      expect(outputs.platformSecretNames).toEqual(["llm-provider-keys"]);
+      const providerKeys = await client.core.readNamespacedSecret({
+        name: "llm-provider-keys",
+        namespace: "navique-example-platform",
+      });
+      const remote = ["openai-api-key", "anthropic-api-key"].map(exampleRemoteValue);
+      expect(
+        ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"].map((key) =>
+          Buffer.from(providerKeys.data?.[key] ?? "", "base64").toString(),
+        ),
+      ).toEqual(remote);
       const generated = await Promise.all(
         GENERATED_CREDENTIALS.map(async ([namespace, name]) => {
           const secret = await client.core.readNamespacedSecret({ name, namespace });
@@ -212,7 +237,7 @@ describe("the Pulumi example: every datastore of the platform", () => {
       const stateDir = join(work, "state", ".pulumi", "stacks", "navique-example");
       for (const file of await readdir(stateDir)) {
         const state = readFileSync(join(stateDir, file), "utf8");
-        for (const value of [...generated, "user-made-password"]) expect(state).not.toContain(value);
+        for (const value of [...generated, ...remote, "user-made-password"]) expect(state).not.toContain(value);
       }
       for (const { release } of EXAMPLE_CAPABILITIES)
         expect([

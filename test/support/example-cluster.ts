@@ -4,6 +4,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { EXTERNAL_SECRETS } from "../../lib/catalog/external-secrets.js";
 import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -17,6 +18,7 @@ import { playMongoDBOperator, readCommunity } from "./mongodb.js";
 import { playCnpgClusterReady, readCnpgCluster } from "./postgres.js";
 import { playRedisOperator } from "./redis.js";
 import { finalizeEveryKind, readStoredResource } from "./resources.js";
+import { playExternalSecretsOperator } from "./secrets-controllers.js";
 import { deleteProvisionedVolumes, provisionVolume } from "./volumes.js";
 
 /** Namespaces the examples (examples/pulumi, examples/cdk8s) use. */
@@ -34,6 +36,17 @@ export const EXAMPLE_DATASTORES = [
   "MongoCluster navique-example-apps/librechat-mongo",
   "MeilisearchInstance navique-example-apps/librechat-search",
 ] as const;
+
+/** The SecretsManagement both examples declare, as its decision lines begin. */
+export const EXAMPLE_SECRETS = "SecretsManagement navique-example-platform/platform-secrets";
+
+/**
+ * What the played External Secrets Operator copies from each remote key of the example's Azure Key Vault:
+ * a value distinctive enough to be looked for everywhere it must not appear.
+ */
+export function exampleRemoteValue(remoteKey: string): string {
+  return `remote-${remoteKey}-q7Zt4kXw`;
+}
 
 /** A datastore of EXAMPLE_DATASTORES, read back: its kind, namespace and name. */
 export function exampleDatastore(label: string): { kind: string; namespace: string; name: string } {
@@ -62,6 +75,7 @@ export const EXAMPLE_CAPABILITIES = [
   CERT_MANAGER,
   REDIS_OPERATOR,
   MONGODB_KUBERNETES,
+  EXTERNAL_SECRETS,
 ];
 
 /** What the volumes provisioned for the examples are labelled with. */
@@ -157,7 +171,10 @@ export async function removeExampleNamespaces(client: KubeClient, helm: HelmCli)
  * - the MongoDB operator: phase Running with every member on `librechat-mongo`, and the annotation of
  *   the spec it applied (test/support/mongodb.ts);
  * - a storage provisioner: the volume of Meilisearch's claim `librechat-search-data`, after which the
- *   real controllers roll out the chart's StatefulSet (test/support/volumes.ts).
+ *   real controllers roll out the chart's StatefulSet (test/support/volumes.ts);
+ * - the External Secrets Operator: `platform-secrets`'s SecretStore validated, its ExternalSecret synced
+ *   into the Secret `llm-provider-keys`, each key `exampleRemoteValue(remote key)`
+ *   (test/support/secrets-controllers.ts).
  * Returns the stop function.
  */
 export function playExampleControllers(client: KubeClient): () => void {
@@ -188,6 +205,7 @@ export function playExampleControllers(client: KubeClient): () => void {
       if (community && !community.status) await playMongoDBOperator(client, apps, "librechat-mongo");
     },
     () => provisionVolume(client, EXAMPLE_VOLUMES, apps, "librechat-search-data"),
+    () => playExternalSecretsOperator(client, platform, exampleRemoteValue),
   ];
   let playing = false;
   const timer = setInterval(() => {
