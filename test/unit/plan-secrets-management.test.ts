@@ -354,3 +354,29 @@ describe("a SecretsManagement with backend sealed-secrets", () => {
     expect(ready.status).toMatchObject({ provenance: "adopted", secrets: [{ name: "db", ready: true }] });
   });
 });
+
+describe("a SecretsManagement whose backend changes", () => {
+  it("from eso to sealed-secrets: its SecretStore and ExternalSecrets collected, each said, ESO released, the controller needed", () => {
+    const before = eso.plan(
+      eso.resource({ backend: "eso", eso: { provider: AZURE, secrets: [GATEWAY_KEYS] } }),
+      eso.view(),
+    );
+    const live = new Map<string, KubeObject>();
+    for (const step of before.steps) if (step.kind === "apply") live.set(keyOf(step.object), step.object);
+    const spec = { backend: "sealed-secrets", sealedSecrets: { secrets: [{ name: "gateway-keys" }] } };
+    const moved = sealed.plan(
+      sealed.resource(spec, { ...(before.status as object), needs: ["external-secrets"] }),
+      sealed.view({ objects: live }),
+    );
+    expect(moved.steps.map((s) => s.description)).toEqual([
+      expect.stringMatching(/^delete SecretStore apps\/platform/),
+      expect.stringMatching(/^delete ExternalSecret apps\/gateway-keys/),
+      "release external-secrets: no consumer left (uninstalled only if owned)",
+    ]);
+    expect(moved.events.map((e) => [e.reason, e.message])).toEqual([
+      ["GarbageCollected", expect.stringContaining("SecretStore apps/platform")],
+      ["GarbageCollected", expect.stringContaining("ExternalSecret apps/gateway-keys")],
+    ]);
+    expect(moved.events.map((e) => e.message).join("\n")).toContain("(backend changed from eso to sealed-secrets)");
+  });
+});
