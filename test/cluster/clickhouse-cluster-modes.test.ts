@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -23,8 +23,9 @@ import {
   readClickHouse,
 } from "../support/clickhouse.js";
 import { condition, eventually } from "../support/cluster.js";
-import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
+import { planTrustingTestKey } from "../support/plan-cli.js";
 import { expectPlantedNowhere, mayHoldNothing, recordedEvents } from "../support/planted-secret.js";
 import {
   createReferenceGrant,
@@ -35,8 +36,6 @@ import {
 } from "../support/resources.js";
 
 const CLICKHOUSE = { group: "clickhouse.com", version: "v1alpha1" };
-const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
-const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 /** Passwords planted where the user keeps them: none may appear in clear text in anything the product writes. */
 const ADOPTED_PASSWORD = "planted-adopted-clickh0use-7d1f";
@@ -449,23 +448,9 @@ describe("ClickHouseCluster modes", () => {
         new ClickHouseClusterConstruct(new Chart(app, "clickhouse", { namespace: ns }), id, props);
         app.synth();
       }
-      const trustFile = join(out, "test-vendor.pem");
-      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
-      const plan = await runUnchecked(
-        TSX,
-        [
-          CLI,
-          "plan",
-          "-f",
-          join(out, "from-git", "clickhouse.k8s.yaml"),
-          "-f",
-          join(out, "managed-one", "clickhouse.k8s.yaml"),
-          "--chart-source",
-          `dir:${FIXTURE_CHARTS}`,
-          "--trust",
-          `${TEST_KEY_ID}=${trustFile}`,
-        ],
-        { env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" } },
+      const plan = await planTrustingTestKey(
+        ["-f", join(out, "from-git", "clickhouse.k8s.yaml"), "-f", join(out, "managed-one", "clickhouse.k8s.yaml")],
+        out,
       );
       expect(plan.stdout).toContain(
         `ClickHouseCluster ${ns}/from-git: create it, nothing else: Secret ${ns}/ch-conn holds host, port, username and password: consumers are sent to clickhouse.example.internal:8443, which the product does not contact`,

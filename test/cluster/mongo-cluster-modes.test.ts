@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RbacAuthorizationV1Api } from "@kubernetes/client-node";
@@ -8,7 +8,7 @@ import { API_GROUP } from "../../lib/api/group.js";
 import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { run, runUnchecked } from "../../lib/cluster/process.js";
+import { run } from "../../lib/cluster/process.js";
 import { observeOptions, planContext, type ReconcileContext } from "../../lib/engine/context.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { observeResource } from "../../lib/engine/observe.js";
@@ -19,9 +19,10 @@ import { destroy, up } from "../../providers/pulumi/runtime.js";
 import { FIXTURE_CHARTS } from "../support/capabilities.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { createCommunity, MONGO_CONSUMER, playMongoDBOperator, readCommunity } from "../support/mongodb.js";
 import { inProcessOperator } from "../support/operator.js";
+import { planTrustingTestKey } from "../support/plan-cli.js";
 import { expectPlantedNowhere, mayHoldNothing, recordedEvents } from "../support/planted-secret.js";
 import {
   createReferenceGrant,
@@ -32,8 +33,6 @@ import {
 } from "../support/resources.js";
 
 const COMMUNITY = { group: "mongodbcommunity.mongodb.com", version: "v1", plural: "mongodbcommunity" };
-const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
-const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as MongoClusterStatus;
 const decoded = (secret: { data?: Record<string, string> } | undefined, key: string) =>
@@ -518,22 +517,7 @@ describe("MongoCluster modes", () => {
       const files = [synth("git", "from-git", { spec }), synth("managed", "managed-one", {})];
       const synthesized = await readFile(files[0] ?? "", "utf8");
       expect(synthesized).toContain("kind: MongoCluster");
-      const trustFile = join(out, "test-vendor.pem");
-      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
-      const plan = await runUnchecked(
-        TSX,
-        [
-          CLI,
-          "plan",
-          "-f",
-          ...files,
-          "--chart-source",
-          `dir:${FIXTURE_CHARTS}`,
-          "--trust",
-          `${TEST_KEY_ID}=${trustFile}`,
-        ],
-        { env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" } },
-      );
+      const plan = await planTrustingTestKey(["-f", ...files], out);
       expect(plan.stdout).toContain(
         `MongoCluster ${ns}/from-git: create it, nothing else: Secret ${ns}/mongo-conn holds host, port, username and password: consumers are sent to mongo.example.internal:27019, which the product does not contact`,
       );

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -6,7 +6,6 @@ import { RedisInstance as RedisInstanceConstruct } from "../../constructs/index.
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { RedisInstanceStatus } from "../../lib/kinds/redis-instance/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
@@ -14,8 +13,9 @@ import { destroy, up } from "../../providers/pulumi/runtime.js";
 import { FIXTURE_CHARTS } from "../support/capabilities.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
-import { TEST_KEY_ID, TEST_TRUSTED_KEYS } from "../support/licence.js";
+import { TEST_TRUSTED_KEYS } from "../support/licence.js";
 import { inProcessOperator } from "../support/operator.js";
+import { planTrustingTestKey } from "../support/plan-cli.js";
 import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import { playRedisOperator } from "../support/redis.js";
 import {
@@ -27,8 +27,6 @@ import {
 } from "../support/resources.js";
 
 const REDIS = { group: "redis.redis.opstreelabs.in", version: "v1beta2" };
-const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
-const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status as RedisInstanceStatus;
 
@@ -235,24 +233,7 @@ describe("RedisInstance modes", () => {
       new RedisInstanceConstruct(chart, "from-git", { spec });
       new RedisInstanceConstruct(chart, "managed-one", {});
       app.synth();
-      const trustFile = join(out, "test-vendor.pem");
-      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
-      const plan = await runUnchecked(
-        TSX,
-        [
-          CLI,
-          "plan",
-          "-f",
-          join(out, "redis.k8s.yaml"),
-          "--chart-source",
-          `dir:${FIXTURE_CHARTS}`,
-          "--trust",
-          `${TEST_KEY_ID}=${trustFile}`,
-        ],
-        {
-          env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" },
-        },
-      );
+      const plan = await planTrustingTestKey(["-f", join(out, "redis.k8s.yaml")], out);
       // Not in the cluster yet, and needing nothing made but itself: what its Ready will say is said.
       expect(plan.stdout).toContain(
         `RedisInstance ${ns}/from-git: create it, nothing else: Secret ${ns}/redis-conn holds host, port and password: consumers are sent to redis.example.internal:6380, which the product does not contact`,

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { App, Chart } from "cdk8s";
@@ -8,7 +8,6 @@ import { EXTERNAL_SECRETS } from "../../lib/catalog/external-secrets.js";
 import { SEALED_SECRETS } from "../../lib/catalog/sealed-secrets.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import type { SecretsManagementStatus } from "../../lib/kinds/secrets-management/schema.js";
@@ -26,9 +25,10 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, eventually } from "../support/cluster.js";
-import { applyLicence, removeLicence, TEST_KEY_ID, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
+import { planTrustingTestKey } from "../support/plan-cli.js";
 import { expectPlantedNowhere, mayHoldNothing, recordedEvents } from "../support/planted-secret.js";
 import { createResource, finalizeResources, readStoredResource, reconcileUntil } from "../support/resources.js";
 import {
@@ -38,8 +38,6 @@ import {
 } from "../support/secrets-controllers.js";
 
 const ESO = { group: "external-secrets.io", version: "v1" };
-const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
-const CLI = join(process.cwd(), "lib", "cli", "main.ts");
 
 /** A value planted where the user keeps it (a remote key, a SealedSecret's plaintext): it may only be in the Secret. */
 const PLANTED = "planted-remote-key-value-5c2e91";
@@ -497,22 +495,7 @@ describe("SecretsManagement backends", () => {
         },
       });
       app.synth();
-      const trustFile = join(out, "test-vendor.pem");
-      await writeFile(trustFile, TEST_TRUSTED_KEYS.get(TEST_KEY_ID) ?? "");
-      const plan = await runUnchecked(
-        TSX,
-        [
-          CLI,
-          "plan",
-          "-f",
-          join(out, "secrets.k8s.yaml"),
-          "--chart-source",
-          `dir:${FIXTURE_CHARTS}`,
-          "--trust",
-          `${TEST_KEY_ID}=${trustFile}`,
-        ],
-        { env: { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" } },
-      );
+      const plan = await planTrustingTestKey(["-f", join(out, "secrets.k8s.yaml")], out);
       // A construct is named by its id: its SecretStore bears that name.
       const name = "platform";
       expect(plan.stdout).toContain(`SecretsManagement ${ns}/${name}: capability external-secrets:`);
