@@ -1,9 +1,20 @@
 import { ApiObject, Chart, Testing } from "cdk8s";
 import * as kplus from "cdk8s-plus-28";
-import { fromName, PostgresCluster, RedisInstance, type Referenceable } from "../../constructs/index.js";
+import { parseAllDocuments } from "yaml";
+import {
+  fromName,
+  Gateway,
+  type GatewayProps,
+  PostgresCluster,
+  RedisInstance,
+  type Referenceable,
+  SecretsManagement,
+} from "../../constructs/index.js";
 import type { API_GROUP } from "../../lib/api/group.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
+import type { GatewaySpec } from "../../lib/kinds/gateway/schema.js";
 import type { PostgresClusterSpec } from "../../lib/kinds/postgres-cluster/schema.js";
+import { SECRETS_MANAGEMENT_TARGET } from "../../lib/kinds/secrets-management/secrets-ref.js";
 import type { StackSpec } from "../../lib/kinds/stack/schema.js";
 import { synthProblems } from "../support/synth-problems.js";
 
@@ -163,6 +174,123 @@ describe("a construct where the reference's own fields belong", () => {
     });
     expect(synthProblems(chart)).toEqual([
       "[platform/db] PostgresCluster spec.external.connectionSecretRef.name: expected string (received platform/secret)",
+    ]);
+  });
+});
+
+describe("a secretsRef takes a SecretsManagement construct, by the schema's reference tree like any reference", () => {
+  /** A Gateway of `chart` whose database is external, its Secret read through `secretsRef`. */
+  const gateway = (chart: Chart, id: string, secretsRef: GatewayProps["spec"]["secretsRef"]) =>
+    new Gateway(chart, id, {
+      spec: {
+        database: { mode: "external", external: { connectionSecretRef: { name: "gw-db", key: "url" } } },
+        secretsRef,
+      },
+    });
+
+  it("is declared by the schema: a Gateway's and each datastore block's secretsRef names a SecretsManagement", () => {
+    const gateway: ReferenceTree<typeof GatewaySpec>["secretsRef"] = SECRETS_MANAGEMENT_TARGET;
+    const external: ReferenceTree<typeof PostgresClusterSpec>["external"]["secretsRef"] = SECRETS_MANAGEMENT_TARGET;
+    const adopt: ReferenceTree<typeof PostgresClusterSpec>["adopt"]["secretsRef"] = SECRETS_MANAGEMENT_TARGET;
+    expect([gateway, external, adopt].map((target) => target.kinds)).toEqual([
+      ["SecretsManagement"],
+      ["SecretsManagement"],
+      ["SecretsManagement"],
+    ]);
+  });
+
+  it("GIVEN a SecretsManagement construct as a Gateway's and a PostgresCluster's secretsRef THEN each is written as its name, after it, and synth passes", () => {
+    const { app, chart } = platform();
+    // The SecretsManagement in a chart made after the referrers': only the dependency writes it first.
+    const secrets = new SecretsManagement(new Chart(app, "secrets", { namespace: "apps" }), "secrets", {
+      spec: { backend: "sealed-secrets", sealedSecrets: { secrets: [{ name: "gw-db" }, { name: "reporting-db" }] } },
+    });
+    const gw = gateway(chart, "gw", secrets);
+    const reporting = new PostgresCluster(chart, "reporting", {
+      spec: { mode: "external", external: { connectionSecretRef: { name: "reporting-db" }, secretsRef: secrets } },
+    });
+    expect([gw.apiObject.toJson().spec.secretsRef, reporting.apiObject.toJson().spec.external.secretsRef]).toEqual([
+      { name: "secrets" },
+      { name: "secrets" },
+    ]);
+    // synthYaml validates every construct first: it throws on any problem.
+    const written = parseAllDocuments(app.synthYaml()).map((document) => {
+      const { kind, metadata } = document.toJS() as { kind: string; metadata: { name: string } };
+      return `${kind}/${metadata.name}`;
+    });
+    expect(written).toEqual(["SecretsManagement/secrets", "Gateway/gw", "PostgresCluster/reporting"]);
+  });
+
+  it("GIVEN fromName(name) or { name } as a secretsRef THEN it is written as that name", () => {
+    const written = [fromName("by-name"), { name: "plain" }].flatMap((secretsRef, index) => {
+      // Each in an app of its own: a second Gateway is beyond the Community cap at synth.
+      const { app, chart } = platform();
+      const gw = gateway(chart, `gw-${index}`, secretsRef);
+      const reporting = new PostgresCluster(chart, `reporting-${index}`, {
+        spec: { mode: "external", external: { connectionSecretRef: { name: "reporting-db" }, secretsRef } },
+      });
+      const chat = new PostgresCluster(chart, `chat-${index}`, {
+        spec: {
+          mode: "adopt",
+          adopt: { clusterRef: { name: "shared" }, credentialsSecretRef: { name: "shared-app" }, secretsRef },
+        },
+      });
+      app.synthYaml(); // validates every construct: throws on a problem
+      return [
+        gw.apiObject.toJson().spec.secretsRef,
+        reporting.apiObject.toJson().spec.external.secretsRef,
+        chat.apiObject.toJson().spec.adopt.secretsRef,
+      ];
+    });
+    expect(written).toEqual([
+      { name: "by-name" },
+      { name: "by-name" },
+      { name: "by-name" },
+      { name: "plain" },
+      { name: "plain" },
+      { name: "plain" },
+    ]);
+  });
+
+  it("GIVEN a PostgresCluster construct as a secretsRef THEN tsc refuses it, and forced, synth refuses it naming the field", () => {
+    const { chart } = platform();
+    const db = new PostgresCluster(chart, "db", { spec: {} });
+    new Gateway(chart, "gw", {
+      spec: {
+        database: { mode: "external", external: { connectionSecretRef: { name: "gw-db", key: "url" } } },
+        // @ts-expect-error a PostgresCluster is no SecretsManagement
+        secretsRef: db,
+      },
+    });
+    new PostgresCluster(chart, "reporting", {
+      spec: {
+        mode: "external",
+        external: {
+          connectionSecretRef: { name: "reporting-db" },
+          // @ts-expect-error a PostgresCluster is no SecretsManagement
+          secretsRef: db,
+        },
+      },
+    });
+    expect(synthProblems(chart)).toEqual([
+      "[platform/gw] Gateway spec.secretsRef: references a SecretsManagement: give a construct of that kind, fromName(name, namespace?) or { name } (received the PostgresCluster at platform/db)",
+      "[platform/reporting] PostgresCluster spec.external.secretsRef: references a SecretsManagement: give a construct of that kind, fromName(name, namespace?) or { name } (received the PostgresCluster at platform/db)",
+    ]);
+  });
+
+  it("GIVEN a PostgresCluster cast to a SecretsManagement as an adopt block's secretsRef THEN synth refuses it, naming the field", () => {
+    const { chart } = platform();
+    const db = new PostgresCluster(chart, "db", { spec: {} });
+    // What tsc cannot see through: the construct's kind is judged again at synth.
+    const cast = db as unknown as SecretsManagement;
+    new PostgresCluster(chart, "chat", {
+      spec: {
+        mode: "adopt",
+        adopt: { clusterRef: { name: "shared" }, credentialsSecretRef: { name: "shared-app" }, secretsRef: cast },
+      },
+    });
+    expect(synthProblems(chart)).toEqual([
+      "[platform/chat] PostgresCluster spec.adopt.secretsRef: references a SecretsManagement: give a construct of that kind, fromName(name, namespace?) or { name } (received the PostgresCluster at platform/db)",
     ]);
   });
 });
