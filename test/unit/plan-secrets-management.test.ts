@@ -379,4 +379,43 @@ describe("a SecretsManagement whose backend changes", () => {
     ]);
     expect(moved.events.map((e) => e.message).join("\n")).toContain("(backend changed from eso to sealed-secrets)");
   });
+
+  it("from eso to sealed-secrets: the Secret ESO wrote is not taken for the SealedSecret's while it goes with its ExternalSecret", () => {
+    const spec = { backend: "sealed-secrets", sealedSecrets: { secrets: [{ name: "gateway-keys" }] } };
+    const resource = sealed.resource(spec, { backend: "eso", needs: ["external-secrets"] });
+    const secret = (ownerReferences: unknown[]) =>
+      ({
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "gateway-keys", namespace: "apps", ownerReferences },
+      }) as never;
+    const byEso = {
+      apiVersion: "external-secrets.io/v1",
+      kind: "ExternalSecret",
+      name: "gateway-keys",
+      controller: true,
+    };
+    const lingering = sealed.plan(resource, sealed.view({ reads: { "secret/gateway-keys": secret([byEso]) } }));
+    expect(lingering.conditions.find((c) => c.type === "Ready")).toMatchObject({
+      status: "False",
+      reason: "WaitingForSecrets",
+      message:
+        "waiting for Secret apps/gateway-keys: the External Secrets Operator wrote it for ExternalSecret gateway-keys, and it goes with it (creationPolicy Owner); once it is gone, commit the SealedSecret that produces it",
+    });
+    expect(lingering.status).toMatchObject({ secrets: [{ name: "gateway-keys", ready: false }] });
+    // The controller's own Secret (controlled by its SealedSecret), or one of yours without an owner: provided.
+    const bySealed = {
+      apiVersion: "bitnami.com/v1alpha1",
+      kind: "SealedSecret",
+      name: "gateway-keys",
+      controller: true,
+    };
+    for (const owners of [[bySealed], []]) {
+      const ready = sealed.plan(resource, sealed.view({ reads: { "secret/gateway-keys": secret(owners) } }));
+      expect(ready.conditions.find((c) => c.type === "Ready")).toMatchObject({
+        status: "True",
+        message: "provides gateway-keys in apps, from your SealedSecrets",
+      });
+    }
+  });
 });

@@ -20,6 +20,7 @@ import {
 import {
   CLUSTER_SECRET_STORE,
   conditionReadiness,
+  ESO_GROUP,
   ESO_READY,
   EXTERNAL_SECRET,
   SEALED_SECRET,
@@ -266,6 +267,24 @@ function desiredEso(resource: SecretsManagement, view: EngineView): SecretsDesir
   };
 }
 
+/**
+ * The ExternalSecret controlling a Secret (ESO's `creationPolicy: Owner`), if one does: a Secret that goes
+ * with it — Kubernetes deletes it once the ExternalSecret is gone, as after a change of backend from eso —
+ * and that the Sealed Secrets controller would not write over (it writes only a Secret its SealedSecret
+ * controls).
+ */
+function externalSecretOwning(secret: KubeObject): string | undefined {
+  const owners = (secret.metadata.ownerReferences ?? []) as readonly {
+    readonly apiVersion?: string;
+    readonly kind?: string;
+    readonly name?: string;
+    readonly controller?: boolean;
+  }[];
+  return owners.find(
+    (o) => o.controller === true && o.kind === EXTERNAL_SECRET.kind && o.apiVersion?.startsWith(`${ESO_GROUP}/`),
+  )?.name;
+}
+
 function desiredSealedSecrets(resource: SecretsManagement, view: EngineView): SecretsDesired {
   const { namespace } = resource.metadata;
   const waits: string[] = [];
@@ -276,9 +295,17 @@ function desiredSealedSecrets(resource: SecretsManagement, view: EngineView): Se
       waits.push(`SealedSecret ${namespace}/${name} to be unsealed: ${unsealed.detail}`);
       return { name, ready: false };
     }
-    if (view.reads?.[secretReadId(name)] === undefined) {
+    const secret = view.reads?.[secretReadId(name)] as KubeObject | undefined;
+    if (secret === undefined) {
       waits.push(
         `Secret ${namespace}/${name}: ${sealed ? "its SealedSecret is unsealed but the Secret is not there yet" : "no Secret, nor SealedSecret, of that name yet: commit the SealedSecret that produces it"}`,
+      );
+      return { name, ready: false };
+    }
+    const external = externalSecretOwning(secret);
+    if (external !== undefined) {
+      waits.push(
+        `Secret ${namespace}/${name}: the External Secrets Operator wrote it for ExternalSecret ${external}, and it goes with it (creationPolicy Owner); once it is gone, commit the SealedSecret that produces it`,
       );
       return { name, ready: false };
     }
