@@ -6,6 +6,8 @@
  *
  * 1. A no-op pass over a Gateway in place (external database, two models): API requests and time, through
  *    `reconcileResource` as the Pulumi runtime and `navique plan` run it (no watch cache).
+ *    And the same Gateway as a Pulumi preview judges it (the preview phase of a no-op `pulumi up`, whose
+ *    update phase then calls no provider at all): the in-place check, counted by the apiserver.
  * 2. The same Gateway's no-op pass through the operator (watch caches, kept capability decisions): a pass
  *    brought by an annotation changed on the Gateway, its requests counted by the operator's own client
  *    and by the apiserver.
@@ -34,6 +36,7 @@ import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
 import { createReconcileContext } from "../lib/reconcile/context.js";
 import { NaviqueOperator } from "../providers/operator/operator.js";
+import { inPlace } from "../providers/pulumi/in-place.js";
 import { condition } from "../test/support/cluster.js";
 import { applyLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../test/support/licence.js";
 import { playLiteLLMOperator } from "../test/support/litellm.js";
@@ -98,6 +101,7 @@ async function measure(kubeconfig: string): Promise<void> {
       .join(" ")}\n`,
   );
   await measureNoop(client, context, said);
+  await measurePreviewNoop(client, kubeconfig);
   // The operator's own client: its requests counted apart from the bench's.
   const operatorClient = KubeClient.fromFile(kubeconfig);
   const operator = new NaviqueOperator({
@@ -122,6 +126,21 @@ async function measure(kubeconfig: string): Promise<void> {
   );
 }
 
+/** The Gateway of the no-op measurements. */
+const NOOP_SPEC = {
+  models: [
+    { name: "gpt-4o", provider: "openai", model: "gpt-4o", apiKeySecretRef: { name: "openai", key: "api-key" } },
+    { name: "llama3", provider: "ollama", model: "llama3" },
+  ],
+  database: { mode: "external", external: { connectionSecretRef: { name: "db", key: "url" } } },
+};
+
+function gatewayModule() {
+  const module = REGISTRY.kinds.find((m) => m.definition.kind === "Gateway");
+  if (!module) throw new Error("Gateway is not registered");
+  return module;
+}
+
 /** 1. Passes over a Gateway in place, with nothing to change. */
 async function measureNoop(
   client: KubeClient,
@@ -136,15 +155,8 @@ async function measureNoop(
     namespace: APPS,
     body: { metadata: { name: "openai" }, stringData: { "api-key": "sk-bench" } },
   });
-  await createResource(client, "Gateway", APPS, "noop", {
-    models: [
-      { name: "gpt-4o", provider: "openai", model: "gpt-4o", apiKeySecretRef: { name: "openai", key: "api-key" } },
-      { name: "llama3", provider: "ollama", model: "llama3" },
-    ],
-    database: { mode: "external", external: { connectionSecretRef: { name: "db", key: "url" } } },
-  });
-  const module = REGISTRY.kinds.find((m) => m.definition.kind === "Gateway");
-  if (!module) throw new Error("Gateway is not registered");
+  await createResource(client, "Gateway", APPS, "noop", NOOP_SPEC);
+  const module = gatewayModule();
   const pass = async () => {
     const resource = (await readResource(context, module, APPS, "noop")) as EngineResource;
     const before = client.requests;
@@ -171,6 +183,37 @@ async function measureNoop(
   const performed = said.length > 0 ? `${said.length} change(s): ${said.slice(0, 3).join("; ")}` : "nothing";
   process.stdout.write(
     `no-op pass over a Gateway (2 models, external database): ${requests} requests, ${percentile(ms, 50).toFixed(1)} ms median, changed ${performed}\n`,
+  );
+  for (const rate of rates) process.stdout.write(`  ${rate.perSecond.toFixed(1)} × ${rate.what}\n`);
+}
+
+/**
+ * 1b. The same Gateway as a Pulumi preview judges it, in place as declared (providers/pulumi/in-place.ts):
+ * the preview phase of a no-op `pulumi up`; its update phase calls no provider (the dynamic resource's
+ * inputs are unchanged), so this is all a no-op `pulumi up` asks of the apiserver for it.
+ */
+async function measurePreviewNoop(client: KubeClient, kubeconfig: string): Promise<void> {
+  const module = gatewayModule();
+  const declared = { name: "noop", namespace: APPS, spec: NOOP_SPEC };
+  const served = await apiserverRequests(client.kubeconfig);
+  const judged: boolean[] = [];
+  const ms: number[] = [];
+  for (let run = 0; run < NOOP_RUNS; run++) {
+    const started = performance.now();
+    judged.push(await inPlace(module, kubeconfig, declared));
+    ms.push(performance.now() - started);
+  }
+  // Also counted by the apiserver: the bench's own reading of /metrics (a GET of no resource) and the
+  // plane's background (leases, events), listed below.
+  const rates = requestRates(served, await apiserverRequests(client.kubeconfig), NOOP_RUNS);
+  const own = rates
+    .filter((rate) => rate.what.includes(module.definition.plural))
+    .reduce((sum, rate) => sum + rate.perSecond, 0);
+  process.stdout.write(
+    `the same Gateway in a Pulumi preview (no-op \`pulumi up\`): ${own} request(s) per judgement, in place: ${[...new Set(judged)].join(", ")}, ${percentile(
+      ms.sort((a, b) => a - b),
+      50,
+    ).toFixed(1)} ms median; by the apiserver, per judgement:\n`,
   );
   for (const rate of rates) process.stdout.write(`  ${rate.perSecond.toFixed(1)} × ${rate.what}\n`);
 }
