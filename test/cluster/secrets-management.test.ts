@@ -457,6 +457,150 @@ describe("SecretsManagement backends", () => {
     expect(await orUndefined(client.core.readNamespacedSecret({ name: "db", namespace: ns }))).toBeDefined();
     expect(await releaseRecords(client, SEALED_SECRETS.release.namespace, SEALED_SECRETS.release.name)).toEqual([]);
   });
+
+  // ESO and the Sealed Secrets controller are played, as in the other scenarios. The played ESO writes the
+  // Secret controlled by its ExternalSecret, as ESO does with creationPolicy Owner; once the product deletes
+  // the ExternalSecret, the Secret is deleted by Kubernetes' own garbage collector, which runs on this plane —
+  // as with ESO running, which deletes a target Secret itself only under deletionPolicy Delete (the product
+  // leaves ESO's default, Retain: pkg/controllers/externalsecret cleanupManagedSecrets at helm-chart-2.9.0).
+  it("a change of backend from eso to sealed-secrets: ESO's objects collected and the change said, ESO uninstalled, the controller installed; not Ready on the Secret ESO wrote, Ready once the played controller has produced its own", async () => {
+    const ns = await namespaces.create("secrets-backend-change");
+    const gatewayKeys = { name: "gateway-keys", data: [{ key: "openai", remoteKey: "openai-api-key" }] };
+    await createResource(client, "SecretsManagement", ns, "platform", {
+      backend: "eso",
+      eso: { provider: { vault: { server: "https://vault.example.com:8200", role: "apps" } }, secrets: [gatewayKeys] },
+    });
+    try {
+      // Ready on eso as the first scenario brings it there: ESO installed (Owned), the played ESO syncing.
+      await reconcileUntil(
+        context,
+        "SecretsManagement",
+        ns,
+        "platform",
+        (o) => !o.requeue,
+        () => playExternalSecretsOperator(client, ns, () => PLANTED),
+      );
+      expect(
+        await releaseRecords(client, EXTERNAL_SECRETS.release.namespace, EXTERNAL_SECRETS.release.name),
+      ).toHaveLength(1);
+      // The Secret the played ESO wrote, as ESO writes it with creationPolicy Owner: controlled by its ExternalSecret.
+      const external = await readEso(client, "externalsecrets", ns, "gateway-keys");
+      const esoSecret = await client.core.readNamespacedSecret({ name: "gateway-keys", namespace: ns });
+      expect(esoSecret.metadata?.ownerReferences).toEqual([
+        expect.objectContaining({
+          kind: "ExternalSecret",
+          name: "gateway-keys",
+          uid: external?.metadata.uid,
+          controller: true,
+        }),
+      ]);
+      expect(decoded(esoSecret.data, "openai")).toBe(PLANTED);
+
+      // The backend changes; the user's SealedSecrets will produce the same Secret.
+      await client.custom.patchNamespacedCustomObject({
+        group: "core.navique.com",
+        version: "v1alpha1",
+        plural: "secretsmanagements",
+        namespace: ns,
+        name: "platform",
+        body: [
+          {
+            op: "replace",
+            path: "/spec",
+            value: { backend: "sealed-secrets", sealedSecrets: { secrets: [{ name: "gateway-keys" }] } },
+          },
+        ],
+      });
+      // The controller is installed first (its pass ends there); the next pass collects what eso made.
+      const moved = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
+        o.performed.some((step) => step.startsWith("release external-secrets")),
+      );
+      const change = "(backend changed from eso to sealed-secrets)";
+      expect(moved.performedInAllPasses).toEqual([
+        expect.stringMatching(/^install sealed-secrets /),
+        `delete SecretStore ${ns}/platform ${change}`,
+        `delete ExternalSecret ${ns}/gateway-keys ${change}`,
+        "release external-secrets: no consumer left (uninstalled only if owned)",
+      ]);
+      expect(await readEso(client, "secretstores", ns, "platform")).toBeUndefined();
+      expect(await readEso(client, "externalsecrets", ns, "gateway-keys")).toBeUndefined();
+      // ESO, Owned and needed by no other resource, is uninstalled (its CRDs kept); an Adopted one would never
+      // be (test/cluster/provenance.test.ts, "releases only at zero consumers and only what it owns").
+      expect(await releaseRecords(client, EXTERNAL_SECRETS.release.namespace, EXTERNAL_SECRETS.release.name)).toEqual(
+        [],
+      );
+      expect(await releaseRecords(client, SEALED_SECRETS.release.namespace, SEALED_SECRETS.release.name)).toHaveLength(
+        1,
+      );
+      expect(statusOf(moved)).toMatchObject({
+        backend: "sealed-secrets",
+        provenance: "adopted",
+        capabilities: [
+          expect.objectContaining({ name: "sealed-secrets", provenance: "owned", chartVersion: "2.18.5" }),
+        ],
+      });
+      expect(statusOf(moved).store).toBeUndefined();
+      const notes = (await recordedEvents(client, ns))
+        .filter((e) => e.regarding?.name === "platform")
+        .map((e) => `${e.reason}: ${e.note}`);
+      expect(notes).toEqual(
+        expect.arrayContaining([
+          "CapabilityInstalled: installed sealed-secrets 2.18.5 as release kube-system/sealed-secrets",
+          `GarbageCollected: deleting SecretStore ${ns}/platform, no longer needed ${change}`,
+          `GarbageCollected: deleting ExternalSecret ${ns}/gateway-keys, no longer needed ${change}`,
+        ]),
+      );
+
+      // The pass that deleted the ExternalSecret still saw the Secret ESO wrote: it is not taken for the
+      // SealedSecret's. Kubernetes' garbage collector then deletes it with its owner (docs/secrets-management.md).
+      expect(condition(await readStoredResource(client, "SecretsManagement", ns, "platform"), "Ready")).toMatchObject({
+        status: "False",
+        reason: "WaitingForSecrets",
+        message: `waiting for Secret ${ns}/gateway-keys: the External Secrets Operator wrote it for ExternalSecret gateway-keys, and it goes with it (creationPolicy Owner); once it is gone, commit the SealedSecret that produces it`,
+      });
+      await eventually("the Secret ESO wrote to go with its ExternalSecret", async () =>
+        (await orUndefined(client.core.readNamespacedSecret({ name: "gateway-keys", namespace: ns }))) === undefined
+          ? true
+          : undefined,
+      );
+      const gone = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
+        (o.plan.conditions.find((c) => c.type === "Ready")?.message ?? "").includes("no Secret, nor SealedSecret"),
+      );
+      expect(gone.plan.conditions.find((c) => c.type === "Ready")).toMatchObject({
+        status: "False",
+        message: `waiting for Secret ${ns}/gateway-keys: no Secret, nor SealedSecret, of that name yet: commit the SealedSecret that produces it`,
+      });
+
+      // The user commits the SealedSecret once ESO's Secret is gone: the Sealed Secrets controller writes no
+      // Secret its SealedSecret does not control. The played controller unseals it.
+      await commitSealedSecret(client, ns, "gateway-keys");
+      const ready = await reconcileUntil<SecretsManagementStatus>(
+        context,
+        "SecretsManagement",
+        ns,
+        "platform",
+        (o) => !o.requeue,
+        () => playSealedSecretsController(client, ns, "gateway-keys", { unsealed: true, data: { openai: PLANTED } }),
+      );
+      expect(statusOf(ready).secrets).toEqual([{ name: "gateway-keys", ready: true }]);
+      const stored = await readStoredResource(client, "SecretsManagement", ns, "platform");
+      expect(condition(stored, "Ready")).toMatchObject({
+        status: "True",
+        message: `provides gateway-keys in ${ns}, from your SealedSecrets`,
+      });
+      const sealedSecret = await client.core.readNamespacedSecret({ name: "gateway-keys", namespace: ns });
+      expect(sealedSecret.metadata?.ownerReferences).toEqual([
+        expect.objectContaining({ kind: "SealedSecret", name: "gateway-keys", controller: true }),
+      ]);
+      expectPlantedNowhere(PLANTED, {
+        [`SecretsManagement ${ns}/platform`]: stored,
+        [`the Events of ${ns}`]: await recordedEvents(client, ns),
+      });
+    } finally {
+      await finalizeResources(context, "SecretsManagement", ns);
+    }
+  });
+
   it("through the Pulumi runtime, cdk8s synth and navique plan: the engine's decisions, names only in the outputs", async () => {
     const ns = await namespaces.create("secrets-front-ends");
     // The user's Secret, as the Sealed Secrets controller would have produced it from a committed SealedSecret.
