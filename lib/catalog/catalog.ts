@@ -54,3 +54,9 @@ export function withPrerequisites(name: string, catalog: ReadonlyMap<string, Cap
   visit(name, []);
   return ordered;
 }
+
+/** The API groups a capability's CRDs are served under: a CRD is named `<plural>.<group>`. */
+export function servedGroups(name: string, catalog: ReadonlyMap<string, CapabilityEntry> = CATALOG): string[] {
+  const groups = capability(name, catalog).crds.names.map((crd) => crd.slice(crd.indexOf(".") + 1));
+  return [...new Set(groups)];
+}

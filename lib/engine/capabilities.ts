@@ -1,8 +1,11 @@
 import { type Condition, OPERATORS_READY } from "../api/conditions.js";
 import type { CapabilityStatus } from "../api/resource-status.js";
 import type { CapabilityDecision } from "../capabilities/provenance.js";
+import { servedGroups } from "../catalog/catalog.js";
 import { condition, resourceLabel } from "./conditions.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
+import { type KubeObject, keyOf, labelOf } from "./objects.js";
+import { ownedBy } from "./ownership.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
 
@@ -86,21 +89,67 @@ export function adoptionEvents(resource: EngineResource, decisions: readonly Cap
     .map((d) => ({ type: "Normal", reason: "CapabilityAdopted", message: `${d.capability}: ${d.summary}` }));
 }
 
+/** A release that waits: the capability, and its objects this resource emitted that are still there. */
+export interface HeldRelease {
+  readonly capability: string;
+  readonly objects: readonly KubeObject[];
+}
+
+/** The API group of an apiVersion: "" for the core group's "v1". */
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}
+
+/** The resource's own objects still there that are served under one of `groups`, but those it gives up (`kept`). */
+function stillThere(
+  resource: EngineResource,
+  view: Pick<EngineView, "objects">,
+  groups: readonly string[],
+  kept: ReadonlySet<string>,
+): KubeObject[] {
+  return [...view.objects.values()].filter(
+    (o) => groups.includes(groupOf(o.apiVersion)) && ownedBy(resource, o) && !kept.has(keyOf(o)),
+  );
+}
+
+/** `Kind namespace/name`, and whether it is being deleted already. */
+function heldLabel(object: KubeObject): string {
+  const label = labelOf({ kind: object.kind, name: object.metadata.name, namespace: object.metadata.namespace ?? "" });
+  return object.metadata.deletionTimestamp ? `${label} (deleting)` : label;
+}
+
 /**
  * A release step for every capability needed before and no longer, dependants before their
  * prerequisites; each names the consumers still left — over every registered kind — so that it is
  * uninstalled only when none is left, and only when owned (the installer decides that).
+ *
+ * A capability is released only once none of the objects of its API groups this resource emitted is still
+ * there: its operator puts finalizers on them (ESO's externalsecret-cleanup on every ExternalSecret, CNPG's,
+ * the ClickHouse, Redis and MongoDB operators' on theirs) and is the only one to remove them. Uninstalled
+ * first, it would leave them Terminating for ever, and their namespace with them. So the release is held —
+ * with its prerequisites, which its controller may need to finish — until a later pass sees them gone.
+ * An object kept under Retain (`kept`, by key) is the user's from this pass on: it holds nothing.
  */
 export function releases(
   resource: EngineResource,
-  view: Pick<EngineView, "consumers">,
+  view: Pick<EngineView, "consumers" | "objects">,
   before: readonly string[],
   now: readonly string[],
-): PlanStep[] {
+  catalog: Pick<CapabilityCatalog, "withPrerequisites">,
+  kept: ReadonlySet<string>,
+): { readonly steps: PlanStep[]; readonly held: HeldRelease[] } {
   const self = resourceLabel(resource);
   const steps: PlanStep[] = [];
+  const held: HeldRelease[] = [];
   for (const capability of [...before].reverse()) {
     if (now.includes(capability)) continue;
+    const objects = stillThere(resource, view, servedGroups(capability), kept);
+    const dependant = held.some((h) => catalog.withPrerequisites(h.capability).includes(capability));
+    if (objects.length > 0 || dependant) {
+      held.push({ capability, objects });
+      continue;
+    }
     const consumers = view.consumers.filter((c) => c.key !== self && c.needs.includes(capability)).map((c) => c.key);
     steps.push({
       kind: "release-capability",
@@ -112,7 +161,19 @@ export function releases(
           : `release ${capability}: no consumer left (uninstalled only if owned)`,
     });
   }
-  return steps;
+  return { steps, held };
+}
+
+/** OperatorsReady while a release is held: what it waits for, by name. */
+export function heldReleaseCondition(resource: EngineResource, held: readonly HeldRelease[]): Condition {
+  const message = held
+    .map((h) =>
+      h.objects.length > 0
+        ? `${h.capability} is released once its operator has let go of ${h.objects.map(heldLabel).join(", ")} (it removes their finalizers)`
+        : `${h.capability} is released after the capabilities that need it`,
+    )
+    .join("; ");
+  return condition(resource, OPERATORS_READY, false, "WaitingForRelease", message);
 }
 
 /** The capabilities relied on, as the status records them. */

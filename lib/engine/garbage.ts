@@ -119,6 +119,8 @@ export function collect(orphans: readonly Orphan[], why: string): { steps: PlanS
   const steps: PlanStep[] = [];
   const events: PlannedEvent[] = [];
   for (const orphan of orphans) {
+    // Being deleted already (its controller's finalizers not yet removed): nothing more to do, nor to say.
+    if (orphan.current.metadata.deletionTimestamp) continue;
     const stateful = keptBy.get(orphan);
     if (stateful && !statefuls.includes(orphan)) {
       const note = orphan.kind?.keptWith?.note;

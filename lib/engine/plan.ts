@@ -6,6 +6,8 @@ import {
   adoptionEvents,
   type CapabilityCatalog,
   capabilityStatuses,
+  type HeldRelease,
+  heldReleaseCondition,
   neededBefore,
   neededNow,
   operatorsCondition,
@@ -78,9 +80,15 @@ function emittedAfter(
   made: readonly KubeObject[],
   steps: readonly PlanStep[],
   view: EngineView,
+  held: readonly HeldRelease[],
 ): EmittedObject[] {
+  // An object deleted while the release of its operator is held stays recorded until it is gone: the next
+  // pass must still see it, Terminating, to hold the release again (lib/engine/capabilities.ts, releases).
+  const holding = (target: EmittedObject) => held.some((h) => h.objects.some((o) => keyOf(o) === objectKey(target)));
   const removed = new Set(
-    steps.flatMap((s) => (s.kind === "delete" || s.kind === "retain" ? [objectKey(s.target)] : [])),
+    steps.flatMap((s) =>
+      s.kind === "retain" || (s.kind === "delete" && !holding(s.target)) ? [objectKey(s.target)] : [],
+    ),
   );
   const leftover = (resource.status?.emitted ?? []).filter(
     (e) => !removed.has(objectKey(e)) && view.objects.has(objectKey(e)),
@@ -127,6 +135,11 @@ function deletionOfMembers(
   return { steps, waiting: `waiting for its members to be deleted: ${waiting}` };
 }
 
+/** The objects kept under Retain by `steps`, by key: released to the user, no longer the resource's. */
+function retainedBy(steps: readonly PlanStep[]): Set<string> {
+  return new Set(steps.flatMap((s) => (s.kind === "retain" ? [objectKey(s.target)] : [])));
+}
+
 /** What the phase after the gates decided: steps, Events, the phase verdict and what was made. */
 interface Pass<Status> {
   readonly steps: PlanStep[];
@@ -136,6 +149,8 @@ interface Pass<Status> {
   readonly made: KubeObject[];
   /** While members are being deleted: what the deletion waits for. */
   readonly waitingForMembers?: string;
+  /** The releases held until the objects of their operators are gone (lib/engine/capabilities.ts). */
+  readonly held?: readonly HeldRelease[];
 }
 
 /** Phase 2 gates phase 3: nothing of the operator's kinds is applied before its CRDs and controller are Ready. */
@@ -160,6 +175,7 @@ function deletionPass<Status>(
   view: EngineView,
   before: readonly string[],
   needed: readonly string[],
+  catalog: Pick<CapabilityCatalog, "withPrerequisites">,
 ): Pass<Status> {
   const wouldEmit = markedDesired<Status>(module, resource, view).steps.map((s) => emittedOf(s.object));
   const candidates = [...(resource.status?.emitted ?? []), ...wouldEmit];
@@ -175,11 +191,13 @@ function deletionPass<Status>(
     };
   }
   const collected = collect(orphans, changeReason(module, resource));
+  const released = releases(resource, view, before, needed, catalog, retainedBy(collected.steps));
   return {
-    steps: [...collected.steps, ...releases(resource, view, before, needed)],
+    steps: [...collected.steps, ...released.steps],
     events: collected.events,
     verdict: { ok: false, reason: "Deleting", message: "deleting" },
     made: [],
+    held: released.held,
   };
 }
 
@@ -194,6 +212,7 @@ function desiredPass<Status>(
   before: readonly string[],
   needed: readonly string[],
   operatorsReady: boolean,
+  catalog: Pick<CapabilityCatalog, "withPrerequisites">,
 ): Pass<Status> {
   const desired = markedDesired<Status>(module, resource, view);
   const wanted = desired.steps.map((s) => s.object);
@@ -208,12 +227,14 @@ function desiredPass<Status>(
     taken.length > 0 && !reportedBefore(resource.status?.conditions, module.phase, NAME_TAKEN)
       ? [{ type: "Warning", reason: NAME_TAKEN, message: verdict.message }]
       : [];
+  const released = releases(resource, view, before, needed, catalog, retainedBy(collected.steps));
   return {
-    steps: [...(applied ? desired.steps : []), ...collected.steps, ...releases(resource, view, before, needed)],
+    steps: [...(applied ? desired.steps : []), ...collected.steps, ...released.steps],
     events: [...(desired.events ?? []), ...nameTaken, ...collected.events],
     verdict,
     desired,
     made: applied ? wanted : [],
+    held: released.held,
   };
 }
 
@@ -254,14 +275,36 @@ function passOf<Status>(
     readonly needed: readonly string[];
     readonly operatorsOk: boolean;
     readonly refused: boolean;
+    readonly catalog: Pick<CapabilityCatalog, "withPrerequisites">;
   },
 ): Pass<Status> {
-  const { before, needed, operatorsOk, refused } = state;
+  const { before, needed, operatorsOk, refused, catalog } = state;
   if (resource.metadata.deletionTimestamp !== undefined) {
-    return operatorsOk ? deletionPass(module, resource, view, before, needed) : waitingForOperators(view);
+    return operatorsOk ? deletionPass(module, resource, view, before, needed, catalog) : waitingForOperators(view);
   }
-  if (operatorsOk || refused) return desiredPass<Status>(module, resource, view, before, needed, operatorsOk);
+  if (operatorsOk || refused) {
+    return desiredPass<Status>(module, resource, view, before, needed, operatorsOk, catalog);
+  }
   return waitingForOperators(view);
+}
+
+/** OperatorsReady as observed, unless a release is held: then what it waits for. */
+function operatorsAfter(resource: EngineResource, observed: Condition, held: readonly HeldRelease[]): Condition {
+  return held.length > 0 ? heldReleaseCondition(resource, held) : observed;
+}
+
+/**
+ * The needs recorded: until the operators are Ready, whatever may have been installed for it already; a
+ * capability whose release is held stays recorded, so that the next pass releases it.
+ */
+function needsRecorded(
+  before: readonly string[],
+  needed: readonly string[],
+  operatorsOk: boolean,
+  held: readonly HeldRelease[],
+): string[] {
+  if (!operatorsOk) return [...new Set([...before, ...needed])];
+  return [...needed, ...before.filter((c) => held.some((h) => h.capability === c) && !needed.includes(c))];
 }
 
 /**
@@ -324,12 +367,17 @@ export function planResource<Status = Record<string, unknown>>(
   const events: PlannedEvent[] = adoptionEvents(resource, view.capabilities);
   const observed = operatorsCondition(resource, needed, view.capabilities);
   const operatorsOk = observed.status === "True";
-  const operators = refusal && !operatorsOk ? operatorsHeld(resource, needed, refusal) : observed;
-
-  const pass = passOf<Status>(module, resource, view, { before, needed, operatorsOk, refused: refusal !== undefined });
+  const refused = refusal !== undefined;
+  const pass = passOf<Status>(module, resource, view, { before, needed, operatorsOk, refused, catalog: context });
   const { steps, verdict, desired, made, waitingForMembers } = pass;
+  const heldReleases = pass.held ?? [];
+  // A held release is said on OperatorsReady, and keeps the resource's finalizer and its needs recorded.
+  const operators =
+    refusal && !operatorsOk
+      ? operatorsHeld(resource, needed, refusal)
+      : operatorsAfter(resource, observed, heldReleases);
   events.push(...pass.events);
-  if (deleting && !waitingForMembers) {
+  if (deleting && !waitingForMembers && heldReleases.length === 0) {
     steps.push({ kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" });
   }
 
@@ -351,14 +399,15 @@ export function planResource<Status = Record<string, unknown>>(
     observedGeneration: resource.metadata.generation ?? 0,
     conditions,
     ...(deleting && !wasAdmitted(resource) ? {} : { admitted: true }),
-    // Until the operators are Ready, whatever may have been installed for it already stays recorded.
-    needs: operatorsOk ? needed : [...new Set([...before, ...needed])],
+    needs: needsRecorded(before, needed, operatorsOk, heldReleases),
     ...reachedFields(module, resource, operatorsOk && !deleting),
     ...(desired?.status ?? {}),
     capabilities: capabilityStatuses(view.capabilities, context.releaseOf),
-    emitted: emittedAfter(resource, made, steps, view),
+    emitted: emittedAfter(resource, made, steps, view, heldReleases),
   } as Status;
-  const requeue = deleting ? waitingForMembers !== undefined : ready.status !== "True" && verdict.reason !== NAME_TAKEN;
+  const requeue = deleting
+    ? waitingForMembers !== undefined || heldReleases.length > 0
+    : ready.status !== "True" && verdict.reason !== NAME_TAKEN;
   return { steps, conditions, events, status, requeue };
 }
 

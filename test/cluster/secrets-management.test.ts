@@ -46,6 +46,20 @@ const statusOf = (outcome: { plan: { status: unknown } }) => outcome.plan.status
 const decoded = (data: Record<string, string> | undefined, key: string) =>
   Buffer.from(data?.[key] ?? "", "base64").toString();
 
+/** The finalizer ESO puts on every ExternalSecret (ExternalSecretFinalizer, pkg/controllers/externalsecret). */
+const ESO_FINALIZER = "externalsecrets.external-secrets.io/externalsecret-cleanup";
+
+/** Plays ESO on an ExternalSecret's finalizers: adding its own, or removing it once it has cleaned up. */
+async function setExternalSecretFinalizers(client: KubeClient, namespace: string, name: string, finalizers: string[]) {
+  await client.custom.patchNamespacedCustomObject({
+    ...ESO,
+    plural: "externalsecrets",
+    namespace,
+    name,
+    body: [{ op: "add", path: "/metadata/finalizers", value: finalizers }],
+  });
+}
+
 function readEso(client: KubeClient, plural: string, namespace: string, name: string) {
   return orUndefined(client.custom.getNamespacedCustomObject({ ...ESO, plural, namespace, name })) as Promise<
     KubeObject | undefined
@@ -463,7 +477,13 @@ describe("SecretsManagement backends", () => {
   // the ExternalSecret, the Secret is deleted by Kubernetes' own garbage collector, which runs on this plane —
   // as with ESO running, which deletes a target Secret itself only under deletionPolicy Delete (the product
   // leaves ESO's default, Retain: pkg/controllers/externalsecret cleanupManagedSecrets at helm-chart-2.9.0).
-  it("a change of backend from eso to sealed-secrets: ESO's objects collected and the change said, ESO uninstalled, the controller installed; not Ready on the Secret ESO wrote, Ready once the played controller has produced its own", async () => {
+  //
+  // ESO puts its finalizer on every ExternalSecret and alone removes it (ExternalSecretFinalizer,
+  // pkg/controllers/externalsecret/externalsecret_controller.go); no ESO runs here, so the test plays both:
+  // it writes the finalizer as ESO would, and removes it as ESO would once it has cleaned up. Until then ESO
+  // must stay installed: uninstalled, nothing would ever remove it, and the ExternalSecret — its namespace
+  // with it — would stay Terminating for ever.
+  it("a change of backend from eso to sealed-secrets: ESO's objects collected and the change said, ESO kept while its finalizer holds the ExternalSecret and uninstalled once it is gone, the controller installed; not Ready on the Secret ESO wrote, Ready once the played controller has produced its own", async () => {
     const ns = await namespaces.create("secrets-backend-change");
     const gatewayKeys = { name: "gateway-keys", data: [{ key: "openai", remoteKey: "openai-api-key" }] };
     await createResource(client, "SecretsManagement", ns, "platform", {
@@ -495,6 +515,8 @@ describe("SecretsManagement backends", () => {
         }),
       ]);
       expect(decoded(esoSecret.data, "openai")).toBe(PLANTED);
+      // Played ESO: its finalizer on the ExternalSecret, as ESO adds it on its first reconcile.
+      await setExternalSecretFinalizers(client, ns, "gateway-keys", [ESO_FINALIZER]);
 
       // The backend changes; the user's SealedSecrets will produce the same Secret.
       await client.custom.patchNamespacedCustomObject({
@@ -511,21 +533,70 @@ describe("SecretsManagement backends", () => {
           },
         ],
       });
-      // The controller is installed first (its pass ends there); the next pass collects what eso made.
+      // The controller is installed first (its pass ends there); the next pass collects what eso made, and the
+      // release of ESO waits while the ExternalSecret is there.
       const moved = await reconcileUntil<SecretsManagementStatus>(context, "SecretsManagement", ns, "platform", (o) =>
-        o.performed.some((step) => step.startsWith("release external-secrets")),
+        (o.plan.conditions.find((c) => c.type === "OperatorsReady")?.message ?? "").includes("(deleting)"),
       );
       const change = "(backend changed from eso to sealed-secrets)";
       expect(moved.performedInAllPasses).toEqual([
         expect.stringMatching(/^install sealed-secrets /),
         `delete SecretStore ${ns}/platform ${change}`,
         `delete ExternalSecret ${ns}/gateway-keys ${change}`,
-        "release external-secrets: no consumer left (uninstalled only if owned)",
       ]);
       expect(await readEso(client, "secretstores", ns, "platform")).toBeUndefined();
-      expect(await readEso(client, "externalsecrets", ns, "gateway-keys")).toBeUndefined();
-      // ESO, Owned and needed by no other resource, is uninstalled (its CRDs kept); an Adopted one would never
-      // be (test/cluster/provenance.test.ts, "releases only at zero consumers and only what it owns").
+      const terminating = await readEso(client, "externalsecrets", ns, "gateway-keys");
+      expect(terminating?.metadata.deletionTimestamp).toBeDefined();
+      expect((terminating?.metadata as { finalizers?: string[] } | undefined)?.finalizers).toEqual([ESO_FINALIZER]);
+      // ESO is not uninstalled while its finalizer holds the ExternalSecret, and the resource says what it waits for.
+      expect(
+        await releaseRecords(client, EXTERNAL_SECRETS.release.namespace, EXTERNAL_SECRETS.release.name),
+      ).toHaveLength(1);
+      const held = `external-secrets is released once its operator has let go of ExternalSecret ${ns}/gateway-keys (deleting) (it removes their finalizers)`;
+      const waiting = await readStoredResource(client, "SecretsManagement", ns, "platform");
+      expect(condition(waiting, "OperatorsReady")).toMatchObject({
+        status: "False",
+        reason: "WaitingForRelease",
+        message: held,
+      });
+      expect(condition(waiting, "Ready")).toMatchObject({
+        status: "False",
+        reason: "WaitingForRelease",
+        message: held,
+      });
+      // The Secret ESO wrote is still there, with its ExternalSecret: it is not taken for the SealedSecret's.
+      // Kubernetes' garbage collector deletes it once its owner is gone (docs/secrets-management.md).
+      expect(condition(waiting, "SecretsReady")).toMatchObject({
+        status: "False",
+        reason: "WaitingForSecrets",
+        message: `waiting for Secret ${ns}/gateway-keys: the External Secrets Operator wrote it for ExternalSecret gateway-keys, and it goes with it (creationPolicy Owner); once it is gone, commit the SealedSecret that produces it`,
+      });
+      expect(moved.requeue).toBe(true);
+      // Another pass changes nothing: nothing deleted again, ESO still there.
+      const again = await reconcileUntil(context, "SecretsManagement", ns, "platform", () => true);
+      expect(again.performed).toEqual([]);
+      expect(
+        await releaseRecords(client, EXTERNAL_SECRETS.release.namespace, EXTERNAL_SECRETS.release.name),
+      ).toHaveLength(1);
+
+      // Played ESO: it has cleaned up and removes its finalizer; the ExternalSecret goes. The next pass releases
+      // ESO, Owned and needed by no other resource.
+      await setExternalSecretFinalizers(client, ns, "gateway-keys", []);
+      await eventually("the ExternalSecret to go once its finalizer is removed", async () =>
+        (await readEso(client, "externalsecrets", ns, "gateway-keys")) === undefined ? true : undefined,
+      );
+      const released = await reconcileUntil<SecretsManagementStatus>(
+        context,
+        "SecretsManagement",
+        ns,
+        "platform",
+        (o) => o.performed.some((step) => step.startsWith("release external-secrets")),
+      );
+      expect(released.performedInAllPasses).toEqual([
+        "release external-secrets: no consumer left (uninstalled only if owned)",
+      ]);
+      // Uninstalled (its CRDs kept); an Adopted one would never be (test/cluster/provenance.test.ts, "releases
+      // only at zero consumers and only what it owns").
       expect(await releaseRecords(client, EXTERNAL_SECRETS.release.namespace, EXTERNAL_SECRETS.release.name)).toEqual(
         [],
       );
@@ -551,13 +622,6 @@ describe("SecretsManagement backends", () => {
         ]),
       );
 
-      // The pass that deleted the ExternalSecret still saw the Secret ESO wrote: it is not taken for the
-      // SealedSecret's. Kubernetes' garbage collector then deletes it with its owner (docs/secrets-management.md).
-      expect(condition(await readStoredResource(client, "SecretsManagement", ns, "platform"), "Ready")).toMatchObject({
-        status: "False",
-        reason: "WaitingForSecrets",
-        message: `waiting for Secret ${ns}/gateway-keys: the External Secrets Operator wrote it for ExternalSecret gateway-keys, and it goes with it (creationPolicy Owner); once it is gone, commit the SealedSecret that produces it`,
-      });
       await eventually("the Secret ESO wrote to go with its ExternalSecret", async () =>
         (await orUndefined(client.core.readNamespacedSecret({ name: "gateway-keys", namespace: ns }))) === undefined
           ? true

@@ -275,10 +275,52 @@ describe("planPostgresCluster", () => {
     expect(plan.events.map((e) => [e.type, e.reason])).toEqual([
       ["Warning", kind === "delete" ? "DatastoreDeleted" : "DatastoreRetained"],
     ]);
-    expect(plan.steps.filter((s) => s.kind === "release-capability").map((s) => s.description)).toEqual([
+    // A retained Cluster is the user's from now on: it holds no release. A deleted one holds CNPG's (and so
+    // cert-manager's, its prerequisite) until it is gone: CNPG removes its finalizer.
+    expect(plan.steps.filter((s) => s.kind === "release-capability").map((s) => s.description)).toEqual(
+      kind === "retain"
+        ? [
+            "release cloudnative-pg: no consumer left (uninstalled only if owned)",
+            "release cert-manager: no consumer left (uninstalled only if owned)",
+          ]
+        : [],
+    );
+  });
+
+  it("leaving managed mode under Delete: CNPG and cert-manager released once the deleted Cluster is gone, not before", () => {
+    const terminating = liveCluster("Delete");
+    const waiting = planPostgresCluster(
+      postgresCluster(external, { ...previous, needs: ["cert-manager", "cloudnative-pg"] }),
+      {
+        ...nothing,
+        objects: new Map([
+          ["Cluster/team-a/main", { ...terminating, metadata: { ...terminating.metadata, deletionTimestamp: "t" } }],
+        ]),
+        externalCredentials: { host: "h", username: "u", password: "p" },
+      },
+      POSTGRES_PLAN_CONTEXT,
+    );
+    expect(waiting.steps).toEqual([]);
+    expect(waiting.events).toEqual([]);
+    expect(waiting.conditions.find((c) => c.type === "OperatorsReady")).toMatchObject({
+      status: "False",
+      reason: "WaitingForRelease",
+      message:
+        "cloudnative-pg is released once its operator has let go of Cluster team-a/main (deleting) (it removes their finalizers); cert-manager is released after the capabilities that need it",
+    });
+    expect(waiting.status).toMatchObject({ needs: ["cert-manager", "cloudnative-pg"], emitted: [emittedCluster] });
+    expect(waiting.requeue).toBe(true);
+
+    const gone = planPostgresCluster(
+      postgresCluster(external, waiting.status),
+      { ...nothing, externalCredentials: { host: "h", username: "u", password: "p" } },
+      POSTGRES_PLAN_CONTEXT,
+    );
+    expect(gone.steps.map((s) => s.description)).toEqual([
       "release cloudnative-pg: no consumer left (uninstalled only if owned)",
       "release cert-manager: no consumer left (uninstalled only if owned)",
     ]);
+    expect(gone.status).toMatchObject({ needs: [], emitted: [] });
   });
 
   it("never removes an object that no longer carries its owned-by label, and keeps operators others need", () => {

@@ -356,7 +356,7 @@ describe("a SecretsManagement with backend sealed-secrets", () => {
 });
 
 describe("a SecretsManagement whose backend changes", () => {
-  it("from eso to sealed-secrets: its SecretStore and ExternalSecrets collected, each said, ESO released, the controller needed", () => {
+  it("from eso to sealed-secrets: its SecretStore and ExternalSecrets collected, each said; ESO released only once they are gone", () => {
     const before = eso.plan(
       eso.resource({ backend: "eso", eso: { provider: AZURE, secrets: [GATEWAY_KEYS] } }),
       eso.view(),
@@ -371,13 +371,58 @@ describe("a SecretsManagement whose backend changes", () => {
     expect(moved.steps.map((s) => s.description)).toEqual([
       expect.stringMatching(/^delete SecretStore apps\/platform/),
       expect.stringMatching(/^delete ExternalSecret apps\/gateway-keys/),
-      "release external-secrets: no consumer left (uninstalled only if owned)",
     ]);
     expect(moved.events.map((e) => [e.reason, e.message])).toEqual([
       ["GarbageCollected", expect.stringContaining("SecretStore apps/platform")],
       ["GarbageCollected", expect.stringContaining("ExternalSecret apps/gateway-keys")],
     ]);
     expect(moved.events.map((e) => e.message).join("\n")).toContain("(backend changed from eso to sealed-secrets)");
+    // ESO finalizes every ExternalSecret (externalsecret-cleanup) and alone removes that finalizer: released in
+    // the same pass, it would leave them Terminating for ever. The release waits, and says for what.
+    const operatorsReady = (plan: typeof moved) => plan.conditions.find((c) => c.type === "OperatorsReady");
+    expect(operatorsReady(moved)).toMatchObject({
+      status: "False",
+      reason: "WaitingForRelease",
+      message:
+        "external-secrets is released once its operator has let go of SecretStore apps/platform, ExternalSecret apps/gateway-keys (it removes their finalizers)",
+    });
+    expect(moved.status).toMatchObject({ needs: ["sealed-secrets", "external-secrets"] });
+    expect(moved.requeue).toBe(true);
+
+    // The next pass: the SecretStore gone, the ExternalSecret Terminating under ESO's finalizer. Nothing is
+    // deleted or said again; the release still waits, naming it.
+    const external = [...live.values()].find((o) => o.kind === "ExternalSecret") as KubeObject;
+    const finalized = { finalizers: ["externalsecrets.external-secrets.io/externalsecret-cleanup"] };
+    const terminating: KubeObject = {
+      ...external,
+      metadata: { ...external.metadata, deletionTimestamp: "2027-01-02T00:00:00Z", ...finalized },
+    };
+    const waiting = sealed.plan(
+      sealed.resource(spec, moved.status),
+      sealed.view({ objects: new Map([[keyOf(terminating), terminating]]) }),
+    );
+    expect(waiting.steps).toEqual([]);
+    expect(waiting.events).toEqual([]);
+    expect(operatorsReady(waiting)).toMatchObject({
+      status: "False",
+      reason: "WaitingForRelease",
+      message:
+        "external-secrets is released once its operator has let go of ExternalSecret apps/gateway-keys (deleting) (it removes their finalizers)",
+    });
+    expect(waiting.conditions.find((c) => c.type === "Ready")).toMatchObject({ status: "False" });
+    expect(waiting.status).toMatchObject({
+      needs: ["sealed-secrets", "external-secrets"],
+      emitted: [expect.objectContaining({ kind: "ExternalSecret", name: "gateway-keys" })],
+    });
+    expect(waiting.requeue).toBe(true);
+
+    // Gone: ESO released.
+    const gone = sealed.plan(sealed.resource(spec, waiting.status), sealed.view());
+    expect(gone.steps.map((s) => s.description)).toEqual([
+      "release external-secrets: no consumer left (uninstalled only if owned)",
+    ]);
+    expect(operatorsReady(gone)).toMatchObject({ status: "True" });
+    expect(gone.status).toMatchObject({ needs: ["sealed-secrets"], emitted: [] });
   });
 
   it("from eso to sealed-secrets: the Secret ESO wrote is not taken for the SealedSecret's while it goes with its ExternalSecret", () => {
@@ -417,5 +462,34 @@ describe("a SecretsManagement whose backend changes", () => {
         message: "provides gateway-keys in apps, from your SealedSecrets",
       });
     }
+  });
+});
+
+describe("a SecretsManagement on eso being deleted", () => {
+  it("deletes its SecretStore and ExternalSecrets, keeps ESO and its own finalizer while they are there, then releases ESO and removes the finalizer", () => {
+    const spec = { backend: "eso", eso: { provider: AZURE, secrets: [GATEWAY_KEYS] } };
+    const before = eso.plan(eso.resource(spec), eso.view());
+    const live = new Map<string, KubeObject>();
+    for (const step of before.steps) if (step.kind === "apply") live.set(keyOf(step.object), step.object);
+    const deleted = (status: unknown) => {
+      const resource = eso.resource(spec, status);
+      return { ...resource, metadata: { ...resource.metadata, deletionTimestamp: "2027-01-02T00:00:00Z" } };
+    };
+    const deleting = eso.plan(deleted(before.status), eso.view({ capabilities: [], objects: live }));
+    expect(deleting.steps.map((s) => s.kind)).toEqual(["delete", "delete"]);
+    expect(deleting.conditions.find((c) => c.type === "Ready")).toMatchObject({
+      status: "False",
+      reason: "WaitingForRelease",
+      message:
+        "external-secrets is released once its operator has let go of SecretStore apps/platform, ExternalSecret apps/gateway-keys (it removes their finalizers)",
+    });
+    expect(deleting.requeue).toBe(true);
+
+    const gone = eso.plan(deleted(deleting.status), eso.view({ capabilities: [] }));
+    expect(gone.steps.map((s) => s.description)).toEqual([
+      "release external-secrets: no consumer left (uninstalled only if owned)",
+      "remove the finalizer: everything owned is released",
+    ]);
+    expect(gone.requeue).toBe(false);
   });
 });
