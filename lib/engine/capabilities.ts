@@ -125,9 +125,9 @@ function heldLabel(object: KubeObject): string {
  * uninstalled only when none is left, and only when owned (the installer decides that).
  *
  * A capability is released only once none of the objects of its API groups this resource emitted is still
- * there: its operator puts finalizers on them (ESO's externalsecret-cleanup on every ExternalSecret, CNPG's,
- * the ClickHouse, Redis and MongoDB operators' on theirs) and is the only one to remove them. Uninstalled
- * first, it would leave them Terminating for ever, and their namespace with them. So the release is held —
+ * there: an operator may put finalizers on its objects that only it removes (ESO's
+ * `externalsecrets.external-secrets.io/externalsecret-cleanup` on ExternalSecrets, by reports of its users).
+ * Uninstalled first, it would leave them Terminating for ever, and their namespace with them. So the release is held —
  * with its prerequisites, which its controller may need to finish — until a later pass sees them gone.
  * An object kept under Retain (`kept`, by key) is the user's from this pass on: it holds nothing.
  */
