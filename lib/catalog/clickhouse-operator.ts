@@ -2,24 +2,26 @@ import { CapabilityEntry } from "./capability.js";
 
 /**
  * The ClickHouse Inc. operator (ClickHouse/clickhouse-operator): the operator behind ClickHouseCluster
- * type clickhouse. Every fact is read in its chart as tag v0.0.2 (commit 37be571c) publishes it, dist/chart
- * (Chart.yaml, values.yaml, templates/), and its release workflow: docs/clickhouse.md, ADR 0036.
+ * type clickhouse. Every fact is read in its chart as the v0.0.7 release publishes it, dist/chart of commit
+ * 24da2d81 (Chart.yaml, values.yaml, templates/), and its release workflow: docs/clickhouse.md (which says
+ * how that commit is known to be the tag's), ADR 0036.
  */
 export const CLICKHOUSE_OPERATOR = CapabilityEntry.parse({
   name: "clickhouse-operator",
   description: "ClickHouse operator (ClickHouse Inc.); reconciles ClickHouseCluster and KeeperCluster resources.",
   chart: {
     // Published only as an OCI artifact: the release workflow packages dist/chart with the tag's version
-    // (`helm package --version 0.0.2 --app-version v0.0.2`) and pushes it to oci://ghcr.io/clickhouse.
+    // (`helm package --version 0.0.7 --app-version v0.0.7`) and pushes it to oci://ghcr.io/clickhouse.
     oci: "oci://ghcr.io/clickhouse/clickhouse-operator-helm",
     name: "clickhouse-operator-helm",
-    version: "0.0.2",
-    appVersion: "v0.0.2",
+    version: "0.0.7",
+    appVersion: "v0.0.7",
   },
-  // The release name and namespace of the upstream installation guide (docs/install/helm).
+  // The release name and namespace of the upstream installation guide (docs/install/helm.mdx) and of the
+  // release notes the release workflow writes.
   release: { name: "clickhouse-operator", namespace: "clickhouse-operator-system" },
   crds: {
-    // templates/crd/, rendered with crd.enable and kept on uninstall with crd.keep (resource-policy keep).
+    // templates/crd/, rendered with crd.enabled and kept on uninstall with crd.keep (resource-policy keep).
     names: ["clickhouseclusters.clickhouse.com", "keeperclusters.clickhouse.com"],
     shippedAs: "templates",
   },
@@ -29,15 +31,14 @@ export const CLICKHOUSE_OPERATOR = CapabilityEntry.parse({
     labels: [{ "app.kubernetes.io/name": "clickhouse-operator", "control-plane": "controller-manager" }],
     images: ["ghcr.io/clickhouse/clickhouse-operator"],
   },
-  // The value names of chart 0.0.2 (`enable`; 0.0.6 renamed them `enabled` and ignores the old ones: a new
-  // pin must rename them). The image tag always: chart 0.0.2's values.yaml hard-codes v0.0.1 and its
-  // template uses the value as it is. The CRDs rendered and kept; the webhooks on, their certificate
-  // issued by cert-manager from the Issuer and Certificate the chart renders: hence the prerequisite.
+  // The value names of chart 0.0.7 (`enabled`: the chart ignores 0.0.2's `enable`). The image tag is left
+  // to the chart, whose template defaults it to the appVersion. The CRDs rendered and kept; the webhooks
+  // on, their certificate (and the metrics endpoint's) issued by cert-manager from the Issuer and
+  // Certificates the chart renders: hence the prerequisite.
   values: {
-    manager: { image: { tag: "v0.0.2" } },
-    crd: { enable: true, keep: true },
-    certManager: { enable: true, install: false },
-    webhook: { enable: true },
+    crd: { enabled: true, keep: true },
+    certManager: { enabled: true },
+    webhook: { enabled: true },
   },
   prerequisites: ["cert-manager"],
 });

@@ -70,7 +70,7 @@ function readResources(registry: Registry): Map<string, { plurals: string[]; by:
 
 /**
  * The kinds the capability charts of the catalog render with the catalog's values (cert-manager
- * v1.21.1, cloudnative-pg 0.29.0, redis-operator 0.26.1, litellm-operator 0.23.0, clickhouse-operator-helm 0.0.2,
+ * v1.21.1, cloudnative-pg 0.29.0, redis-operator 0.26.1, litellm-operator 0.23.0, clickhouse-operator-helm 0.0.7,
  * mongodb-kubernetes 1.9.1, external-secrets 2.9.0, sealed-secrets 2.18.5: docs/adr/0024-operator-rbac.md), by API group,
  * except CRDs and RBAC objects, which have rules of their own. helm creates, reads, patches and deletes
  * them, waits on them (list and watch) and the installer dry-runs each one first.
@@ -81,7 +81,7 @@ export const CAPABILITY_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> 
   // cert-manager's startupapicheck: a post-install hook Job.
   ["batch", ["jobs"]],
   ["admissionregistration.k8s.io", ["mutatingwebhookconfigurations", "validatingwebhookconfigurations"]],
-  // The ClickHouse operator's chart: the self-signed Issuer and the Certificate of its webhook server.
+  // The ClickHouse operator's chart: the self-signed Issuer and the Certificates of its webhook and metrics servers.
   ["cert-manager.io", ["certificates", "issuers"]],
 ]);
 

@@ -8,7 +8,7 @@ import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
-import { runUnchecked } from "../../lib/cluster/process.js";
+import { run, runUnchecked } from "../../lib/cluster/process.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import type { ClickHouseClusterStatus } from "../../lib/kinds/clickhouse-cluster/schema.js";
@@ -52,7 +52,7 @@ async function recordsOf(client: KubeClient, release: { name: string; namespace:
 
 // ClickHouseCluster on the real plane with real helm, one scenario per mode, then through each front end.
 // cert-manager and the ClickHouse operator are installed from their fixture charts (test/fixtures/charts/
-// cert-manager, clickhouse-operator-helm, standing in for v1.21.1 and 0.0.2); no pod runs here, so the test
+// cert-manager, clickhouse-operator-helm, standing in for v1.21.1 and 0.0.7); no pod runs here, so the test
 // plays the ClickHouse operator (test/support/clickhouse.ts): it writes the Ready conditions the operator
 // writes once its pods serve.
 describe("ClickHouseCluster modes", () => {
@@ -72,7 +72,7 @@ describe("ClickHouseCluster modes", () => {
     ({ client, helm, context } = suite);
   });
 
-  it("the operator's chart needs cert-manager: without its CRDs, helm cannot create the chart's Issuer and Certificate", async () => {
+  it("the operator's chart needs cert-manager: without its CRDs, helm cannot create the chart's Issuer and Certificates", async () => {
     const ns = await namespaces.create("ch-chart-alone");
     const installed = await runUnchecked((await toolchainPaths()).helm, [
       "install",
@@ -81,21 +81,23 @@ describe("ClickHouseCluster modes", () => {
       "--namespace",
       ns,
       "--set",
-      "manager.image.tag=v0.0.2",
-      "--set",
-      "crd.enable=false",
+      "crd.enabled=false",
       "--kubeconfig",
       process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
     ]);
     expect(installed.code).not.toBe(0);
     expect(installed.stderr).toMatch(/no matches for kind "(Issuer|Certificate)" in version "cert-manager\.io\/v1"/);
-    // And the chart refuses to render without the operator's image tag (0.0.2's default names v0.0.1).
-    const untagged = await runUnchecked((await toolchainPaths()).helm, [
+    // Unless the tag is set, the controller runs the chart's own operator: the appVersion.
+    const rendered = await run((await toolchainPaths()).helm, [
       "template",
-      "alone",
+      CLICKHOUSE_OPERATOR.release.name,
       join(FIXTURE_CHARTS, CLICKHOUSE_OPERATOR.chart.name),
+      "--show-only",
+      "templates/manager.yaml",
     ]);
-    expect(untagged.stderr).toContain("manager.image.tag is required");
+    expect(rendered.stdout).toContain(
+      `image: "ghcr.io/clickhouse/clickhouse-operator:${CLICKHOUSE_OPERATOR.chart.appVersion}"`,
+    );
   });
 
   it("managed: installs cert-manager, then the operator; generates the password, emits a KeeperCluster, a ClickHouseCluster and a Service the CRDs accept strictly; Ready once the operator says so; Retain keeps them", async () => {
@@ -114,7 +116,7 @@ describe("ClickHouseCluster modes", () => {
     // and Certificate need its CRDs (and, in a real cluster, its webhook serving).
     expect(ready.performedInAllPasses.slice(0, 2)).toEqual([
       "install cert-manager v1.21.1 as release cert-manager/cert-manager (no release cert-manager/cert-manager; 0/6 CRDs present; no controller)",
-      "install clickhouse-operator 0.0.2 as release clickhouse-operator-system/clickhouse-operator (no release clickhouse-operator-system/clickhouse-operator; 0/2 CRDs present; no controller)",
+      "install clickhouse-operator 0.0.7 as release clickhouse-operator-system/clickhouse-operator (no release clickhouse-operator-system/clickhouse-operator; 0/2 CRDs present; no controller)",
     ]);
     const certManager = (await recordsOf(client, CERT_MANAGER.release))[0];
     const operator = (await recordsOf(client, CLICKHOUSE_OPERATOR.release))[0];
@@ -128,13 +130,24 @@ describe("ClickHouseCluster modes", () => {
       namespace: CLICKHOUSE_OPERATOR.release.namespace,
     })) as { items: { metadata: { name: string } }[] };
     expect(issuers.items.map((i) => i.metadata.name)).toEqual(["clickhouse-operator-selfsigned-issuer"]);
+    // The webhook server's certificate and the metrics endpoint's, both mounted by the controller's pod.
+    const certificates = (await client.custom.listNamespacedCustomObject({
+      group: "cert-manager.io",
+      version: "v1",
+      plural: "certificates",
+      namespace: CLICKHOUSE_OPERATOR.release.namespace,
+    })) as { items: { metadata: { name: string }; spec: { secretName: string } }[] };
+    expect(certificates.items.map((c) => [c.metadata.name, c.spec.secretName]).sort()).toEqual([
+      ["clickhouse-operator-metrics-certs", "metrics-server-cert"],
+      ["clickhouse-operator-serving-cert", "clickhouse-operator-webhook-server-cert"],
+    ]);
     const installs = (await recordedEvents(client, ns))
       .filter((e) => e.reason === "CapabilityInstalled")
       .map((e) => e.note ?? "")
       .sort();
     expect(installs).toEqual([
       "installed cert-manager v1.21.1 as release cert-manager/cert-manager",
-      "installed clickhouse-operator 0.0.2 as release clickhouse-operator-system/clickhouse-operator",
+      "installed clickhouse-operator 0.0.7 as release clickhouse-operator-system/clickhouse-operator",
     ]);
 
     expect(statusOf(ready).connection).toEqual({

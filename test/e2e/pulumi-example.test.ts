@@ -127,7 +127,7 @@ describe("the Pulumi example: every datastore of the platform", () => {
       "PostgresCluster navique-example-platform/platform-db: capability cert-manager: install cert-manager v1.21.1 as release cert-manager/cert-manager (no release cert-manager/cert-manager;",
       "PostgresCluster navique-example-platform/platform-db: capability cloudnative-pg: install cloudnative-pg 0.29.0 as release cnpg-system/cloudnative-pg (no release cnpg-system/cloudnative-pg;",
       "ClickHouseCluster navique-example-platform/langfuse-clickhouse: capability cert-manager: install cert-manager v1.21.1 as release cert-manager/cert-manager (no release cert-manager/cert-manager;",
-      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: capability clickhouse-operator: install clickhouse-operator 0.0.2 as release clickhouse-operator-system/clickhouse-operator (no release clickhouse-operator-system/clickhouse-operator;",
+      "ClickHouseCluster navique-example-platform/langfuse-clickhouse: capability clickhouse-operator: install clickhouse-operator 0.0.7 as release clickhouse-operator-system/clickhouse-operator (no release clickhouse-operator-system/clickhouse-operator;",
       "RedisInstance navique-example-platform/langfuse-redis: capability redis-operator: install redis-operator 0.26.1 as release ot-operators/redis-operator (no release ot-operators/redis-operator;",
       "MongoCluster navique-example-apps/librechat-mongo: capability mongodb-kubernetes: install mongodb-kubernetes 1.9.1 as release mongodb/mongodb-kubernetes-operator (no release mongodb/mongodb-kubernetes-operator;",
     ])

@@ -46,7 +46,7 @@ export async function createClickHouse(
   });
 }
 
-/** The Ready condition as the operator writes it (internal/controller/status.go NewCondition). */
+/** The Ready condition as the operator writes it (internal/controller/statusmanager.go SetConditions). */
 function ready(object: ClickHouseObject, status: "True" | "False", reason: string, message: string) {
   return {
     type: "Ready",
@@ -64,7 +64,7 @@ function ready(object: ClickHouseObject, status: "True" | "False", reason: strin
  * writes once its pods serve — on the KeeperCluster `<name>`, Ready True with reason `StandaloneReady`
  * ("Standalone Keeper is ready") for one replica, `ClusterReady` ("Cluster is ready") for more; on the
  * ClickHouseCluster `<name>`, Ready True with `AllShardsReady` ("All shards are ready"); each with the
- * generation it acted on and its ready replicas (internal/controller/{keeper,clickhouse}/sync.go at v0.0.2).
+ * generation it acted on and its ready replicas (internal/controller/{keeper,clickhouse}/sync.go at v0.0.7).
  * It also makes the one Service the operator makes for a ClickHouseCluster, headless
  * `<name>-clickhouse-headless`, owned by it (internal/controller/clickhouse/templates.go).
  */

@@ -2,7 +2,10 @@ import { withPrerequisites } from "../../lib/catalog/catalog.js";
 import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
 import type { KubeObject } from "../../lib/engine/objects.js";
 import type { PlanStep } from "../../lib/engine/steps.js";
-import { operatorReadiness } from "../../lib/kinds/clickhouse-cluster/clickhouse-operator-api.js";
+import {
+  clickhouseHeadlessService,
+  operatorReadiness,
+} from "../../lib/kinds/clickhouse-cluster/clickhouse-operator-api.js";
 import { containerImage } from "../../lib/kinds/clickhouse-cluster/desired.js";
 import { CLICKHOUSE_CLUSTER_MODULE } from "../../lib/kinds/clickhouse-cluster/module.js";
 import { ClickHouseCluster } from "../../lib/kinds/clickhouse-cluster/schema.js";
@@ -18,7 +21,7 @@ const {
   { capability: "clickhouse-operator", namespace: "clickhouse-operator-system" },
 );
 
-/** The Ready condition the operator writes (internal/controller/status.go NewCondition): with observedGeneration. */
+/** The Ready condition the operator writes (internal/controller/statusmanager.go SetConditions): with observedGeneration. */
 function withReady(object: KubeObject, status: "True" | "False", reason: string, message: string, generation = 1) {
   return {
     ...object,
@@ -40,11 +43,11 @@ describe("a ClickHouseCluster", () => {
   it("needs the ClickHouse operator, cert-manager first: the operator's webhook certificate is cert-manager's", () => {
     expect(CLICKHOUSE_CLUSTER_MODULE.needs(clickhouse({}) as never)).toEqual(["clickhouse-operator"]);
     expect(withPrerequisites("clickhouse-operator")).toEqual(["cert-manager", "clickhouse-operator"]);
+    // Chart 0.0.7's value names (`enabled`; 0.0.2's `enable` would be ignored); its image tag defaults to the appVersion.
     expect(CLICKHOUSE_OPERATOR.values).toEqual({
-      manager: { image: { tag: "v0.0.2" } },
-      crd: { enable: true, keep: true },
-      certManager: { enable: true, install: false },
-      webhook: { enable: true },
+      crd: { enabled: true, keep: true },
+      certManager: { enabled: true },
+      webhook: { enabled: true },
     });
     const external = { mode: "external", external: { connectionSecretRef: { name: "ch" } } };
     expect(CLICKHOUSE_CLUSTER_MODULE.needs(clickhouse(external) as never)).toEqual([]);
@@ -255,6 +258,16 @@ describe("a ClickHouseCluster", () => {
     const refused = plan(clickhouse(spec), view({ capabilities: [], referenceGrants: [] }));
     expect(refused.steps).toEqual([]);
     expect(refused.conditions[0]?.reason).toBe("ReferenceNotPermitted");
+  });
+
+  it("adopt: the adopted cluster's headless Service is named as the operator names it — dots replaced, a name past 63 characters cut and hashed", () => {
+    expect(clickhouseHeadlessService("shared")).toBe("shared-clickhouse-headless");
+    expect(clickhouseHeadlessService("team.shared")).toBe("team-shared-clickhouse-headless");
+    // `<name>-clickhouse-headless` would have 72 characters: resourceName keeps the first 49 of `<name>-clickhouse`,
+    // then the first 4 hex digits of its sha256 (api/v1alpha1/common.go at v0.0.7).
+    expect(clickhouseHeadlessService("analytics-shared-clickhouse-cluster-of-the-data-team")).toBe(
+      "analytics-shared-clickhouse-cluster-of-the-data-t-63fb-headless",
+    );
   });
 
   it("external: wires the connection Secret, which must hold host, username and password", () => {
