@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest, type RequestOptions } from "node:https";
+import type * as Http from "node:http";
+import type * as Https from "node:https";
+import type { RequestOptions } from "node:https";
+import { createRequire } from "node:module";
 import { parse } from "yaml";
 import { ambientKubeconfigPath, isKubeconfigContent } from "./kubeconfig-location.js";
 
@@ -43,6 +45,15 @@ const USER_FIELDS = new Set([
   "token",
   "tokenFile",
 ]);
+
+/**
+ * Node's HTTP clients by `require`: an ES-module import of `node:http` makes Node evaluate every export
+ * of it for the import's facade, its lazy `WebSocket` and `EventSource` too, which loads Node's bundled
+ * undici — 30–45 ms of CPU in each process that loads this module (the program of every Pulumi preview).
+ */
+const builtin = createRequire(import.meta.url);
+const { request: httpRequest } = builtin("node:http") as typeof Http;
+const { request: httpsRequest } = builtin("node:https") as typeof Https;
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
 const decoded = (value: unknown) => (typeof value === "string" ? Buffer.from(value, "base64") : undefined);

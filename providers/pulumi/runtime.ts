@@ -56,8 +56,11 @@ const COMPARED: readonly (keyof RuntimeInputs)[] = ["spec", "chartSource", "time
 export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
   // Key order aside: a spec read back from the cluster (`pulumi refresh`) lists its keys as the apiserver does.
   const differing: string[] = COMPARED.filter((key) => canonicalJson(olds[key]) !== canonicalJson(news[key]));
-  const [before, after] = [clusterServer(olds.kubeconfig), clusterServer(news.kubeconfig)];
-  if (before !== undefined && after !== undefined && before !== after) differing.push("kubeconfig");
+  if (olds.kubeconfig !== news.kubeconfig) {
+    // Read only when they differ: the same kubeconfig (or the ambient one twice) is the same cluster.
+    const [before, after] = [clusterServer(olds.kubeconfig), clusterServer(news.kubeconfig)];
+    if (before !== undefined && after !== undefined && before !== after) differing.push("kubeconfig");
+  }
   const replaces = differing.filter((key) => key === "namespace" || key === "name" || key === "kubeconfig");
   return { changes: differing.length > 0, replaces, deleteBeforeReplace: true };
 }

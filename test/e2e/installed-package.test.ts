@@ -89,6 +89,39 @@ describe("the package installed in a project of its own", () => {
     expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
   });
 
+  it("the Pulumi entry points load as bundles: no module of zod, yaml or the Kubernetes client from node_modules, nothing of the core's actions", async () => {
+    // What every run of a user's program and every dynamic-provider process loads (ADR 0018): the files
+    // Node loads for it, recorded by a module hook in a fresh process of the project.
+    const loaded = async (specifier: string) => {
+      const script = [
+        `import { registerHooks } from "node:module";`,
+        `const urls = [];`,
+        `registerHooks({ load(url, context, next) { urls.push(url); return next(url, context); } });`,
+        `await import(${JSON.stringify(specifier)});`,
+        `console.log(JSON.stringify(urls));`,
+      ].join("\n");
+      const { stdout } = await run("node", ["--input-type=module", "-e", script], { cwd: project });
+      const urls = JSON.parse(stdout) as string[];
+      const ours = "/node_modules/@navique/ai-core/";
+      return {
+        ours: urls.filter((u) => u.includes(ours)).map((u) => u.slice(u.indexOf(ours) + ours.length)),
+        bundled: urls.filter((u) => /\/node_modules\/(zod|yaml|@kubernetes\/client-node)\//.test(u)),
+      };
+    };
+    for (const [specifier, entry] of [
+      ["@navique/ai-core/pulumi", "dist/providers/pulumi/index.js"],
+      ["@navique/ai-core/pulumi/runtime", "dist/providers/pulumi/runtime.js"],
+    ] as const) {
+      const { ours, bundled } = await loaded(specifier);
+      expect(bundled).toEqual([]);
+      expect(ours).toContain(entry);
+      // The entry and its shared chunks only: the preview's machinery and the core's actions (with the
+      // Kubernetes client) are chunks loaded when a preview or a change needs them.
+      expect(ours.filter((f) => f !== entry && !f.startsWith("dist/providers/pulumi/chunks/chunk-"))).toEqual([]);
+      expect(ours.length).toBeLessThan(10);
+    }
+  });
+
   it("npx navique answers from the installed bin", async () => {
     const version = (await run("npx", ["--no-install", "navique", "--version"], { cwd: project })).stdout;
     const { version: packed } = JSON.parse(await readFile(join(REPOSITORY, "package.json"), "utf8")) as {
