@@ -1,3 +1,4 @@
+import { KubernetesObjectApi, PatchStrategy } from "@kubernetes/client-node";
 import { API_GROUP, API_GROUP_VERSION, API_VERSION } from "../../lib/api/group.js";
 import {
   REFERENCE_GRANT_KIND,
@@ -86,9 +87,33 @@ export async function reconcileUntil<Status = Record<string, unknown>>(
 }
 
 /**
+ * Plays the upstream controllers that would let go of what a resource being finalized has deleted (none
+ * runs here): the finalizers they put on their own objects (CNPG's on a DatabaseRole, ESO's on an
+ * ExternalSecret…), removed from each of its emitted objects of theirs that is being deleted. The engine
+ * releases an operator only once those objects are gone (docs/adr/0016-kind-engine.md): a clean-up that
+ * played nothing would wait for ever. The product's own kinds are left to their finalization.
+ */
+async function releaseDeletedUpstreamObjects(context: ReconcileContext, resource: EngineResource): Promise<void> {
+  const { emitted } = (resource.status ?? {}) as {
+    emitted?: readonly { apiVersion: string; kind: string; name: string; namespace: string }[];
+  };
+  const objects = KubernetesObjectApi.makeApiClient(context.client.kubeconfig);
+  for (const { apiVersion, kind, name, namespace } of emitted ?? []) {
+    if (apiVersion.startsWith(`${API_GROUP}/`)) continue;
+    const live = await context.client.read({ apiVersion, kind, metadata: { name, namespace } }).catch(() => undefined);
+    if (!live?.metadata?.deletionTimestamp || (live.metadata.finalizers ?? []).length === 0) continue;
+    const patch = { apiVersion, kind, metadata: { name, namespace, finalizers: null } };
+    await objects
+      .patch(patch as never, undefined, undefined, undefined, undefined, PatchStrategy.MergePatch)
+      .catch(() => undefined);
+  }
+}
+
+/**
  * Deletes every resource of a kind (in `namespace`, or everywhere) and runs its finalization with the real
- * reconcile — its members deleted and finalized first — so that namespaces can go and nothing left over
- * counts against a cap: a test that failed midway may have left one behind with no operator running.
+ * reconcile — its members deleted and finalized first, the upstream controllers' finalizers played away —
+ * so that namespaces can go and nothing left over counts against a cap: a test that failed midway may have
+ * left one behind with no operator running. A test of the deletion order itself does not use it.
  */
 export async function finalizeResources(context: ReconcileContext, kind: string, namespace?: string): Promise<void> {
   const module = registered(kind);
@@ -100,6 +125,8 @@ export async function finalizeResources(context: ReconcileContext, kind: string,
       const current = await readResource(context, module, ns, name).catch(() => undefined);
       if (!current) return true;
       await reconcileWithMembers(context, current);
+      const after = await readResource(context, module, ns, name).catch(() => undefined);
+      if (after) await releaseDeletedUpstreamObjects(context, after);
       return undefined;
     });
   }
