@@ -10,6 +10,8 @@ export {
   type MeilisearchInstanceProps,
   MongoCluster,
   type MongoClusterProps,
+  Observability,
+  type ObservabilityProps,
   PostgresCluster,
   type PostgresClusterProps,
   RedisInstance,

@@ -10,6 +10,7 @@ import type {
   MeilisearchInstanceSpecReferences,
 } from "../lib/api/generated/meilisearch-instance-spec.js";
 import type { MongoClusterSpecInput, MongoClusterSpecReferences } from "../lib/api/generated/mongo-cluster-spec.js";
+import type { ObservabilitySpecInput, ObservabilitySpecReferences } from "../lib/api/generated/observability-spec.js";
 import type {
   PostgresClusterSpecInput,
   PostgresClusterSpecReferences,
@@ -167,5 +168,23 @@ export interface SecretsManagementProps extends NaviqueResourceProps {
 export class SecretsManagement extends NaviqueResource<"SecretsManagement"> {
   constructor(scope: Construct, id: string, props: SecretsManagementProps) {
     super(scope, id, "SecretsManagement", props);
+  }
+}
+
+export interface ObservabilityProps extends NaviqueResourceProps {
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where it names another resource, a construct of that kind may stand instead.
+   */
+  readonly spec: WithReferences<ObservabilitySpecInput, ObservabilitySpecReferences>;
+}
+
+/**
+ * LLM observability: a Langfuse (the official chart, one release per resource) on a PostgresCluster, a ClickHouseCluster, a RedisInstance and S3-compatible storage, with a project whose keys gateways send traces with.
+ *
+ * A Observability custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
+ */
+export class Observability extends NaviqueResource<"Observability"> {
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id, "Observability", props);
   }
 }

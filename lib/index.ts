@@ -50,6 +50,14 @@ export {
   type MongoClusterSpecInput,
 } from "./kinds/mongo-cluster/schema.js";
 export {
+  DEFAULT_LANGFUSE_REPLICAS,
+  DEFAULT_S3_FORCE_PATH_STYLE,
+  DEFAULT_S3_REGION,
+  OBSERVABILITY_KIND,
+  ObservabilitySpec,
+  type ObservabilitySpecInput,
+} from "./kinds/observability/schema.js";
+export {
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,
   DEFAULT_POSTGRES_TYPE,

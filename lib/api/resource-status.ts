@@ -40,6 +40,20 @@ export const Connection = z
     credentialsSecret: ObjectRef.optional().describe(
       `Secret, in this namespace, holding the credentials: key ${CONNECTION_SECRET_KEYS.password}, and ${CONNECTION_SECRET_KEYS.username} where the datastore has users.`,
     ),
+    keys: z
+      .object({
+        publicKey: z
+          .string()
+          .optional()
+          .describe("The key holding a public key (an Observability's project, pk-lf-…)."),
+        secretKey: z.string().optional().describe("The key holding the secret key paired with publicKey (sk-lf-…)."),
+        apiKey: z.string().optional().describe("The key holding an API key (a gateway's virtual key)."),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The keys of credentialsSecret by what they hold, where it holds more than a username and password (an Observability's publicKey and secretKey, a virtual key's apiKey).",
+      ),
     database: z.string().optional().describe("Database to use, when the datastore has several."),
     url: z
       .string()

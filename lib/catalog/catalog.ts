@@ -3,6 +3,7 @@ import { CERT_MANAGER } from "./cert-manager.js";
 import { CLICKHOUSE_OPERATOR } from "./clickhouse-operator.js";
 import { CLOUDNATIVE_PG } from "./cloudnative-pg.js";
 import { EXTERNAL_SECRETS } from "./external-secrets.js";
+import { LANGFUSE } from "./langfuse.js";
 import { LITELLM_OPERATOR } from "./litellm-operator.js";
 import { MEILISEARCH } from "./meilisearch.js";
 import { MONGODB_KUBERNETES } from "./mongodb-kubernetes.js";
@@ -25,7 +26,9 @@ export const CATALOG: ReadonlyMap<string, CapabilityEntry> = new Map(
 );
 
 /** Every workload chart the product installs per resource, by name. */
-export const WORKLOADS: ReadonlyMap<string, WorkloadEntry> = new Map([MEILISEARCH].map((entry) => [entry.name, entry]));
+export const WORKLOADS: ReadonlyMap<string, WorkloadEntry> = new Map(
+  [MEILISEARCH, LANGFUSE].map((entry) => [entry.name, entry]),
+);
 
 /** The workload named `name`; a missing one is a programming error in the catalog. */
 export function workload(name: string, workloads: ReadonlyMap<string, WorkloadEntry> = WORKLOADS): WorkloadEntry {

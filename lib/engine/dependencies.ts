@@ -31,6 +31,13 @@ export interface Dependency extends Reference {
    * (lib/engine/claims.ts). Wired by hand, no claim is made: the user brings its manual field instead.
    */
   readonly claim?: true;
+  /**
+   * The referrer passes the target's credentials on (an Observability gives its Redis's password to
+   * Langfuse): the engine reads the Secret the target's `status.connection` names, in the target's
+   * namespace, into the view (`connectionCredentials`, by field) — only when the dependency may be
+   * followed, as every read of another namespace.
+   */
+  readonly credentials?: true;
 }
 
 /** How one dependency is wired: by the product from the target, or by the user through its manual field. */

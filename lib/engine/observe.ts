@@ -15,7 +15,7 @@ import { resourceLabel } from "./conditions.js";
 import { allReferences, dependenciesOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
 import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js";
-import { decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
+import { type Credentials, decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
 import { observeReferenceGrants } from "./observe-reference-grants.js";
 import { observeWorkloadRelease } from "./observe-workload-release.js";
 import { grantNamespaces, type ObservedGrant, type Reference, ungrantedReferences } from "./reference-grants.js";
@@ -168,6 +168,23 @@ async function observeClaims(
 }
 
 /**
+ * A Secret a target made and marked (a claim's credentials, a datastore's connection Secret), decoded:
+ * from a watch cache when one holds it, else read; undefined when there is none.
+ */
+async function readTargetSecret(
+  client: KubeClient,
+  name: string,
+  namespace: string,
+  cached: ObserveOptions["cached"],
+): Promise<Credentials | undefined> {
+  const secret = (cached?.({ apiVersion: "v1", kind: "Secret", name, namespace }) ??
+    (await orUndefined(client.core.readNamespacedSecret({ name, namespace })))) as
+    | { readonly data?: Readonly<Record<string, string>> }
+    | undefined;
+  return decodeCredentials(secret);
+}
+
+/**
  * A claimant's own claims, as their targets published them, with their credentials: read in the
  * target's namespace only when the dependency itself may be followed (`permitted`) — a grant that lets
  * the claimant reference the target lets it read the credentials made for it there, and nothing else.
@@ -186,16 +203,40 @@ async function observeClaimed(
       .map(async (d) => {
         const claim = publishedClaim(dependencies[d.field], claimantKey(resource));
         if (!claim || claim.credentialsSecret.namespace !== d.namespace) return;
-        const { name } = claim.credentialsSecret;
-        // The credentials Secret the target made for the claim carries its marks: a watch cache may hold it.
-        const secret = (cached?.({ apiVersion: "v1", kind: "Secret", name, namespace: d.namespace }) ??
-          (await orUndefined(client.core.readNamespacedSecret({ name, namespace: d.namespace })))) as
-          | { readonly data?: Readonly<Record<string, string>> }
-          | undefined;
-        claimed[d.field] = { claim, credentials: decodeCredentials(secret) };
+        const credentials = await readTargetSecret(client, claim.credentialsSecret.name, d.namespace, cached);
+        claimed[d.field] = { claim, credentials };
       }),
   );
   return claimed;
+}
+
+/**
+ * The credentials its dependencies' targets publish, for those that pass them on (`credentials`): the
+ * Secret each target's `status.connection` names, in the target's namespace only — followed, like the
+ * target itself, only when a grant allows it (the target was read: `dependencies`).
+ */
+async function observeConnectionCredentials(
+  client: KubeClient,
+  module: KindModule,
+  resource: EngineResource,
+  dependencies: Readonly<Record<string, KubeObject>>,
+  cached: ObserveOptions["cached"],
+): Promise<Record<string, Credentials>> {
+  const found: Record<string, Credentials> = {};
+  await Promise.all(
+    dependenciesOf(module, resource)
+      .filter((d) => d.credentials)
+      .map(async (d) => {
+        const status = dependencies[d.field]?.status as
+          | { connection?: { credentialsSecret?: { name?: string; namespace?: string } } }
+          | undefined;
+        const secret = status?.connection?.credentialsSecret;
+        if (!secret?.name || (secret.namespace ?? d.namespace) !== d.namespace) return;
+        const credentials = await readTargetSecret(client, secret.name, d.namespace, cached);
+        if (credentials) found[d.field] = credentials;
+      }),
+  );
+  return found;
 }
 
 /**
@@ -345,7 +386,10 @@ export async function observeResource(
     observeDependencies(client, module, resource, permitted, options),
     observeClaims(client, module, resource, entitlements, options),
   ]);
-  const claimed = await observeClaimed(client, module, resource, dependencies, options.cached);
+  const [claimed, connectionCredentials] = await Promise.all([
+    observeClaimed(client, module, resource, dependencies, options.cached),
+    observeConnectionCredentials(client, module, resource, dependencies, options.cached),
+  ]);
   const view: EngineView = {
     capabilities,
     consumers,
@@ -354,6 +398,7 @@ export async function observeResource(
     ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
     ...(claims ? { claims } : {}),
     ...(Object.keys(claimed).length > 0 ? { claimed } : {}),
+    ...(Object.keys(connectionCredentials).length > 0 ? { connectionCredentials } : {}),
     ...(foreign.length > 0 ? { referenceGrants: grants } : {}),
     // The cached order holds for the resource when the cache knows it as it is: admitted or not alike.
     licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },

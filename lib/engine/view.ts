@@ -3,7 +3,7 @@ import type { Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import type { Claim, ClaimedView } from "./claims.js";
 import type { Reads } from "./kind-module.js";
-import type { KubeObject } from "./objects.js";
+import type { Credentials, KubeObject } from "./objects.js";
 import type { ObservedGrant } from "./reference-grants.js";
 
 /** A resource of any kind that needs capabilities now: what reference counts are made of. */
@@ -35,6 +35,11 @@ export interface EngineView {
   readonly claims?: readonly Claim[];
   /** Its own claims as their targets published them, with their credentials, by the dependency's field. */
   readonly claimed?: Readonly<Record<string, ClaimedView>>;
+  /**
+   * The credentials its dependencies' targets publish (the Secret each `status.connection` names), for
+   * those declaring `credentials`, decoded, by the dependency's field; absent: not published, or not found.
+   */
+  readonly connectionCredentials?: Readonly<Record<string, Credentials>>;
   /**
    * The ReferenceGrants of every namespace the resource's references point into (none when they all stay
    * in its namespace). Absent: none observed, so no reference into another namespace is honoured.

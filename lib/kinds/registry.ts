@@ -9,6 +9,7 @@ import { GATEWAY_MODULE } from "./gateway/module.js";
 import { LICENSE_MODULE } from "./license/module.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
 import { MONGO_CLUSTER_MODULE } from "./mongo-cluster/module.js";
+import { OBSERVABILITY_MODULE } from "./observability/module.js";
 import { POSTGRES_CLUSTER_MODULE } from "./postgres-cluster/module.js";
 import { REDIS_INSTANCE_MODULE } from "./redis-instance/module.js";
 import { SECRETS_MANAGEMENT_MODULE } from "./secrets-management/module.js";
@@ -46,6 +47,7 @@ export const REGISTRY: Registry = {
     CLICKHOUSE_CLUSTER_MODULE,
     MONGO_CLUSTER_MODULE,
     SECRETS_MANAGEMENT_MODULE,
+    OBSERVABILITY_MODULE,
   ],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,

@@ -86,12 +86,15 @@ export const CAPABILITY_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> 
 ]);
 
 /**
- * The kinds the workload charts of the catalog render with the values the kinds set (meilisearch 0.34.0:
- * a StatefulSet, its Service, ServiceAccount and environment ConfigMap; docs/meilisearch.md), by API group.
+ * The kinds the workload charts of the catalog render with the values the kinds set, by API group:
+ * meilisearch 0.34.0, a StatefulSet, its Service, ServiceAccount and environment ConfigMap
+ * (docs/meilisearch.md); langfuse 2.0.0, the web and worker Deployments with a PodDisruptionBudget each,
+ * the web Service, a ServiceAccount and the Secret of its session secret (docs/observability.md).
  */
 export const WORKLOAD_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> = new Map([
   ["", ["configmaps", "secrets", "serviceaccounts", "services"]],
-  ["apps", ["statefulsets"]],
+  ["apps", ["deployments", "statefulsets"]],
+  ["policy", ["poddisruptionbudgets"]],
 ]);
 
 /** The RBAC kinds the capability charts render: the controllers' own roles and their bindings. */
@@ -153,7 +156,7 @@ export function operatorClusterRules(registry: Registry = REGISTRY): OperatorRul
       apiGroups: [group],
       resources: [...plurals],
       verbs: [...WRITE],
-      why: "What the workload charts render in the resources' namespaces (and helm's release records there): installed, upgraded and uninstalled by helm, one release per resource; the rendered StatefulSets are read for readiness.",
+      why: "What the workload charts render in the resources' namespaces (and helm's release records there): installed, upgraded and uninstalled by helm, one release per resource; the rendered Deployments and StatefulSets are read for readiness.",
     })),
     {
       apiGroups: ["apps"],

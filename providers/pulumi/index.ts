@@ -11,6 +11,8 @@ export {
   type MeilisearchInstanceArgs,
   MongoCluster,
   type MongoClusterArgs,
+  Observability,
+  type ObservabilityArgs,
   PostgresCluster,
   type PostgresClusterArgs,
   RedisInstance,

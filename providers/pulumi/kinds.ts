@@ -8,6 +8,8 @@ import type { MeilisearchInstanceOutputs } from "../../lib/api/generated/meilise
 import type { MeilisearchInstanceSpecInput } from "../../lib/api/generated/meilisearch-instance-spec.js";
 import type { MongoClusterOutputs } from "../../lib/api/generated/mongo-cluster-outputs.js";
 import type { MongoClusterSpecInput } from "../../lib/api/generated/mongo-cluster-spec.js";
+import type { ObservabilityOutputs } from "../../lib/api/generated/observability-outputs.js";
+import type { ObservabilitySpecInput } from "../../lib/api/generated/observability-spec.js";
 import type { PostgresClusterOutputs } from "../../lib/api/generated/postgres-cluster-outputs.js";
 import type { PostgresClusterSpecInput } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceOutputs } from "../../lib/api/generated/redis-instance-outputs.js";
@@ -336,5 +338,48 @@ export class SecretsManagement extends KindComponent {
 
   constructor(name: string, args: SecretsManagementArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("SecretsManagement", name, args, opts);
+  }
+}
+
+export interface ObservabilityArgs extends ClusterArgs {
+  /** The desired state; parsed by the same schema as the custom resource. */
+  readonly spec: DeepInput<ObservabilitySpecInput>;
+}
+
+/**
+ * LLM observability: a Langfuse (the official chart, one release per resource) on a PostgresCluster, a ClickHouseCluster, a RedisInstance and S3-compatible storage, with a project whose keys gateways send traces with.
+ *
+ * The Observability custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
+ */
+export class Observability extends KindComponent {
+  static readonly TYPE = "navique:index:Observability";
+
+  /**
+   * Where gateways send traces and users open Langfuse: `http://<host>:3000`.
+   */
+  declare readonly url: pulumi.Output<ObservabilityOutputs["url"]>;
+  /**
+   * Host consumers connect to: Langfuse's web Service.
+   */
+  declare readonly host: pulumi.Output<ObservabilityOutputs["host"]>;
+  /**
+   * Port consumers connect to.
+   */
+  declare readonly port: pulumi.Output<ObservabilityOutputs["port"]>;
+  /**
+   * The Secret, in the Observability's namespace, that holds the project's keys (keys `public-key` and `secret-key`).
+   */
+  declare readonly credentialsSecret: pulumi.Output<ObservabilityOutputs["credentialsSecret"]>;
+  /**
+   * The project's public key (pk-lf-…).
+   */
+  declare readonly publicKey: pulumi.Output<ObservabilityOutputs["publicKey"]>;
+  /**
+   * The project's secret key (sk-lf-…), a secret in the Pulumi state.
+   */
+  declare readonly secretKey: pulumi.Output<ObservabilityOutputs["secretKey"]>;
+
+  constructor(name: string, args: ObservabilityArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super("Observability", name, args, opts);
   }
 }

@@ -5,6 +5,18 @@
  */
 const SECRET = { name: "pg", key: "password", namespace: "data" };
 
+/** What an Observability cannot do without: its three datastores and its object storage. */
+const OBSERVABILITY_STORES = {
+  postgresClusterRef: { name: "shared" },
+  clickhouseClusterRef: { name: "analytics" },
+  redisInstanceRef: { name: "cache" },
+  s3: {
+    bucket: "langfuse",
+    accessKeyIdSecretRef: { name: "s3", key: "access-key-id" },
+    secretAccessKeySecretRef: { name: "s3", key: "secret-access-key" },
+  },
+} as const;
+
 const GATEWAY_EXTERNAL_DATABASE = {
   mode: "external",
   external: { connectionSecretRef: { name: "gateway-db", key: "url" } },
@@ -221,13 +233,37 @@ export const KIND_SAMPLES = {
       to: [{ group: "", kind: "Secret", name: "pg" }],
     },
   ],
+  Observability: [
+    {
+      postgresClusterRef: { name: "shared", namespace: "data" },
+      clickhouseClusterRef: { name: "analytics", namespace: "data" },
+      redisInstanceRef: { name: "cache", namespace: "data" },
+      s3: {
+        bucket: "langfuse-traces",
+        region: "eu-west-1",
+        endpoint: "https://minio.storage.svc:9000",
+        forcePathStyle: true,
+        accessKeyIdSecretRef: { name: "s3", key: "access-key-id" },
+        secretAccessKeySecretRef: { name: "s3", key: "secret-access-key" },
+      },
+      url: "https://langfuse.example.com",
+      organization: "Platform team",
+      project: "Gateway traces",
+      projectKeysSecretRef: { name: "langfuse-project-keys" },
+      web: { replicas: 2 },
+      worker: { replicas: 3 },
+      secretsRef: { name: "platform" },
+    },
+    OBSERVABILITY_STORES,
+  ],
   License: [{ token: "nvq1.test-key.e30.AAAA" }],
 } as const satisfies Readonly<Record<string, readonly Record<string, unknown>[]>>;
 
-/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend. */
+/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend, an Observability its stores. */
 export function minimalSpec(kind: string): Record<string, unknown> {
   if (kind === "Gateway") return { database: GATEWAY_EXTERNAL_DATABASE };
   // A backend must be chosen; sealed-secrets is the one that needs nothing else.
   if (kind === "SecretsManagement") return { backend: "sealed-secrets" };
+  if (kind === "Observability") return { ...OBSERVABILITY_STORES };
   return {};
 }

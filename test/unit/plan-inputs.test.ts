@@ -7,7 +7,7 @@ import { REGISTRY } from "../../lib/kinds/registry.js";
 
 const GROUP_VERSION = "core.navique.com/v1alpha1";
 const KINDS =
-  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, MongoCluster, SecretsManagement, License, ReferenceGrant";
+  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, MongoCluster, SecretsManagement, Observability, License, ReferenceGrant";
 
 function postgres(name: string, namespace = "apps") {
   return { apiVersion: GROUP_VERSION, kind: "PostgresCluster", metadata: { name, namespace }, spec: {} };
@@ -75,14 +75,14 @@ describe("navique plan's inputs, judged before the cluster is touched", () => {
     const text = [
       { ...postgres("a"), kind: "PostgresClustr" },
       { ...postgres("b"), apiVersion: "core.navique.com/v1beta1" },
-      { ...postgres("c"), kind: "Observability" },
+      { ...postgres("c"), kind: "ManagementPlane" },
     ]
       .map((d) => stringify(d))
       .join("---\n");
     expect(judged(text).problems).toEqual([
       `platform.yaml document 1 (line 1): kind "PostgresClustr" is not a kind of core.navique.com/v1alpha1 (did you mean "PostgresCluster"?); its kinds are ${KINDS}. Correct the kind; the document was not planned`,
       'platform.yaml document 2 (line 8): apiVersion core.navique.com/v1beta1: version "v1beta1" of core.navique.com is not served by this navique (it serves core.navique.com/v1alpha1). Write apiVersion: core.navique.com/v1alpha1; the document was not planned',
-      `platform.yaml document 3 (line 15): kind "Observability" is not a kind of core.navique.com/v1alpha1; its kinds are ${KINDS}. Correct the kind; the document was not planned`,
+      `platform.yaml document 3 (line 15): kind "ManagementPlane" is not a kind of core.navique.com/v1alpha1; its kinds are ${KINDS}. Correct the kind; the document was not planned`,
     ]);
   });
 

@@ -5,6 +5,7 @@ import type { ClickHouseClusterSpecReferences } from "../../lib/api/generated/cl
 import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec.js";
 import type { MeilisearchInstanceSpecReferences } from "../../lib/api/generated/meilisearch-instance-spec.js";
 import type { MongoClusterSpecReferences } from "../../lib/api/generated/mongo-cluster-spec.js";
+import type { ObservabilitySpecReferences } from "../../lib/api/generated/observability-spec.js";
 import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecReferences } from "../../lib/api/generated/redis-instance-spec.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
@@ -19,6 +20,7 @@ import type {
   MeilisearchInstanceSpecInput,
 } from "../../lib/kinds/meilisearch-instance/schema.js";
 import type { MongoClusterSpec, MongoClusterSpecInput } from "../../lib/kinds/mongo-cluster/schema.js";
+import type { ObservabilitySpec, ObservabilitySpecInput } from "../../lib/kinds/observability/schema.js";
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
@@ -58,6 +60,7 @@ const SPEC_INTERFACES_AGREE = {
   ClickHouseCluster: true satisfies Agree<ClickHouseClusterSpecInput, typeof ClickHouseClusterSpec>,
   MongoCluster: true satisfies Agree<MongoClusterSpecInput, typeof MongoClusterSpec>,
   SecretsManagement: true satisfies Agree<SecretsManagementSpecInput, typeof SecretsManagementSpec>,
+  Observability: true satisfies Agree<ObservabilitySpecInput, typeof ObservabilitySpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 
@@ -84,6 +87,10 @@ const REFERENCE_TREES_AGREE = {
     ReferenceTree<typeof ClickHouseClusterSpec>
   >,
   MongoCluster: true satisfies MutuallyAssignable<MongoClusterSpecReferences, ReferenceTree<typeof MongoClusterSpec>>,
+  Observability: true satisfies MutuallyAssignable<
+    ObservabilitySpecReferences,
+    ReferenceTree<typeof ObservabilitySpec>
+  >,
   // A kind without reference fields has no such type: its tree is never.
   SecretsManagement: true satisfies MutuallyAssignable<never, ReferenceTree<typeof SecretsManagementSpec>>,
   Stack: true satisfies MutuallyAssignable<never, ReferenceTree<typeof StackSpec>>,
@@ -165,6 +172,7 @@ describe("the generated spec interfaces", () => {
       "Gateway",
       "MeilisearchInstance",
       "MongoCluster",
+      "Observability",
       "PostgresCluster",
       "RedisInstance",
     ]);

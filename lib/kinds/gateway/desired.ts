@@ -1,15 +1,16 @@
 import { type Condition, READY } from "../../api/conditions.js";
 import type { LocalSecretKeyRef } from "../../api/refs.js";
 import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
-import { takesClaims } from "../../engine/claims.js";
 import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies.js";
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired, Verdict } from "../../engine/kind-module.js";
-import { type Credentials, type KubeObject, keyOf } from "../../engine/objects.js";
+import { type KubeObject, keyOf } from "../../engine/objects.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import type { EngineView } from "../../engine/view.js";
+import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { claimsNotTaken } from "../postgres-cluster/claims.js";
+import { missingSecret, type ReferencedSecret } from "../workload/referenced-secrets.js";
 import {
   LITELLM_API_VERSION,
   LITELLM_INSTANCE,
@@ -63,11 +64,6 @@ export function modelObjectName(gateway: Gateway, model: GatewayModel): string {
 export const POSTGRES_CLUSTER_FIELD = "spec.database.postgresClusterRef";
 export const DATABASE_URL_FIELD = "spec.database.databaseUrlSecretRef";
 
-/** The reads of the Secrets the gateway passes on by reference: each checked for its key before use. */
-export function secretReadId(field: string): string {
-  return `secret:${field}`;
-}
-
 /** Every Secret key a Gateway passes to the proxy by reference, by the field naming it. */
 export function referencedSecrets(gateway: Gateway): { readonly field: string; readonly ref: LocalSecretKeyRef }[] {
   const { database, models } = gateway.spec;
@@ -81,6 +77,11 @@ export function referencedSecrets(gateway: Gateway): { readonly field: string; r
     model.apiKeySecretRef ? [{ field: `spec.models[${index}].apiKeySecretRef`, ref: model.apiKeySecretRef }] : [],
   );
   return [...db, ...keys];
+}
+
+/** The same Secret keys, as the workload kit checks them. */
+export function gatewaySecrets(gateway: Gateway): ReferencedSecret[] {
+  return referencedSecrets(gateway).map(({ field, ref }) => ({ field, name: ref.name, keys: [ref.key] }));
 }
 
 /** The PostgresCluster a Gateway keeps its data in: auto-wired under the licence, else through DATABASE_URL_FIELD. */
@@ -109,33 +110,12 @@ export function claimedDatabaseSecretName(gateway: Gateway): string {
 /** The key of that Secret holding the URL. */
 const DATABASE_URL_KEY = "url";
 
-/** The first Secret key passed by reference that is not there, as a verdict; undefined when all are. */
-function missingSecret(gateway: Gateway, view: EngineView): Verdict | undefined {
-  for (const { field, ref } of referencedSecrets(gateway)) {
-    const found = view.reads?.[secretReadId(field)] as Credentials | undefined;
-    const where = `Secret ${gateway.metadata.namespace}/${ref.name}`;
-    if (!found)
-      return {
-        ok: false,
-        reason: "SecretMissing",
-        message: `${field}: ${where} does not exist: create it with key ${ref.key}, or point ${field} at one that does`,
-      };
-    if (!found[ref.key])
-      return {
-        ok: false,
-        reason: "SecretMissing",
-        message: `${field}: ${where} has no key ${ref.key} (it has ${Object.keys(found).sort().join(", ") || "no keys"}): add it, or set ${field}.key`,
-      };
-  }
-  return undefined;
-}
-
 /** Where the proxy reads its database URL from — and, auto-wired, the Secret that holds it — or why not yet. */
 function databaseUrl(
   gateway: Gateway,
   view: EngineView,
   apiGroup: string,
-): { readonly ref: LocalSecretKeyRef; readonly copy?: KubeObject } | Verdict {
+): { readonly ref: LocalSecretKeyRef; readonly copy?: Extract<DesiredStep, { kind: "apply" }> } | Verdict {
   const { database } = gateway.spec;
   if (database.mode === "external" && database.external) return { ref: database.external.connectionSecretRef };
   const dependency = databaseDependency(gateway, apiGroup);
@@ -155,37 +135,25 @@ function claimedUrl(
   gateway: Gateway,
   view: EngineView,
   dependency: Dependency,
-): { readonly ref: LocalSecretKeyRef; readonly copy: KubeObject } | Verdict {
-  const target = view.dependencies?.[dependency.field];
-  const where = `PostgresCluster ${dependency.namespace}/${dependency.name}`;
-  if (!takesClaims(target))
-    return {
-      ok: false,
-      reason: "ClaimNotTaken",
-      stalled: true,
-      message: `${dependency.field}: ${claimsNotTaken(target, where, dependency.field)}, or set ${DATABASE_URL_FIELD} to wire the gateway by hand`,
-    };
-  const claimed = view.claimed?.[dependency.field];
-  const connection = (target?.status as { connection?: { host?: string; port?: number } } | undefined)?.connection;
-  const { username, password } = claimed?.credentials ?? {};
-  if (!claimed?.claim.database || !username || !password || !connection?.host)
-    return {
-      ok: false,
-      reason: "ClaimPending",
-      message: `waiting for ${where} to make the gateway's own database and user (its claim${claimed ? `, credentials in Secret ${claimed.claim.credentialsSecret.namespace}/${claimed.claim.credentialsSecret.name}` : ""})`,
-    };
-  const { namespace } = gateway.metadata;
+): { readonly ref: LocalSecretKeyRef; readonly copy: Extract<DesiredStep, { kind: "apply" }> } | Verdict {
+  const claimed = claimedDatabase(view, dependency, {
+    notTaken: claimsNotTaken,
+    orElse: `set ${DATABASE_URL_FIELD} to wire the gateway by hand`,
+    what: "the gateway's own database and user",
+    defaultPort: 5432,
+  });
+  if (!isClaimedDatabase(claimed)) return claimed;
+  const { username, password, database } = claimed;
   const name = claimedDatabaseSecretName(gateway);
-  const url = `postgresql://${encodeURIComponent(username)}:${encodeURIComponent(password)}@${connection.host}:${connection.port ?? 5432}/${encodeURIComponent(claimed.claim.database)}`;
+  const url = `postgresql://${encodeURIComponent(username)}:${encodeURIComponent(password)}@${claimed.host}:${claimed.port}/${encodeURIComponent(database)}`;
   return {
     ref: { name, key: DATABASE_URL_KEY },
-    copy: {
-      apiVersion: "v1",
-      kind: "Secret",
-      type: "Opaque",
-      metadata: { name, namespace },
-      stringData: { [DATABASE_URL_KEY]: url, username, password, database: claimed.claim.database },
-    },
+    copy: credentialsCopyStep(
+      name,
+      gateway.metadata.namespace,
+      { [DATABASE_URL_KEY]: url, username, password, database },
+      "the claimed database's URL",
+    ),
   };
 }
 
@@ -235,7 +203,7 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
   const database = databaseUrl(gateway, view, apiGroup);
   if (isVerdict(database)) return { steps: [], status: base, verdict: database };
   const url = database.ref;
-  const missing = missingSecret(gateway, view);
+  const missing = missingSecret(namespace, gatewaySecrets(gateway), view);
   if (missing) return { steps: [], status: base, verdict: missing };
 
   const masterKey: KubeObject = {
@@ -279,15 +247,7 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
   }));
   const host = proxyHost(name, namespace);
   const steps: DesiredStep[] = [
-    ...(database.copy
-      ? [
-          {
-            kind: "apply" as const,
-            object: database.copy,
-            description: `copy the claimed database's URL into Secret ${namespace}/${database.copy.metadata.name}`,
-          },
-        ]
-      : []),
+    ...(database.copy ? [database.copy] : []),
     generateSecretStep(masterKey, MASTER_KEY, {
       description: `create Secret ${namespace}/${masterKey.metadata.name} with a generated master key (kept if it exists)`,
       rotation: `the proxy reads it when it starts (spec.masterKey.secretRef of LiteLLMInstance ${namespace}/${name}): the LiteLLM operator rolls its pods, and every client must pick up the new key from the Secret`,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { API_GROUP } from "../../api/group.js";
-import type { KindModule, ObservedRead } from "../../engine/kind-module.js";
+import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";
 import {
   connectionCredentialsSecret,
@@ -9,13 +9,14 @@ import {
 } from "../datastore/connection-outputs.js";
 import { SECRETS_MANAGEMENT_KIND } from "../secrets-management/schema.js";
 import { type SecretsUse, secretsDependency, withProvidedSecrets } from "../secrets-management/secrets-ref.js";
+import { referencedSecretReads } from "../workload/referenced-secrets.js";
 import {
   claimedDatabaseSecretName,
   databaseDependency,
   desiredGateway,
+  gatewaySecrets,
   MASTER_KEY_KEY,
   referencedSecrets,
-  secretReadId,
 } from "./desired.js";
 import { LITELLM_INSTANCE, LITELLM_MODEL, LITELLM_PORT } from "./litellm-api.js";
 import { GATEWAY_DEFINITION, Gateway, type GatewayStatus, gatewayName } from "./schema.js";
@@ -25,19 +26,6 @@ export const LITELLM_OPERATOR_CAPABILITY = "litellm-operator";
 
 /** The condition a Gateway reports its proxy and models on. */
 export const GATEWAY_READY = "GatewayReady";
-
-/** The Secrets passed to the proxy by reference, read to check each holds its key (never copied). */
-function observes(gateway: Gateway): ObservedRead[] {
-  return referencedSecrets(gateway).map(({ field, ref }) => ({
-    id: secretReadId(field),
-    field,
-    apiVersion: "v1",
-    kind: "Secret",
-    namespace: gateway.metadata.namespace,
-    name: ref.name,
-    as: "credentials",
-  }));
-}
 
 /** The Secrets a Gateway reads through its secretsRef: every Secret its spec names (provider keys, its database's). */
 function secretsUse(gateway: Gateway): SecretsUse | undefined {
@@ -70,7 +58,7 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
     { ...LITELLM_INSTANCE, label: "LiteLLMInstance" },
     { ...LITELLM_MODEL, label: "LiteLLMModel" },
   ],
-  observes,
+  observes: (gateway) => referencedSecretReads(gateway.metadata.namespace, gatewaySecrets(gateway)),
   references: () => [],
   referencesKinds: ["PostgresCluster", SECRETS_MANAGEMENT_KIND],
   dependsOn: (gateway) => {
