@@ -1,8 +1,8 @@
 import { WORKLOADS, workload } from "../catalog/catalog.js";
 import { type ChartSource, OFFICIAL_REPOSITORIES, resolveChart } from "../catalog/chart-source.js";
-import type { WorkloadEntry } from "../catalog/workload.js";
+import { keptSecretNames, type WorkloadEntry } from "../catalog/workload.js";
 import { type HelmCli, helmErrorSummary } from "../cluster/helm-cli.js";
-import type { KubeClient } from "../cluster/kube-client.js";
+import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
 import type { Reporter } from "../reporter.js";
 import { withLeaseLock } from "./lease-lock.js";
 import { StepFailure } from "./step-failure.js";
@@ -79,11 +79,23 @@ export class WorkloadReleaser {
     });
   }
 
-  /** `helm uninstall`; nothing to do when the release is gone already. */
-  async uninstall(name: string, namespace: string): Promise<boolean> {
-    return withLeaseLock(this.options.client, workloadLockName(namespace, name), () =>
-      this.options.helm.uninstall(name, namespace, { wait: true }),
-    );
+  /**
+   * `helm uninstall`; nothing to do when the release is gone already. The Secrets its chart would keep
+   * (the catalog entry of `chart`, the chart the release was installed from) are deleted first: helm
+   * leaves them alone, and once the release is gone nothing would remember them.
+   */
+  async uninstall(name: string, namespace: string, chart?: string): Promise<boolean> {
+    const workloads = [...(this.options.workloads ?? WORKLOADS).values()];
+    const entry = chart === undefined ? undefined : workloads.find((w) => w.chart.name === chart);
+    return withLeaseLock(this.options.client, workloadLockName(namespace, name), async () => {
+      for (const secret of entry ? keptSecretNames(entry, name) : []) {
+        await orUndefined(this.options.client.core.deleteNamespacedSecret({ name: secret, namespace }));
+        this.report(
+          `[${namespace}/${name}] deleted Secret ${namespace}/${secret}, which the chart keeps after uninstall`,
+        );
+      }
+      return this.options.helm.uninstall(name, namespace, { wait: true });
+    });
   }
 
   /**

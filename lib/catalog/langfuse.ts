@@ -17,4 +17,7 @@ export const LANGFUSE = WorkloadEntry.parse({
     version: "2.0.0",
     appVersion: "4.4.0",
   },
+  // The chart's Secret of what the values do not give (templates/langfuse-app-secret.yaml), kept on
+  // uninstall: only the session secret is in it (lib/kinds/observability/chart.ts says why).
+  keptSecrets: ["{release}-app"],
 });

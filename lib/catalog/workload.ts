@@ -13,6 +13,17 @@ export const WorkloadEntry = z
     name: objectName.describe("Workload name, e.g. meilisearch."),
     description: z.string(),
     chart: ChartPin,
+    keptSecrets: z
+      .array(z.string().regex(/^\{release\}-[a-z0-9-]+$/))
+      .default([])
+      .describe(
+        "Secrets the chart marks helm.sh/resource-policy: keep, by name (`{release}` the release's name, which the kinds make the chart's fullname): removed with the release, since they hold only what the product can do without.",
+      ),
   })
   .strict();
 export type WorkloadEntry = z.infer<typeof WorkloadEntry>;
+
+/** The names of the Secrets an entry's chart keeps after uninstalling the release `release`. */
+export function keptSecretNames(entry: WorkloadEntry, release: string): string[] {
+  return entry.keptSecrets.map((name) => name.replace("{release}", release));
+}

@@ -172,8 +172,15 @@ export async function execute(
     case "workload-release":
       return released(context, resource, step, view);
     case "delete":
-      if (isWorkloadRelease(step.target))
-        return (await context.releases.uninstall(step.target.name, step.target.namespace)) ? "continue" : "unchanged";
+      if (isWorkloadRelease(step.target)) {
+        const { name, namespace } = step.target;
+        // The chart it was installed from, as helm recorded it: what the chart keeps is removed with it.
+        const live = view.objects.get(keyOf({ ...step.target, metadata: { name, namespace } })) as
+          | ObservedRelease
+          | undefined;
+        const uninstalled = await context.releases.uninstall(name, namespace, live?.spec.chart.name);
+        return uninstalled ? "continue" : "unchanged";
+      }
       return (await client.delete({
         apiVersion: step.target.apiVersion,
         kind: step.target.kind,

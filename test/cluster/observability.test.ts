@@ -1,0 +1,275 @@
+import { gunzipSync } from "node:zlib";
+import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
+import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { ObservabilityStatus } from "../../lib/kinds/observability/schema.js";
+import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
+import { capabilitySuite } from "../support/capability-suite.js";
+import { condition } from "../support/cluster.js";
+import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
+import {
+  playCnpgClusterReady,
+  playCnpgDatabaseRolesApplied,
+  playCnpgDatabaseRolesReleased,
+  readCnpgCluster,
+} from "../support/postgres.js";
+import {
+  createReferenceGrant,
+  createResource,
+  deleteResource,
+  finalizeResources,
+  readStoredResource,
+  reconcileUntil,
+} from "../support/resources.js";
+
+const CH_PASSWORD = "planted-clickhouse-5e1f";
+const REDIS_PASSWORD = "planted-redis-77c2";
+const S3_SECRET = "planted-s3-secret-0b9d";
+
+const decoded = (secret: { data?: Record<string, string> } | undefined, key: string) =>
+  Buffer.from(secret?.data?.[key] ?? "", "base64").toString();
+
+/** helm's records of a release, decoded, with the manifest it rendered. */
+async function releaseRecords(client: KubeClient, namespace: string, name: string) {
+  const secrets = await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` });
+  return secrets.items.map((secret) => {
+    const payload = Buffer.from(Buffer.from(secret.data?.release ?? "", "base64").toString(), "base64");
+    return { record: decodeReleaseSecret(secret), raw: gunzipSync(payload).toString() };
+  });
+}
+
+type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
+
+// Observability on the real plane with real helm: the Langfuse release of the fixture chart
+// (test/fixtures/charts/langfuse, standing in for the official chart 2.0.0), on a managed PostgresCluster
+// (CloudNativePG from its fixture chart, its controller played: no database is really made) and an
+// external ClickHouse and Redis, all in another namespace under a grant. kwok runs the Deployments' pods
+// as Ready: no Langfuse really starts, so the project it would make at first start is not checked here.
+describe("Observability", () => {
+  const suite = capabilitySuite({ capabilities: [CLOUDNATIVE_PG, CERT_MANAGER] });
+  const { namespaces } = suite;
+  let client: KubeClient;
+  let context: ReconcileContext;
+  beforeAll(() => {
+    ({ client, context } = suite);
+  });
+
+  it("Langfuse on the product's datastores: its database claimed, every secret by reference, Ready once rolled out; deleted, it leaves nothing", async () => {
+    const data = await namespaces.create("obs-data");
+    const obs = await namespaces.create("obs-langfuse");
+    await createResource(client, "PostgresCluster", data, "pg", { managed: { deletionPolicy: "Delete" } });
+    const playCnpg = async () => {
+      if (await readCnpgCluster(client, data, "pg")) await playCnpgClusterReady(client, data, "pg");
+    };
+    await reconcileUntil(context, "PostgresCluster", data, "pg", (o) => !o.requeue, playCnpg);
+    for (const [name, stringData] of [
+      [
+        "ch-conn",
+        {
+          host: "clickhouse.data.internal",
+          port: "8123",
+          nativePort: "9000",
+          username: "langfuse",
+          password: CH_PASSWORD,
+        },
+      ],
+      ["redis-conn", { host: "redis.data.internal", port: "6379", password: REDIS_PASSWORD }],
+    ] as const)
+      await client.core.createNamespacedSecret({ namespace: data, body: { metadata: { name }, stringData } });
+    await createResource(client, "ClickHouseCluster", data, "ch", {
+      mode: "external",
+      external: { connectionSecretRef: { name: "ch-conn" } },
+    });
+    await createResource(client, "RedisInstance", data, "cache", {
+      mode: "external",
+      external: { connectionSecretRef: { name: "redis-conn" } },
+    });
+    await reconcileUntil(context, "ClickHouseCluster", data, "ch", (o) => !o.requeue);
+    await reconcileUntil(context, "RedisInstance", data, "cache", (o) => !o.requeue);
+    await client.core.createNamespacedSecret({
+      namespace: obs,
+      body: {
+        metadata: { name: "s3" },
+        stringData: { "access-key-id": "AKIAFIXTURE", "secret-access-key": S3_SECRET },
+      },
+    });
+    const spec = {
+      postgresClusterRef: { name: "pg", namespace: data },
+      clickhouseClusterRef: { name: "ch", namespace: data },
+      redisInstanceRef: { name: "cache", namespace: data },
+      s3: {
+        bucket: "traces",
+        endpoint: "http://minio.storage.svc:9000",
+        forcePathStyle: true,
+        accessKeyIdSecretRef: { name: "s3", key: "access-key-id" },
+        secretAccessKeySecretRef: { name: "s3", key: "secret-access-key" },
+      },
+    };
+    await createResource(client, "Observability", obs, "langfuse", spec);
+
+    // Without a grant in the stores' namespace, nothing of it is read or applied.
+    const refused = await reconcileUntil(context, "Observability", obs, "langfuse", () => true);
+    expect(condition(refused.plan, "Ready")).toMatchObject({ status: "False", reason: "ReferenceNotPermitted" });
+    expect(refused.performed).toEqual([]);
+
+    await createReferenceGrant(client, data, "observability", {
+      from: [{ group: "core.navique.com", kind: "Observability", namespace: obs }],
+      to: [
+        { group: "core.navique.com", kind: "PostgresCluster", name: "pg" },
+        { group: "core.navique.com", kind: "ClickHouseCluster", name: "ch" },
+        { group: "core.navique.com", kind: "RedisInstance", name: "cache" },
+      ],
+    });
+    // Before the cluster has made its claim, it waits, saying for what.
+    const pending = await reconcileUntil(
+      context,
+      "Observability",
+      obs,
+      "langfuse",
+      (o) => condition(o.plan, "ObservabilityReady")?.reason === "ClaimPending",
+    );
+    expect(pending.performed).toEqual([]);
+    const made = await reconcileUntil(
+      context,
+      "PostgresCluster",
+      data,
+      "pg",
+      (o) => !o.requeue && ((o.plan.status as PostgresClusterStatus).claims ?? []).length === 1,
+      playCnpg,
+    );
+    const [claim] = (made.plan.status as PostgresClusterStatus).claims ?? [];
+    expect(claim?.claimant).toBe(`Observability/${obs}/langfuse`);
+    await playCnpgDatabaseRolesApplied(client, data);
+
+    const ready = await reconcileUntil<ObservabilityStatus>(
+      context,
+      "Observability",
+      obs,
+      "langfuse",
+      (o) => !o.requeue,
+    );
+    expect(ready.plan.status.connection).toEqual({
+      host: `langfuse-web.${obs}.svc`,
+      port: 3000,
+      url: `http://langfuse-web.${obs}.svc:3000`,
+      credentialsSecret: { name: "langfuse-project-keys", namespace: obs },
+      keys: { publicKey: "public-key", secretKey: "secret-key" },
+    });
+    const stored = await readStoredResource(client, "Observability", obs, "langfuse");
+    expect(condition(stored, "Ready")).toMatchObject({
+      status: "True",
+      message: `Langfuse serving project langfuse at http://langfuse-web.${obs}.svc:3000`,
+    });
+    expect(condition(stored, "ObservabilityReady")?.message).toBe(
+      `Helm release ${obs}/langfuse revision 1 rolled out (Deployment langfuse-web, Deployment langfuse-worker)`,
+    );
+
+    // Its secrets: generated in the forms Langfuse takes, and the stores' passwords copied beside it.
+    const keys = await client.core.readNamespacedSecret({ name: "langfuse-project-keys", namespace: obs });
+    expect(decoded(keys, "public-key")).toMatch(/^pk-lf-[0-9a-f]{32}$/);
+    const projectSecret = decoded(keys, "secret-key");
+    expect(projectSecret).toMatch(/^sk-lf-[0-9a-f]{32}$/);
+    const own = await client.core.readNamespacedSecret({ name: "langfuse-secrets", namespace: obs });
+    expect(decoded(own, "encryption-key")).toMatch(/^[0-9a-f]{64}$/);
+    const salt = decoded(own, "salt");
+    expect(salt).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const claimSecret = await client.core.readNamespacedSecret({
+      name: claim?.credentialsSecret.name ?? "",
+      namespace: data,
+    });
+    const pgPassword = decoded(claimSecret, "password");
+    const copied = await client.core.readNamespacedSecret({ name: "langfuse-datastores", namespace: obs });
+    expect([
+      decoded(copied, "postgres-password"),
+      decoded(copied, "clickhouse-password"),
+      decoded(copied, "redis-password"),
+    ]).toEqual([pgPassword, CH_PASSWORD, REDIS_PASSWORD]);
+
+    // What the chart rendered reads every secret from a Secret; the stores by host.
+    const web = await client.apps.readNamespacedDeployment({ name: "langfuse-web", namespace: obs });
+    const env = (web.spec?.template.spec?.containers[0]?.env ?? []) as Env[];
+    const of = (name: string) => env.find((e) => e.name === name);
+    expect(of("DATABASE_HOST")?.value).toBe(`pg-rw.${data}.svc:5432`);
+    expect(of("DATABASE_USERNAME")?.value).toBe(claim?.user);
+    expect(of("DATABASE_NAME")?.value).toBe(claim?.database);
+    expect(of("DATABASE_PASSWORD")?.valueFrom?.secretKeyRef).toEqual({
+      name: "langfuse-datastores",
+      key: "postgres-password",
+    });
+    expect(of("CLICKHOUSE_URL")?.value).toBe("http://clickhouse.data.internal:8123");
+    expect(of("CLICKHOUSE_USER")?.value).toBe("langfuse");
+    expect(of("CLICKHOUSE_CLUSTER_ENABLED")?.value).toBe("false");
+    expect(of("REDIS_CONNECTION_STRING")?.value).toBe("redis://default:$(REDIS_PASSWORD)@redis.data.internal:6379/0");
+    expect(of("SALT")?.valueFrom?.secretKeyRef).toEqual({ name: "langfuse-secrets", key: "salt" });
+    expect(of("LANGFUSE_S3_EVENT_UPLOAD_SECRET_ACCESS_KEY")?.valueFrom?.secretKeyRef).toEqual({
+      name: "s3",
+      key: "secret-access-key",
+    });
+    expect(of("LANGFUSE_INIT_PROJECT_SECRET_KEY")?.valueFrom?.secretKeyRef).toEqual({
+      name: "langfuse-project-keys",
+      key: "secret-key",
+    });
+    // The chart's own Secret holds only the session secret, which the product leaves to it.
+    const chartSecret = await client.core.readNamespacedSecret({ name: "langfuse-app", namespace: obs });
+    expect(Object.keys(chartSecret.data ?? {})).toEqual(["nextauth-secret"]);
+    expect(chartSecret.metadata?.annotations?.["helm.sh/resource-policy"]).toBe("keep");
+    const worker = await client.apps.readNamespacedDeployment({ name: "langfuse-worker", namespace: obs });
+    expect(worker.status?.availableReplicas).toBe(1);
+
+    // Installed once; no secret in helm's record, the resource, its status or an Event.
+    const records = await releaseRecords(client, obs, "langfuse");
+    expect(records.map((r) => [r.record.revision, r.record.status])).toEqual([[1, "deployed"]]);
+    expectPlantedNowhere([pgPassword, CH_PASSWORD, REDIS_PASSWORD, S3_SECRET, projectSecret, salt], {
+      [`helm's record of ${obs}/langfuse`]: records.map((r) => r.raw),
+      [`Observability ${obs}/langfuse`]: stored,
+      [`the Events of ${data} and ${obs}`]: await recordedEvents(client, data, obs),
+    });
+
+    // A second pass changes nothing: no helm run, no new revision.
+    const again = await reconcileUntil(context, "Observability", obs, "langfuse", (o) => !o.requeue);
+    expect(again.performed.filter((p) => p.includes("Helm release"))).toEqual([
+      `Helm release ${obs}/langfuse is current (langfuse 2.0.0, revision 1)`,
+    ]);
+    expect((await releaseRecords(client, obs, "langfuse")).length).toBe(1);
+
+    // A change upgrades the release: the chart's Secret, rendered with data, reads back (chart 2.0.0 fails
+    // here when it was rendered without: langfuse-k8s issue 399, reproduced by the fixture).
+    await client.custom.patchNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "observabilities",
+      namespace: obs,
+      name: "langfuse",
+      body: [{ op: "add", path: "/spec/web", value: { replicas: 2 } }],
+    });
+    const upgraded = await reconcileUntil(context, "Observability", obs, "langfuse", (o) => !o.requeue);
+    expect(upgraded.performedInAllPasses).toContain(
+      `upgrade Helm release ${obs}/langfuse (langfuse 2.0.0: values changed)`,
+    );
+    expect(
+      (await releaseRecords(client, obs, "langfuse")).map((r) => [r.record.revision, r.record.status]).sort(),
+    ).toEqual([
+      [1, "superseded"],
+      [2, "deployed"],
+    ]);
+    expect((await client.apps.readNamespacedDeployment({ name: "langfuse-web", namespace: obs })).spec?.replicas).toBe(
+      2,
+    );
+
+    // Deleted: the release uninstalled, its Secrets gone, its claim dropped by the cluster's next pass.
+    await deleteResource(client, "Observability", obs, "langfuse");
+    await finalizeResources(context, "Observability", obs);
+    expect(await releaseRecords(client, obs, "langfuse")).toEqual([]);
+    // helm keeps the chart's Secret; the product removes it with the release.
+    for (const name of ["langfuse-project-keys", "langfuse-secrets", "langfuse-datastores", "langfuse-app"])
+      expect(await orUndefined(client.core.readNamespacedSecret({ name, namespace: obs }))).toBeUndefined();
+    expect(
+      await orUndefined(client.apps.readNamespacedDeployment({ name: "langfuse-web", namespace: obs })),
+    ).toBeUndefined();
+    const after = await reconcileUntil(context, "PostgresCluster", data, "pg", (o) => !o.requeue, playCnpg);
+    expect((after.plan.status as PostgresClusterStatus).claims).toEqual([]);
+    await playCnpgDatabaseRolesReleased(client, data);
+  }, 300_000);
+});
