@@ -12,7 +12,7 @@ import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
 import { type Claim, type ClaimedView, claimantKey, claimantKinds, claimsOn, publishedClaim } from "./claims.js";
 import { resourceLabel } from "./conditions.js";
-import { allReferences, dependenciesOf } from "./dependencies.js";
+import { allReferences, dependenciesOf, wiringOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
 import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js";
 import { type Credentials, decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
@@ -211,21 +211,23 @@ async function observeClaimed(
 }
 
 /**
- * The credentials its dependencies' targets publish, for those that pass them on (`credentials`): the
- * Secret each target's `status.connection` names, in the target's namespace only — followed, like the
- * target itself, only when a grant allows it (the target was read: `dependencies`).
+ * The credentials its dependencies' targets publish, for those that pass them on (`credentials`) and are
+ * auto-wired (wired by hand, the user brings them): the Secret each target's `status.connection` names,
+ * in the target's namespace only — followed, like the target itself, only when a grant allows it (the
+ * target was read: `dependencies`).
  */
 async function observeConnectionCredentials(
   client: KubeClient,
   module: KindModule,
   resource: EngineResource,
   dependencies: Readonly<Record<string, KubeObject>>,
+  entitlements: Entitlements,
   cached: ObserveOptions["cached"],
 ): Promise<Record<string, Credentials>> {
   const found: Record<string, Credentials> = {};
   await Promise.all(
     dependenciesOf(module, resource)
-      .filter((d) => d.credentials)
+      .filter((d) => d.credentials && wiringOf(d, entitlements).mode === "auto")
       .map(async (d) => {
         const status = dependencies[d.field]?.status as
           | { connection?: { credentialsSecret?: { name?: string; namespace?: string } } }
@@ -388,7 +390,7 @@ export async function observeResource(
   ]);
   const [claimed, connectionCredentials] = await Promise.all([
     observeClaimed(client, module, resource, dependencies, options.cached),
-    observeConnectionCredentials(client, module, resource, dependencies, options.cached),
+    observeConnectionCredentials(client, module, resource, dependencies, entitlements, options.cached),
   ]);
   const view: EngineView = {
     capabilities,

@@ -1,13 +1,17 @@
 import { gunzipSync } from "node:zlib";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
+import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
+import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
 import type { ObservabilityStatus } from "../../lib/kinds/observability/schema.js";
 import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition } from "../support/cluster.js";
+import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
+import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
 import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import {
   playCnpgClusterReady,
@@ -48,7 +52,7 @@ type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: 
 // external ClickHouse and Redis, all in another namespace under a grant. kwok runs the Deployments' pods
 // as Ready: no Langfuse really starts, so the project it would make at first start is not checked here.
 describe("Observability", () => {
-  const suite = capabilitySuite({ capabilities: [CLOUDNATIVE_PG, CERT_MANAGER] });
+  const suite = capabilitySuite({ capabilities: [CLOUDNATIVE_PG, CERT_MANAGER, LITELLM_OPERATOR] });
   const { namespaces } = suite;
   let client: KubeClient;
   let context: ReconcileContext;
@@ -56,9 +60,11 @@ describe("Observability", () => {
     ({ client, context } = suite);
   });
 
-  it("Langfuse on the product's datastores: its database claimed, every secret by reference, Ready once rolled out; deleted, it leaves nothing", async () => {
-    const data = await namespaces.create("obs-data");
-    const obs = await namespaces.create("obs-langfuse");
+  /**
+   * The stores of the namespace `data`: a managed PostgresCluster pg (CNPG played Ready), an external
+   * ClickHouseCluster ch and RedisInstance cache, each Ready; the S3 keys' Secret in `obs`.
+   */
+  async function stores(data: string, obs: string): Promise<{ playCnpg: () => Promise<void> }> {
     await createResource(client, "PostgresCluster", data, "pg", { managed: { deletionPolicy: "Delete" } });
     const playCnpg = async () => {
       if (await readCnpgCluster(client, data, "pg")) await playCnpgClusterReady(client, data, "pg");
@@ -95,33 +101,40 @@ describe("Observability", () => {
         stringData: { "access-key-id": "AKIAFIXTURE", "secret-access-key": S3_SECRET },
       },
     });
-    const spec = {
-      postgresClusterRef: { name: "pg", namespace: data },
-      clickhouseClusterRef: { name: "ch", namespace: data },
-      redisInstanceRef: { name: "cache", namespace: data },
-      s3: {
-        bucket: "traces",
-        endpoint: "http://minio.storage.svc:9000",
-        forcePathStyle: true,
-        accessKeyIdSecretRef: { name: "s3", key: "access-key-id" },
-        secretAccessKeySecretRef: { name: "s3", key: "secret-access-key" },
-      },
-    };
-    await createResource(client, "Observability", obs, "langfuse", spec);
+    return { playCnpg };
+  }
+
+  /** The stores go once the test is done: the Community edition allows one ClickHouseCluster at a time. */
+  async function finalizeStores(data: string): Promise<void> {
+    for (const kind of ["ClickHouseCluster", "RedisInstance", "PostgresCluster"])
+      await finalizeResources(context, kind, data);
+  }
+
+  const spec = (data: string) => ({
+    postgresClusterRef: { name: "pg", namespace: data },
+    clickhouseClusterRef: { name: "ch", namespace: data },
+    redisInstanceRef: { name: "cache", namespace: data },
+    s3: {
+      bucket: "traces",
+      endpoint: "http://minio.storage.svc:9000",
+      forcePathStyle: true,
+      accessKeyIdSecretRef: { name: "s3", key: "access-key-id" },
+      secretAccessKeySecretRef: { name: "s3", key: "secret-access-key" },
+    },
+  });
+
+  it("Langfuse on the product's datastores: its database claimed, every secret by reference, Ready once rolled out; deleted, it leaves nothing", async () => {
+    const data = await namespaces.create("obs-data");
+    const obs = await namespaces.create("obs-langfuse");
+    const { playCnpg } = await stores(data, obs);
+    await createResource(client, "Observability", obs, "langfuse", spec(data));
 
     // Without a grant in the stores' namespace, nothing of it is read or applied.
     const refused = await reconcileUntil(context, "Observability", obs, "langfuse", () => true);
     expect(condition(refused.plan, "Ready")).toMatchObject({ status: "False", reason: "ReferenceNotPermitted" });
     expect(refused.performed).toEqual([]);
 
-    await createReferenceGrant(client, data, "observability", {
-      from: [{ group: "core.navique.com", kind: "Observability", namespace: obs }],
-      to: [
-        { group: "core.navique.com", kind: "PostgresCluster", name: "pg" },
-        { group: "core.navique.com", kind: "ClickHouseCluster", name: "ch" },
-        { group: "core.navique.com", kind: "RedisInstance", name: "cache" },
-      ],
-    });
+    await grantStores(data, obs);
     // Before the cluster has made its claim, it waits, saying for what.
     const pending = await reconcileUntil(
       context,
@@ -271,5 +284,156 @@ describe("Observability", () => {
     const after = await reconcileUntil(context, "PostgresCluster", data, "pg", (o) => !o.requeue, playCnpg);
     expect((after.plan.status as PostgresClusterStatus).claims).toEqual([]);
     await playCnpgDatabaseRolesReleased(client, data);
+    await finalizeStores(data);
+  }, 300_000);
+
+  /** The grant by which `data` lets the Observabilities of `obs` use its three stores. */
+  const grantStores = (data: string, obs: string) =>
+    createReferenceGrant(client, data, "observability", {
+      from: [{ group: "core.navique.com", kind: "Observability", namespace: obs }],
+      to: [
+        { group: "core.navique.com", kind: "PostgresCluster", name: "pg" },
+        { group: "core.navique.com", kind: "ClickHouseCluster", name: "ch" },
+        { group: "core.navique.com", kind: "RedisInstance", name: "cache" },
+      ],
+    });
+
+  const setGatewaySpec = (namespace: string, op: "add" | "remove", path: string, value?: unknown) =>
+    client.custom.patchNamespacedCustomObject({
+      group: "core.navique.com",
+      version: "v1alpha1",
+      plural: "gateways",
+      namespace,
+      name: "llm",
+      body: [{ op, path, ...(value === undefined ? {} : { value }) }],
+    });
+
+  it("a Gateway sends its traces there: by hand under Community, through the Secret both name; auto-wired under the licence", async () => {
+    const data = await namespaces.create("traces-data");
+    const obs = await namespaces.create("traces-obs");
+    const apps = await namespaces.create("traces-apps");
+    const { playCnpg } = await stores(data, obs);
+    await grantStores(data, obs);
+    // The project's keys the user keeps (as a SealedSecret would make them), in each namespace that reads them.
+    const kept = { "public-key": "pk-lf-kept-by-the-user", "secret-key": "sk-lf-planted-kept-4e1a" };
+    for (const namespace of [obs, apps])
+      await client.core.createNamespacedSecret({
+        namespace,
+        body: { metadata: { name: "langfuse-keys" }, stringData: kept },
+      });
+    await createResource(client, "Observability", obs, "langfuse", {
+      ...spec(data),
+      projectKeysSecretRef: { name: "langfuse-keys" },
+    });
+    await reconcileUntil(
+      context,
+      "Observability",
+      obs,
+      "langfuse",
+      (o) => condition(o.plan, "ObservabilityReady")?.reason === "ClaimPending",
+    );
+    await reconcileUntil(context, "PostgresCluster", data, "pg", (o) => !o.requeue, playCnpg);
+    await playCnpgDatabaseRolesApplied(client, data);
+    await reconcileUntil(context, "Observability", obs, "langfuse", (o) => !o.requeue);
+    const url = `http://langfuse-web.${obs}.svc:3000`;
+
+    await client.core.createNamespacedSecret({
+      namespace: apps,
+      body: {
+        metadata: { name: "gateway-db" },
+        stringData: { url: "postgresql://llm:pw@db.example.internal:5432/llm" },
+      },
+    });
+    await createResource(client, "Gateway", apps, "llm", {
+      database: { mode: "external", external: { connectionSecretRef: { name: "gateway-db", key: "url" } } },
+      observabilityRef: { name: "langfuse", namespace: obs },
+    });
+    await createReferenceGrant(client, obs, "gateways", {
+      from: [{ group: "core.navique.com", kind: "Gateway", namespace: apps }],
+      to: [{ group: "core.navique.com", kind: "Observability", name: "langfuse" }],
+    });
+
+    // Community: manual, the condition naming the field; nothing applied.
+    const manual = await reconcileUntil(
+      context,
+      "Gateway",
+      apps,
+      "llm",
+      (o) => condition(o.plan, "DependenciesReady")?.reason === "ManualWiringRequired",
+    );
+    expect(condition(manual.plan, "DependenciesReady")?.message).toContain(
+      `spec.observabilityRef: Observability ${obs}/langfuse is not auto-wired: the Community edition does not include auto-wiring. Set spec.observabilityKeysSecretRef to wire it by hand`,
+    );
+    expect(await readLiteLLM(client, "litellminstances", apps, "llm")).toBeUndefined();
+
+    await setGatewaySpec(apps, "add", "/spec/observabilityKeysSecretRef", { name: "langfuse-keys" });
+    await reconcileUntil(
+      context,
+      "Gateway",
+      apps,
+      "llm",
+      (o) => !o.requeue,
+      () => playLiteLLMOperator(client, apps, "llm"),
+    );
+    const byHand = await readStoredResource(client, "Gateway", apps, "llm");
+    expect(condition(byHand, "Ready")?.status).toBe("True");
+    expect((byHand?.status as GatewayStatus | undefined)?.wiring).toEqual([
+      `spec.observabilityRef → Observability ${obs}/langfuse: manual: spec.observabilityKeysSecretRef is set`,
+    ]);
+    const callbacks = (keysSecret: string) => ({
+      types: ["langfuse_otel"],
+      envVars: [
+        { name: "LANGFUSE_PUBLIC_KEY", valueFrom: { secretKeyRef: { name: keysSecret, key: "public-key" } } },
+        { name: "LANGFUSE_SECRET_KEY", valueFrom: { secretKeyRef: { name: keysSecret, key: "secret-key" } } },
+        { name: "LANGFUSE_OTEL_HOST", value: url },
+        { name: "LANGFUSE_HOST", value: url },
+      ],
+    });
+    // The LiteLLM operator's CRD (fixture of chart 0.23.0) keeps the callbacks: they reach the proxy.
+    expect((await readLiteLLM(client, "litellminstances", apps, "llm"))?.spec.callbacks).toEqual(
+      callbacks("langfuse-keys"),
+    );
+    expect(
+      await orUndefined(client.core.readNamespacedSecret({ name: "llm-observability", namespace: apps })),
+    ).toBeUndefined();
+
+    // Licensed with auto-wiring, the manual field emptied: the Observability's keys copied beside the gateway.
+    await applyLicence(client, testLicenceToken({ features: ["auto-wiring"] }));
+    await setGatewaySpec(apps, "remove", "/spec/observabilityKeysSecretRef");
+    await reconcileUntil(
+      context,
+      "Gateway",
+      apps,
+      "llm",
+      (o) => !o.requeue && (o.plan.status as GatewayStatus).wiring?.[0]?.endsWith("auto-wired") === true,
+      () => playLiteLLMOperator(client, apps, "llm"),
+    );
+    const auto = await readStoredResource(client, "Gateway", apps, "llm");
+    expect((auto?.status as GatewayStatus | undefined)?.observability).toBe(
+      `spec.observabilityRef → Observability ${obs}/langfuse: traces sent to ${url} (LiteLLM callback langfuse_otel, keys from Secret ${apps}/llm-observability)`,
+    );
+    const instance = await readLiteLLM(client, "litellminstances", apps, "llm");
+    expect(instance?.spec.callbacks).toEqual(callbacks("llm-observability"));
+    const copy = await client.core.readNamespacedSecret({ name: "llm-observability", namespace: apps });
+    expect([decoded(copy, "public-key"), decoded(copy, "secret-key")]).toEqual([
+      kept["public-key"],
+      kept["secret-key"],
+    ]);
+    expectPlantedNowhere(kept["secret-key"], {
+      [`Gateway ${apps}/llm`]: auto,
+      [`LiteLLMInstance ${apps}/llm`]: instance,
+      [`Observability ${obs}/langfuse`]: await readStoredResource(client, "Observability", obs, "langfuse"),
+      [`the Events of ${apps} and ${obs}`]: await recordedEvents(client, apps, obs),
+    });
+    await removeLicence(client);
+
+    await finalizeResources(context, "Gateway", apps);
+    expect(
+      await orUndefined(client.core.readNamespacedSecret({ name: "llm-observability", namespace: apps })),
+    ).toBeUndefined();
+    await finalizeResources(context, "Observability", obs);
+    await reconcileUntil(context, "PostgresCluster", data, "pg", (o) => !o.requeue, playCnpg);
+    await playCnpgDatabaseRolesReleased(client, data);
+    await finalizeStores(data);
   }, 300_000);
 });

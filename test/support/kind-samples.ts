@@ -85,6 +85,7 @@ export const KIND_SAMPLES = {
       },
       replicas: 2,
       observabilityRef: { name: "traces", namespace: "observability" },
+      observabilityKeysSecretRef: { name: "langfuse-keys" },
     },
     { database: GATEWAY_EXTERNAL_DATABASE, secretsRef: { name: "platform" } },
   ],

@@ -102,7 +102,7 @@ export interface GatewaySpecInput {
    */
   readonly replicas?: number;
   /**
-   * The Observability resource the gateway sends its traces to. Accepted and reported; wired once the Observability kind is available.
+   * The Observability the gateway sends its traces to (LiteLLM's langfuse_otel callback), in another namespace only under a ReferenceGrant there. Wired with the licensed feature auto-wiring; otherwise by hand through spec.observabilityKeysSecretRef.
    */
   readonly observabilityRef?: {
     /**
@@ -113,6 +113,15 @@ export interface GatewaySpecInput {
      * Namespace of the referenced object; defaults to the referring resource's.
      */
     readonly namespace?: string;
+  };
+  /**
+   * Wiring spec.observabilityRef by hand (without the licensed feature auto-wiring): a Secret in the Gateway's namespace holding the Langfuse project's keys, `public-key` and `secret-key` — the Secret the Observability names in its spec.projectKeysSecretRef, for instance. Wins over auto-wiring when set.
+   */
+  readonly observabilityKeysSecretRef?: {
+    /**
+     * Name of an object in the same namespace.
+     */
+    readonly name: string;
   };
   /**
    * The SecretsManagement of this namespace that provides the Secrets the gateway reads (its models' apiKeySecretRef, its database's Secret): nothing is applied before it is Ready, and each of those Secrets must be one it lists in status.secrets. Default: the Secrets are yours.
@@ -137,5 +146,6 @@ export type GatewaySpecReferences = {
       readonly connectionSecretRef: { readonly group: ""; readonly kinds: readonly ["Secret"] };
     };
   };
+  readonly observabilityRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["Observability"] };
   readonly secretsRef: { readonly group: "core.navique.com"; readonly kinds: readonly ["SecretsManagement"] };
 };

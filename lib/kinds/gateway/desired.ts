@@ -21,6 +21,7 @@ import {
   proxyHost,
 } from "./litellm-api.js";
 import type { Gateway, GatewayModel, GatewayStatus } from "./schema.js";
+import { manualTracesSecrets, observabilityDependency, tracing } from "./tracing.js";
 
 type GatewayDesired = Desired<GatewayStatus>;
 
@@ -81,7 +82,10 @@ export function referencedSecrets(gateway: Gateway): { readonly field: string; r
 
 /** The same Secret keys, as the workload kit checks them. */
 export function gatewaySecrets(gateway: Gateway): ReferencedSecret[] {
-  return referencedSecrets(gateway).map(({ field, ref }) => ({ field, name: ref.name, keys: [ref.key] }));
+  return [
+    ...referencedSecrets(gateway).map(({ field, ref }) => ({ field, name: ref.name, keys: [ref.key] })),
+    ...manualTracesSecrets(gateway),
+  ];
 }
 
 /** The PostgresCluster a Gateway keeps its data in: auto-wired under the licence, else through DATABASE_URL_FIELD. */
@@ -157,7 +161,7 @@ function claimedUrl(
   };
 }
 
-function isVerdict(value: { readonly ref: LocalSecretKeyRef } | Verdict): value is Verdict {
+function isVerdict(value: object): value is Verdict {
   return "ok" in value;
 }
 
@@ -195,16 +199,18 @@ function rollout(gateway: Gateway, view: EngineView, instance: KubeObject, model
 export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: string): GatewayDesired {
   const { name, namespace } = gateway.metadata;
   const dependency = databaseDependency(gateway, apiGroup);
-  const wiring = dependency ? [wiringLine(dependency, wiringOf(dependency, view.licence.entitlements))] : [];
-  const observability = gateway.spec.observabilityRef
-    ? `spec.observabilityRef ${gateway.spec.observabilityRef.namespace ?? namespace}/${gateway.spec.observabilityRef.name}: waiting for the Observability kind, which this version does not provide; the gateway runs without tracing meanwhile`
-    : undefined;
-  const base: Partial<GatewayStatus> = { wiring, ...(observability ? { observability } : {}) };
+  const observability = observabilityDependency(gateway, apiGroup);
+  const wiring = [dependency, observability].flatMap((d) =>
+    d ? [wiringLine(d, wiringOf(d, view.licence.entitlements))] : [],
+  );
+  const base: Partial<GatewayStatus> = { wiring };
   const database = databaseUrl(gateway, view, apiGroup);
   if (isVerdict(database)) return { steps: [], status: base, verdict: database };
   const url = database.ref;
   const missing = missingSecret(namespace, gatewaySecrets(gateway), view);
   if (missing) return { steps: [], status: base, verdict: missing };
+  const traces = tracing(gateway, view, apiGroup);
+  if (traces && isVerdict(traces)) return { steps: [], status: base, verdict: traces };
 
   const masterKey: KubeObject = {
     apiVersion: "v1",
@@ -227,6 +233,7 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
       saltKey: { secretRef: { name: saltKey.metadata.name, key: SALT_KEY_KEY } },
       database: { external: { connectionSecretRef: { name: url.name, key: url.key } } },
       replicas: gateway.spec.replicas,
+      ...(traces ? { callbacks: traces.callbacks } : {}),
     },
   };
   const models: KubeObject[] = gateway.spec.models.map((model) => ({
@@ -248,6 +255,7 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
   const host = proxyHost(name, namespace);
   const steps: DesiredStep[] = [
     ...(database.copy ? [database.copy] : []),
+    ...(traces?.copy ? [traces.copy] : []),
     generateSecretStep(masterKey, MASTER_KEY, {
       description: `create Secret ${namespace}/${masterKey.metadata.name} with a generated master key (kept if it exists)`,
       rotation: `the proxy reads it when it starts (spec.masterKey.secretRef of LiteLLMInstance ${namespace}/${name}): the LiteLLM operator rolls its pods, and every client must pick up the new key from the Secret`,
@@ -278,6 +286,7 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
     steps,
     status: {
       ...base,
+      ...(traces ? { observability: traces.said } : {}),
       connection: {
         host,
         port: LITELLM_PORT,

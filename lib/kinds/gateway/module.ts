@@ -16,10 +16,10 @@ import {
   desiredGateway,
   gatewaySecrets,
   MASTER_KEY_KEY,
-  referencedSecrets,
 } from "./desired.js";
 import { LITELLM_INSTANCE, LITELLM_MODEL, LITELLM_PORT } from "./litellm-api.js";
 import { GATEWAY_DEFINITION, Gateway, type GatewayStatus, gatewayName } from "./schema.js";
+import { observabilityDependency, tracesSecretName } from "./tracing.js";
 
 /** The capability every Gateway needs (lib/catalog/litellm-operator.ts). */
 export const LITELLM_OPERATOR_CAPABILITY = "litellm-operator";
@@ -32,7 +32,7 @@ function secretsUse(gateway: Gateway): SecretsUse | undefined {
   const ref = gateway.spec.secretsRef;
   if (!ref) return undefined;
   const { namespace } = gateway.metadata;
-  const secrets = referencedSecrets(gateway).map(({ field, ref: secret }) => ({ field, name: secret.name, namespace }));
+  const secrets = gatewaySecrets(gateway).map(({ field, name }) => ({ field, name, namespace }));
   return { field: "spec.secretsRef", ref, secrets };
 }
 
@@ -60,12 +60,14 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
   ],
   observes: (gateway) => referencedSecretReads(gateway.metadata.namespace, gatewaySecrets(gateway)),
   references: () => [],
-  referencesKinds: ["PostgresCluster", SECRETS_MANAGEMENT_KIND],
+  referencesKinds: ["PostgresCluster", "Observability", SECRETS_MANAGEMENT_KIND],
   dependsOn: (gateway) => {
     const database = databaseDependency(gateway, API_GROUP);
+    const observability = observabilityDependency(gateway, API_GROUP);
     const secrets = secretsUse(gateway);
     return [
       ...(database ? [database] : []),
+      ...(observability ? [observability] : []),
       ...(secrets ? [secretsDependency(gateway.metadata.namespace, secrets)] : []),
     ];
   },
@@ -75,8 +77,9 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
       desiredGateway(gateway, view, API_GROUP),
     );
   },
-  // The claimed database's URL, copied from the PostgresCluster's namespace: deleted if the grant goes.
-  copiedThroughReferences: (gateway) => [claimedDatabaseSecretName(gateway)],
+  // The claimed database's URL and the Observability's project keys, copied from their namespaces:
+  // deleted if the grant goes.
+  copiedThroughReferences: (gateway) => [claimedDatabaseSecretName(gateway), tracesSecretName(gateway)],
   outputs: outputsProjection({
     schema: z.object({
       url: z.string().describe("Where clients reach the gateway: `http://<host>:4000`."),

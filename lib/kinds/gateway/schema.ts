@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
 import { API_GROUP } from "../../api/group.js";
 import { withDefault } from "../../api/named-default.js";
-import { localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
+import { LocalRef, localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { modeRules } from "../datastore/mode-rules.js";
@@ -81,6 +81,8 @@ export const GatewayDatabaseMode = z
 
 /** A reference to a PostgresCluster, of the product's API. */
 const PostgresClusterRef = referenceTo({ group: API_GROUP, kinds: ["PostgresCluster"] } as const, ObjectRef);
+/** A reference to an Observability, of the product's API. */
+const ObservabilityRef = referenceTo({ group: API_GROUP, kinds: ["Observability"] } as const, ObjectRef);
 
 /** The rules between the database mode and its fields: CEL for the apiserver, the same message for zod. */
 export const DATABASE_RULES = modeRules("spec.database", {
@@ -154,8 +156,11 @@ export const GatewaySpec = z
     replicas: withDefault(z.number().int().min(1).max(20), { DEFAULT_GATEWAY_REPLICAS }).describe(
       `Replicas of the proxy. Default ${DEFAULT_GATEWAY_REPLICAS}.`,
     ),
-    observabilityRef: ObjectRef.optional().describe(
-      "The Observability resource the gateway sends its traces to. Accepted and reported; wired once the Observability kind is available.",
+    observabilityRef: ObservabilityRef.optional().describe(
+      "The Observability the gateway sends its traces to (LiteLLM's langfuse_otel callback), in another namespace only under a ReferenceGrant there. Wired with the licensed feature auto-wiring; otherwise by hand through spec.observabilityKeysSecretRef.",
+    ),
+    observabilityKeysSecretRef: LocalRef.optional().describe(
+      "Wiring spec.observabilityRef by hand (without the licensed feature auto-wiring): a Secret in the Gateway's namespace holding the Langfuse project's keys, `public-key` and `secret-key` — the Secret the Observability names in its spec.projectKeysSecretRef, for instance. Wins over auto-wiring when set.",
     ),
     secretsRef: SecretsRef.optional().describe(
       "The SecretsManagement of this namespace that provides the Secrets the gateway reads (its models' apiKeySecretRef, its database's Secret): nothing is applied before it is Ready, and each of those Secrets must be one it lists in status.secrets. Default: the Secrets are yours.",
@@ -185,7 +190,10 @@ export const GatewayStatus = z
       .array(z.string())
       .optional()
       .describe("How each reference is wired: auto-wired, or by hand through the field named."),
-    observability: z.string().optional().describe("What became of spec.observabilityRef."),
+    observability: z
+      .string()
+      .optional()
+      .describe("What became of spec.observabilityRef: where the gateway sends its traces, or why not yet."),
   })
   .strict();
 export type GatewayStatus = z.infer<typeof GatewayStatus>;
