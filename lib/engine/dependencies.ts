@@ -9,6 +9,9 @@ import type { EngineView } from "./view.js";
 /** The licensed feature that lets the product wire a dependency from its target. */
 const AUTO_WIRING: Feature = "auto-wiring";
 
+/** The reason of a dependency whose manual field is to be filled (not auto-wired, not provided). */
+export const MANUAL_WIRING_REQUIRED = "ManualWiringRequired";
+
 /** The condition a resource with references to other product resources reports them on. */
 export const DEPENDENCIES_READY = "DependenciesReady";
 
@@ -96,7 +99,7 @@ function problem(
     // Wired by the user: what the product would have read of the target, the manual field provides.
     if (wiring.provided) return undefined;
     return {
-      reason: "ManualWiringRequired",
+      reason: MANUAL_WIRING_REQUIRED,
       text: `${subject} is not auto-wired: ${editionText(entitlements)} does not include auto-wiring. Set ${wiring.field} to wire it by hand, or ${HOW_TO_LICENSE}`,
     };
   }
@@ -125,8 +128,10 @@ function problem(
  * The verdict on a resource's dependencies, from what was observed of each target (`view.dependencies`,
  * by field): ok once every one is there, admitted by the licence and Ready (with its connection where it
  * is needed); otherwise the first reason and every problem, each naming the field and the target.
- * Undefined for a resource that declares none. Never Stalled: a target may still be created or become
- * Ready; a reference no grant allows, or outside the operator's namespaces, is refused before (gates.ts).
+ * Undefined for a resource that declares none. Stalled only while a manual field is to be filled: waiting
+ * cannot fill it (a change of the spec or of the licence can) — a missing target may still be created, a
+ * target still become Ready; a reference no grant allows, or outside the operator's namespaces, is refused
+ * before (gates.ts).
  */
 export function dependencyVerdict(module: KindModule, resource: EngineResource, view: EngineView): Verdict | undefined {
   const dependencies = dependenciesOf(module, resource);
@@ -144,6 +149,7 @@ export function dependencyVerdict(module: KindModule, resource: EngineResource, 
     ok: false,
     reason: first.reason,
     message: `waiting for what it depends on: ${problems.map((p) => p.text).join("; ")}. Nothing of it is applied until then`,
+    ...(problems.some((p) => p.reason === MANUAL_WIRING_REQUIRED) ? { stalled: true } : {}),
   };
 }
 

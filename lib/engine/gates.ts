@@ -3,7 +3,7 @@ import { API_GROUP } from "../api/group.js";
 import { LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import { licenceRefusal } from "./admission.js";
 import { condition, stalledCondition } from "./conditions.js";
-import { allReferences, DEPENDENCIES_READY, dependenciesOf } from "./dependencies.js";
+import { allReferences, DEPENDENCIES_READY, dependenciesOf, MANUAL_WIRING_REQUIRED } from "./dependencies.js";
 import type { EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { labelOf, objectKey } from "./objects.js";
 import { ownedBy } from "./ownership.js";
@@ -218,9 +218,11 @@ export function waitingForDependencies(
     condition(resource, READY, false, verdict.reason, verdict.message),
     condition(resource, DEPENDENCIES_READY, false, verdict.reason, verdict.message),
     condition(resource, module.phase, false, verdict.reason, verdict.message),
+    // A manual field to fill: waiting cannot clear it (pulumi up stops on it, navique plan fails).
+    ...(verdict.stalled ? [stalledCondition(resource, verdict.reason, verdict.message)] : []),
   ];
   // Someone has to act (create it, license it, fill the manual field): said once as a Warning.
-  const warn = ["DependencyMissing", "DependencyRefused", "ManualWiringRequired"].includes(verdict.reason);
+  const warn = ["DependencyMissing", "DependencyRefused", MANUAL_WIRING_REQUIRED].includes(verdict.reason);
   return {
     steps: [],
     conditions,

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
@@ -12,6 +15,7 @@ import { capabilitySuite } from "../support/capability-suite.js";
 import { condition } from "../support/cluster.js";
 import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
+import { planTrustingTestKey } from "../support/plan-cli.js";
 import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
 import {
   playCnpgClusterReady,
@@ -365,6 +369,29 @@ describe("Observability", () => {
       `spec.observabilityRef: Observability ${obs}/langfuse is not auto-wired: the Community edition does not include auto-wiring. Set spec.observabilityKeysSecretRef to wire it by hand`,
     );
     expect(await readLiteLLM(client, "litellminstances", apps, "llm")).toBeUndefined();
+
+    // navique plan of the Gateway as written in git says the same, and fails the CI job until it is set.
+    const out = await mkdtemp(join(tmpdir(), "traces-plan-"));
+    try {
+      const gatewayFile = join(out, "gateway.yaml");
+      const written = {
+        apiVersion: "core.navique.com/v1alpha1",
+        kind: "Gateway",
+        metadata: { name: "llm", namespace: apps },
+        spec: {
+          database: { mode: "external", external: { connectionSecretRef: { name: "gateway-db", key: "url" } } },
+          observabilityRef: { name: "langfuse", namespace: obs },
+        },
+      };
+      await writeFile(gatewayFile, JSON.stringify(written));
+      const planned = await planTrustingTestKey(["-f", gatewayFile], out);
+      expect(planned.stdout).toContain(
+        `Gateway ${apps}/llm: spec.observabilityRef → Observability ${obs}/langfuse: manual: set spec.observabilityKeysSecretRef`,
+      );
+      expect(planned.code).toBe(1);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
 
     await setGatewaySpec(apps, "add", "/spec/observabilityKeysSecretRef", { name: "langfuse-keys" });
     await reconcileUntil(

@@ -186,9 +186,14 @@ describe("wiring a dependency, licensed or by hand", () => {
     ]);
   });
 
-  it("under Community, while the manual field is empty: nothing applied, the condition names that exact field", () => {
+  it("under Community, while the manual field is empty: nothing applied, Stalled, the condition names that exact field", () => {
     const held = plan(gateway({ name: "shared" }), community(readyTarget));
     expect(held.steps).toEqual([]);
+    // Waiting cannot fill the field: Stalled, so that pulumi up stops on it and navique plan fails.
+    expect(held.conditions.find((c) => c.type === "Stalled")).toMatchObject({
+      status: "True",
+      reason: "ManualWiringRequired",
+    });
     expect(held.events.map((e) => [e.type, e.reason])).toEqual([["Warning", "ManualWiringRequired"]]);
     expect(held.conditions[1]).toMatchObject({
       type: DEPENDENCIES_READY,

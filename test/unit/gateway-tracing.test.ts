@@ -121,6 +121,7 @@ describe("a Gateway's observabilityRef", () => {
       status: "False",
       reason: "ManualWiringRequired",
     });
+    expect(condition(plan, "Stalled")).toMatchObject({ status: "True", reason: "ManualWiringRequired" });
     expect(condition(plan, "DependenciesReady")?.message).toContain(
       "spec.observabilityRef: Observability obs/langfuse is not auto-wired: the Community edition does not include auto-wiring. Set spec.observabilityKeysSecretRef to wire it by hand",
     );
