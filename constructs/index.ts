@@ -2,6 +2,8 @@
 import "../lib/package/require-node.js";
 
 export {
+  ChatUI,
+  type ChatUIProps,
   ClickHouseCluster,
   type ClickHouseClusterProps,
   Gateway,

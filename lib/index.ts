@@ -14,6 +14,14 @@ export {
   type ReferenceGrantSpecInput,
 } from "./api/reference-grant.js";
 export { type FieldProblem, ValidationError } from "./api/validation.js";
+export {
+  CHAT_UI_KIND,
+  ChatUISpec,
+  type ChatUISpecInput,
+  DEFAULT_CHAT_UI_REPLICAS,
+  DEFAULT_ENDPOINT_NAME,
+  DEFAULT_IMAGE_STORAGE_SIZE,
+} from "./kinds/chat-ui/schema.js";
 export { DEFAULT_CLICKHOUSE_IMAGE, DEFAULT_KEEPER_IMAGE } from "./kinds/clickhouse-cluster/clickhouse-operator-api.js";
 export {
   CLICKHOUSE_CLUSTER_KIND,

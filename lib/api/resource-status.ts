@@ -30,6 +30,22 @@ export type EmittedObject = z.infer<typeof EmittedObject>;
 export const CONNECTION_SECRET_KEYS = { username: "username", password: "password" } as const;
 
 /**
+ * The keys of a credentials Secret by what they hold, where it holds more than a username and password:
+ * what a consumer reads it under, whatever the Secret's maker named them.
+ */
+export const CredentialsKeys = z
+  .object({
+    publicKey: z.string().optional().describe("The key holding a public key (an Observability's project, pk-lf-…)."),
+    secretKey: z.string().optional().describe("The key holding the secret key paired with publicKey (sk-lf-…)."),
+    apiKey: z.string().optional().describe("The key holding an API key (a gateway's virtual key, sk-…)."),
+  })
+  .strict()
+  .describe(
+    "The keys of the credentials Secret by what they hold, where it holds more than a username and password (an Observability's publicKey and secretKey, a virtual key's apiKey).",
+  );
+export type CredentialsKeys = z.infer<typeof CredentialsKeys>;
+
+/**
  * Where consumers connect to what a resource provides, the one shape every datastore publishes as
  * `status.connection`: never a password, the Secret that holds it, under fixed keys.
  */
@@ -40,20 +56,7 @@ export const Connection = z
     credentialsSecret: ObjectRef.optional().describe(
       `Secret, in this namespace, holding the credentials: key ${CONNECTION_SECRET_KEYS.password}, and ${CONNECTION_SECRET_KEYS.username} where the datastore has users.`,
     ),
-    keys: z
-      .object({
-        publicKey: z
-          .string()
-          .optional()
-          .describe("The key holding a public key (an Observability's project, pk-lf-…)."),
-        secretKey: z.string().optional().describe("The key holding the secret key paired with publicKey (sk-lf-…)."),
-        apiKey: z.string().optional().describe("The key holding an API key (a gateway's virtual key)."),
-      })
-      .strict()
-      .optional()
-      .describe(
-        "The keys of credentialsSecret by what they hold, where it holds more than a username and password (an Observability's publicKey and secretKey, a virtual key's apiKey).",
-      ),
+    keys: CredentialsKeys.optional(),
     database: z.string().optional().describe("Database to use, when the datastore has several."),
     url: z
       .string()
@@ -64,8 +67,9 @@ export const Connection = z
 export type Connection = z.infer<typeof Connection>;
 
 /**
- * One claim a datastore made for a consumer that depends on it (lib/engine/claims.ts): what it made and
- * where the consumer's credentials are. Published in the datastore's `status.claims`.
+ * One claim a resource made for a consumer that depends on it (lib/engine/claims.ts): what it made — a
+ * database and a user, a gateway's virtual key — and where the consumer's credentials are. Published in
+ * the target's `status.claims`.
  */
 export const PublishedClaim = z
   .object({
@@ -73,8 +77,9 @@ export const PublishedClaim = z
     database: z.string().optional().describe("The database made for it."),
     user: z.string().optional().describe("The user (role) made for it, owner of its database."),
     credentialsSecret: ObjectRef.required({ namespace: true }).describe(
-      `Secret, in the datastore's namespace, holding its credentials: keys ${CONNECTION_SECRET_KEYS.username} and ${CONNECTION_SECRET_KEYS.password}.`,
+      `Secret, in the target's namespace, holding its credentials: keys ${CONNECTION_SECRET_KEYS.username} and ${CONNECTION_SECRET_KEYS.password}, or those \`keys\` names.`,
     ),
+    keys: CredentialsKeys.optional(),
   })
   .strict();
 export type PublishedClaim = z.infer<typeof PublishedClaim>;

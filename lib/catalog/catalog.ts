@@ -4,6 +4,7 @@ import { CLICKHOUSE_OPERATOR } from "./clickhouse-operator.js";
 import { CLOUDNATIVE_PG } from "./cloudnative-pg.js";
 import { EXTERNAL_SECRETS } from "./external-secrets.js";
 import { LANGFUSE } from "./langfuse.js";
+import { LIBRECHAT } from "./librechat.js";
 import { LITELLM_OPERATOR } from "./litellm-operator.js";
 import { MEILISEARCH } from "./meilisearch.js";
 import { MONGODB_KUBERNETES } from "./mongodb-kubernetes.js";
@@ -27,7 +28,7 @@ export const CATALOG: ReadonlyMap<string, CapabilityEntry> = new Map(
 
 /** Every workload chart the product installs per resource, by name. */
 export const WORKLOADS: ReadonlyMap<string, WorkloadEntry> = new Map(
-  [MEILISEARCH, LANGFUSE].map((entry) => [entry.name, entry]),
+  [MEILISEARCH, LANGFUSE, LIBRECHAT].map((entry) => [entry.name, entry]),
 );
 
 /** The workload named `name`; a missing one is a programming error in the catalog. */

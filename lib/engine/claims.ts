@@ -22,13 +22,15 @@ export interface Claim {
   readonly field: string;
 }
 
-/** A claim as the target publishes it in `status.claims`, once made. */
+/** A claim as the target publishes it in `status.claims`, once made: a database and a user, or a key. */
 export interface PublishedClaim {
   readonly claimant: string;
   readonly database?: string;
   readonly user?: string;
-  /** The Secret, in the target's namespace, holding the claim's credentials (username, password). */
+  /** The Secret, in the target's namespace, holding the claim's credentials (username, password, or `keys`). */
   readonly credentialsSecret: { readonly name: string; readonly namespace: string };
+  /** The keys of that Secret by what they hold, where they are not username and password (a virtual key's apiKey). */
+  readonly keys?: { readonly apiKey?: string };
 }
 
 /** The key of a claimant, as `status.claims` names it. */

@@ -4,6 +4,7 @@ import { REFERENCE_GRANT_DEFINITION, ReferenceGrant, type ReferenceGrantSpec } f
 import { refuseReferenceCycles } from "../engine/dependencies.js";
 import type { KindModule } from "../engine/kind-module.js";
 import type { SingletonModule } from "../engine/singleton-module.js";
+import { CHAT_UI_MODULE } from "./chat-ui/module.js";
 import { CLICKHOUSE_CLUSTER_MODULE } from "./clickhouse-cluster/module.js";
 import { GATEWAY_MODULE } from "./gateway/module.js";
 import { LICENSE_MODULE } from "./license/module.js";
@@ -48,6 +49,7 @@ export const REGISTRY: Registry = {
     MONGO_CLUSTER_MODULE,
     SECRETS_MANAGEMENT_MODULE,
     OBSERVABILITY_MODULE,
+    CHAT_UI_MODULE,
   ],
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,

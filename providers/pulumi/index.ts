@@ -3,6 +3,8 @@ import "../../lib/package/require-node.js";
 
 export { type ClusterArgs, DEFAULT_TIMEOUT_SECONDS, type DeepInput } from "./component-inputs.js";
 export {
+  ChatUI,
+  type ChatUIArgs,
   ClickHouseCluster,
   type ClickHouseClusterArgs,
   Gateway,

@@ -17,6 +17,13 @@ const OBSERVABILITY_STORES = {
   },
 } as const;
 
+/** What a ChatUI cannot do without: its gateway and its two datastores. */
+const CHAT_UI_REFERENCES = {
+  gatewayRef: { name: "llm" },
+  mongoClusterRef: { name: "docs" },
+  meilisearchInstanceRef: { name: "search" },
+} as const;
+
 const GATEWAY_EXTERNAL_DATABASE = {
   mode: "external",
   external: { connectionSecretRef: { name: "gateway-db", key: "url" } },
@@ -257,14 +264,29 @@ export const KIND_SAMPLES = {
     },
     OBSERVABILITY_STORES,
   ],
+  ChatUI: [
+    {
+      gatewayRef: { name: "llm", namespace: "gateways" },
+      gatewayKeySecretRef: { name: "chat-gateway-key", key: "api_key" },
+      mongoClusterRef: { name: "docs", namespace: "data" },
+      meilisearchInstanceRef: { name: "search", namespace: "data" },
+      endpointName: "Platform LLMs",
+      url: "https://chat.example.com",
+      replicas: 2,
+      imageStorage: { size: "20Gi", storageClass: "standard" },
+      secretsRef: { name: "platform" },
+    },
+    CHAT_UI_REFERENCES,
+  ],
   License: [{ token: "nvq1.test-key.e30.AAAA" }],
 } as const satisfies Readonly<Record<string, readonly Record<string, unknown>[]>>;
 
-/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend, an Observability its stores. */
+/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend, an Observability its stores, a ChatUI its gateway and stores. */
 export function minimalSpec(kind: string): Record<string, unknown> {
   if (kind === "Gateway") return { database: GATEWAY_EXTERNAL_DATABASE };
   // A backend must be chosen; sealed-secrets is the one that needs nothing else.
   if (kind === "SecretsManagement") return { backend: "sealed-secrets" };
   if (kind === "Observability") return { ...OBSERVABILITY_STORES };
+  if (kind === "ChatUI") return { ...CHAT_UI_REFERENCES };
   return {};
 }

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import ts from "typescript";
 import type { z } from "zod";
+import type { ChatUISpecReferences } from "../../lib/api/generated/chat-ui-spec.js";
 import type { ClickHouseClusterSpecReferences } from "../../lib/api/generated/click-house-cluster-spec.js";
 import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec.js";
 import type { MeilisearchInstanceSpecReferences } from "../../lib/api/generated/meilisearch-instance-spec.js";
@@ -12,6 +13,7 @@ import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
 import { hasReferences } from "../../lib/docs/front-end-files.js";
+import type { ChatUISpec, ChatUISpecInput } from "../../lib/kinds/chat-ui/schema.js";
 import type { ClickHouseClusterSpec, ClickHouseClusterSpecInput } from "../../lib/kinds/clickhouse-cluster/schema.js";
 import type { GatewaySpec, GatewaySpecInput } from "../../lib/kinds/gateway/schema.js";
 import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
@@ -61,6 +63,7 @@ const SPEC_INTERFACES_AGREE = {
   MongoCluster: true satisfies Agree<MongoClusterSpecInput, typeof MongoClusterSpec>,
   SecretsManagement: true satisfies Agree<SecretsManagementSpecInput, typeof SecretsManagementSpec>,
   Observability: true satisfies Agree<ObservabilitySpecInput, typeof ObservabilitySpec>,
+  ChatUI: true satisfies Agree<ChatUISpecInput, typeof ChatUISpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 
@@ -87,6 +90,7 @@ const REFERENCE_TREES_AGREE = {
     ReferenceTree<typeof ClickHouseClusterSpec>
   >,
   MongoCluster: true satisfies MutuallyAssignable<MongoClusterSpecReferences, ReferenceTree<typeof MongoClusterSpec>>,
+  ChatUI: true satisfies MutuallyAssignable<ChatUISpecReferences, ReferenceTree<typeof ChatUISpec>>,
   Observability: true satisfies MutuallyAssignable<
     ObservabilitySpecReferences,
     ReferenceTree<typeof ObservabilitySpec>
@@ -168,6 +172,7 @@ describe("the generated spec interfaces", () => {
     expect(Object.keys(REFERENCE_TREES_AGREE).sort()).toEqual(REGISTRY.kinds.map((m) => m.definition.kind).sort());
     const withReferences = REGISTRY.kinds.filter((m) => hasReferences(m.definition.spec)).map((m) => m.definition.kind);
     expect(withReferences.sort()).toEqual([
+      "ChatUI",
       "ClickHouseCluster",
       "Gateway",
       "MeilisearchInstance",

@@ -22,6 +22,7 @@ import {
 } from "./litellm-api.js";
 import type { Gateway, GatewayModel, GatewayStatus } from "./schema.js";
 import { manualTracesSecrets, observabilityDependency, tracing } from "./tracing.js";
+import { virtualKeys } from "./virtual-keys.js";
 
 type GatewayDesired = Desired<GatewayStatus>;
 
@@ -277,6 +278,8 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
       }),
     ),
   ];
+  const keys = virtualKeys(gateway, view);
+  steps.push(...keys.steps);
   const modelStatus = models.map((model, index) => ({
     name: gateway.spec.models[index]?.name ?? model.metadata.name,
     synced: Boolean((view.objects.get(keyOf(model))?.status as LiteLLMModelStatus | undefined)?.synced),
@@ -294,6 +297,7 @@ export function desiredGateway(gateway: Gateway, view: EngineView, apiGroup: str
         url: gatewayUrl,
       },
       models: modelStatus,
+      claims: [...keys.published],
     },
     readyMessage: `Gateway serving ${models.length} model(s) at ${gatewayUrl}`,
     verdict: rollout(gateway, view, instance, models),

@@ -20,6 +20,23 @@ export const LITELLM_MODEL: EmittedKind = {
   plural: "litellmmodels",
 };
 
+export const LITELLM_VIRTUAL_KEY: EmittedKind = {
+  apiVersion: LITELLM_API_VERSION,
+  kind: "LiteLLMVirtualKey",
+  plural: "litellmvirtualkeys",
+};
+
+/**
+ * What the operator writes on a LiteLLMVirtualKey once it has generated the key through the proxy
+ * (`POST /key/generate`): `synced`, and `keySecretRef`, the Secret it wrote the key into and its key
+ * (`api_key`). Read in internal/controller/litellmvirtualkey_controller.go; docs/gateway.md.
+ */
+export interface LiteLLMVirtualKeyStatus {
+  readonly synced?: boolean;
+  readonly keySecretRef?: { readonly name: string; readonly key: string };
+  readonly conditions?: readonly Condition[];
+}
+
 /** The proxy's port: the Service's default `spec.service.port`, the container's port 4000. */
 export const LITELLM_PORT = 4000;
 

@@ -17,7 +17,7 @@ import {
   gatewaySecrets,
   MASTER_KEY_KEY,
 } from "./desired.js";
-import { LITELLM_INSTANCE, LITELLM_MODEL, LITELLM_PORT } from "./litellm-api.js";
+import { LITELLM_INSTANCE, LITELLM_MODEL, LITELLM_PORT, LITELLM_VIRTUAL_KEY } from "./litellm-api.js";
 import { GATEWAY_DEFINITION, Gateway, type GatewayStatus, gatewayName } from "./schema.js";
 import { observabilityDependency, tracesSecretName } from "./tracing.js";
 
@@ -57,9 +57,12 @@ export const GATEWAY_MODULE: KindModule<Gateway, GatewayStatus> = {
     },
     { ...LITELLM_INSTANCE, label: "LiteLLMInstance" },
     { ...LITELLM_MODEL, label: "LiteLLMModel" },
+    { ...LITELLM_VIRTUAL_KEY, label: "LiteLLMVirtualKey" },
   ],
   observes: (gateway) => referencedSecretReads(gateway.metadata.namespace, gatewaySecrets(gateway)),
   references: () => [],
+  // Its consumers' claims (a ChatUI's, auto-wired) are virtual keys: it issues them in any mode.
+  takesClaims: () => true,
   referencesKinds: ["PostgresCluster", "Observability", SECRETS_MANAGEMENT_KIND],
   dependsOn: (gateway) => {
     const database = databaseDependency(gateway, API_GROUP);

@@ -3,7 +3,7 @@ import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } fro
 import { API_GROUP } from "../../api/group.js";
 import { withDefault } from "../../api/named-default.js";
 import { LocalRef, localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
-import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
+import { Connection, ENGINE_STATUS, PublishedClaim } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
 import { modeRules } from "../datastore/mode-rules.js";
 import { DATASTORE_NAME_PATTERN, datastoreName, datastoreNameRules } from "../datastore/name.js";
@@ -190,6 +190,12 @@ export const GatewayStatus = z
       .array(z.string())
       .optional()
       .describe("How each reference is wired: auto-wired, or by hand through the field named."),
+    claims: z
+      .array(PublishedClaim)
+      .optional()
+      .describe(
+        "The virtual keys issued for the consumers auto-wired to it (a ChatUI's), each its own: where its key is.",
+      ),
     observability: z
       .string()
       .optional()

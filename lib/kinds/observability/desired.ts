@@ -8,6 +8,7 @@ import type { EngineView } from "../../engine/view.js";
 import { observedRelease, releaseRollout, workloadReleaseStep } from "../../engine/workload-release.js";
 import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
 import { connectionUrl } from "../datastore/connection-url.js";
+import { sharedConnection } from "../datastore/shared-connection.js";
 import { claimsNotTaken } from "../postgres-cluster/claims.js";
 import type { ReferencedSecret } from "../workload/referenced-secrets.js";
 import { missingSecret } from "../workload/referenced-secrets.js";
@@ -106,33 +107,6 @@ export function observabilitySecrets(resource: Observability): ReferencedSecret[
   ];
 }
 
-/** A datastore's host, port and password as its `status.connection` and credentials publish them, or why not yet. */
-function sharedDatastore(
-  view: EngineView,
-  dependency: Dependency,
-): { host: string; port: number; username?: string; password: string } | Verdict {
-  const target = view.dependencies?.[dependency.field];
-  const connection = (
-    target?.status as
-      | { connection?: { host?: string; port?: number; credentialsSecret?: { name?: string } } }
-      | undefined
-  )?.connection;
-  const credentials = view.connectionCredentials?.[dependency.field];
-  const where = `${dependency.kind} ${dependency.namespace}/${dependency.name}`;
-  if (!connection?.host || !connection.port || !credentials?.password)
-    return {
-      ok: false,
-      reason: "CredentialsPending",
-      message: `${dependency.field}: waiting for ${where} to publish its connection and the password in Secret ${dependency.namespace}/${connection?.credentialsSecret?.name ?? "(not named yet)"}`,
-    };
-  return {
-    host: connection.host,
-    port: connection.port,
-    ...(credentials.username ? { username: credentials.username } : {}),
-    password: credentials.password,
-  };
-}
-
 function isVerdict(value: object): value is Verdict {
   return "ok" in value;
 }
@@ -152,10 +126,10 @@ export function desiredObservability(
     defaultPort: 5432,
   });
   if (!isClaimedDatabase(database)) return { steps: [], verdict: database };
-  const ch = sharedDatastore(view, clickhouse);
+  const ch = sharedConnection(view, clickhouse);
   if (isVerdict(ch)) return { steps: [], verdict: ch };
   const nativePort = (view.dependencies?.[clickhouse.field]?.status as { nativePort?: number } | undefined)?.nativePort;
-  const cache = sharedDatastore(view, redis);
+  const cache = sharedConnection(view, redis);
   if (isVerdict(cache)) return { steps: [], verdict: cache };
   const missing = missingSecret(namespace, observabilitySecrets(resource), view);
   if (missing) return { steps: [], verdict: missing };
