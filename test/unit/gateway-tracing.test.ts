@@ -66,10 +66,12 @@ function seen(entitlements: Entitlements, extra: Partial<EngineView> = {}, reads
 }
 
 const condition = (p: { conditions: readonly Condition[] }, type: string) => p.conditions.find((c) => c.type === type);
-const instanceOf = (steps: readonly PlanStep[]) =>
-  steps.find((s) => s.kind === "apply" && s.object.kind === "LiteLLMInstance") as
-    | Extract<PlanStep, { kind: "apply" }>
-    | undefined;
+/** The LiteLLMInstance a plan applies; a plan without one fails the test here. */
+function instanceOf(steps: readonly PlanStep[]): Extract<PlanStep, { kind: "apply" }> {
+  const found = steps.find((s) => s.kind === "apply" && s.object.kind === "LiteLLMInstance");
+  if (found?.kind !== "apply") throw new Error("the plan applies no LiteLLMInstance");
+  return found;
+}
 
 describe("a Gateway's observabilityRef", () => {
   it("auto-wired under the licence: the project's keys copied beside the gateway, LiteLLM's langfuse_otel callback reading them by reference", () => {
@@ -84,7 +86,7 @@ describe("a Gateway's observabilityRef", () => {
       object: { kind: "Secret", stringData: { "public-key": "pk-lf-1", "secret-key": PROJECT_SECRET } },
       description: "copy the project keys of Observability obs/langfuse into Secret apps/llm-observability",
     });
-    expect((instanceOf(plan.steps)?.object.spec as { callbacks: unknown }).callbacks).toEqual({
+    expect((instanceOf(plan.steps).object.spec as { callbacks: unknown }).callbacks).toEqual({
       types: ["langfuse_otel"],
       envVars: [
         { name: "LANGFUSE_PUBLIC_KEY", valueFrom: { secretKeyRef: { name: "llm-observability", key: "public-key" } } },
@@ -99,7 +101,7 @@ describe("a Gateway's observabilityRef", () => {
       `spec.observabilityRef → Observability obs/langfuse: traces sent to ${TRACES_URL} (LiteLLM callback langfuse_otel, keys from Secret apps/llm-observability)`,
     );
     // The secret key is in the copied Secret only: no description, no status, no instance.
-    const said = JSON.stringify([plan.steps.map((s) => s.description), status, instanceOf(plan.steps)?.object]);
+    const said = JSON.stringify([plan.steps.map((s) => s.description), status, instanceOf(plan.steps).object]);
     expect(said).not.toContain(PROJECT_SECRET);
   });
 
@@ -149,7 +151,7 @@ describe("a Gateway's observabilityRef", () => {
       seen(community, {}, { "secret:spec.observabilityKeysSecretRef": { "public-key": "pk", "secret-key": "sk" } }),
     );
     expect(wired.steps.some((s) => s.kind === "apply" && s.object.metadata.name === "llm-observability")).toBe(false);
-    const envVars = (instanceOf(wired.steps)?.object.spec as { callbacks: { envVars: unknown[] } }).callbacks.envVars;
+    const envVars = (instanceOf(wired.steps).object.spec as { callbacks: { envVars: unknown[] } }).callbacks.envVars;
     expect(envVars[1]).toEqual({
       name: "LANGFUSE_SECRET_KEY",
       valueFrom: { secretKeyRef: { name: "langfuse-keys", key: "secret-key" } },

@@ -216,7 +216,7 @@ describe("a ChatUI's plan", () => {
         "endpoints:",
         "  custom:",
         "    - name: Gateway",
-        "      apiKey: ${NAVIQUE_GATEWAY_API_KEY}",
+        `      apiKey: \${NAVIQUE_GATEWAY_API_KEY}`,
         "      baseURL: http://llm.gateways.svc:4000/v1",
         "      models:",
         "        default:",
