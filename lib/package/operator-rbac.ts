@@ -89,10 +89,12 @@ export const CAPABILITY_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> 
  * The kinds the workload charts of the catalog render with the values the kinds set, by API group:
  * meilisearch 0.34.0, a StatefulSet, its Service, ServiceAccount and environment ConfigMap
  * (docs/meilisearch.md); langfuse 2.0.0, the web and worker Deployments with a PodDisruptionBudget each,
- * the web Service, a ServiceAccount and the Secret of its session secret (docs/observability.md).
+ * the web Service, a ServiceAccount and the Secret of its session secret (docs/observability.md); librechat
+ * 2.0.8, a Deployment, its Service and ServiceAccount, two ConfigMaps and the claim of its images
+ * (docs/chat-ui.md).
  */
 export const WORKLOAD_CHART_RESOURCES: ReadonlyMap<string, readonly string[]> = new Map([
-  ["", ["configmaps", "secrets", "serviceaccounts", "services"]],
+  ["", ["configmaps", "persistentvolumeclaims", "secrets", "serviceaccounts", "services"]],
   ["apps", ["deployments", "statefulsets"]],
   ["policy", ["poddisruptionbudgets"]],
 ]);

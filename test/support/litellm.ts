@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 
 const LITELLM = { group: "litellm.palena.ai", version: "v1alpha1" };
@@ -73,4 +74,71 @@ export async function readLiteLLM(
   name: string,
 ): Promise<{ metadata: { labels?: Record<string, string> }; spec: Record<string, unknown> } | undefined> {
   return (await orUndefined(client.custom.getNamespacedCustomObject({ ...LITELLM, plural, namespace, name }))) as never;
+}
+
+/**
+ * Plays the LiteLLM operator's virtual-key controller (internal/controller/litellmvirtualkey_controller.go,
+ * chart 0.23.0) for the LiteLLMVirtualKeys of `namespace` it has not issued yet: the key it would get from
+ * the proxy's `POST /key/generate` (`sk-` and random characters here), written into the Secret
+ * `spec.keySecretName` (default `<name>-key`) under `api_key`, owned by the key's resource, and the status
+ * it writes (`synced`, `keySecretRef`, Synced True). Returns the keys issued, by the resource's name.
+ */
+export async function playLiteLLMVirtualKeys(client: KubeClient, namespace: string): Promise<Record<string, string>> {
+  const keys = (await client.custom.listNamespacedCustomObject({
+    ...LITELLM,
+    plural: "litellmvirtualkeys",
+    namespace,
+  })) as {
+    items: {
+      metadata: { name: string; uid: string; deletionTimestamp?: string };
+      spec: { keySecretName?: string };
+      status?: { synced?: boolean };
+    }[];
+  };
+  const issued: Record<string, string> = {};
+  for (const key of keys.items.filter((k) => !k.status?.synced && !k.metadata.deletionTimestamp)) {
+    const secret = key.spec.keySecretName ?? `${key.metadata.name}-key`;
+    const value = `sk-${randomBytes(16).toString("hex")}`;
+    await client.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: {
+          name: secret,
+          labels: { "litellm.palena.ai/resource-type": "virtual-key" },
+          ownerReferences: [
+            {
+              apiVersion: `${LITELLM.group}/${LITELLM.version}`,
+              kind: "LiteLLMVirtualKey",
+              name: key.metadata.name,
+              uid: key.metadata.uid,
+              controller: true,
+              blockOwnerDeletion: true,
+            },
+          ],
+        },
+        type: "Opaque",
+        stringData: { api_key: value },
+      },
+    });
+    await client.custom.patchNamespacedCustomObjectStatus({
+      ...LITELLM,
+      plural: "litellmvirtualkeys",
+      namespace,
+      name: key.metadata.name,
+      body: [
+        {
+          op: "add",
+          path: "/status",
+          value: {
+            synced: true,
+            isActive: true,
+            keySecretRef: { name: secret, key: "api_key" },
+            conditions: [condition("Synced", "Synced", "Virtual key synced to LiteLLM")],
+          },
+        },
+      ],
+    });
+    issued[key.metadata.name] = value;
+  }
+  return issued;
 }
