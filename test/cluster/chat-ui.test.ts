@@ -233,7 +233,7 @@ describe("ChatUI", () => {
     });
     const config = await client.core.readNamespacedConfigMap({ name: "chat-config", namespace: apps });
     expect(config.data?.["librechat.yaml"]).toContain(`baseURL: http://llm.${gateways}.svc:4000/v1`);
-    expect(config.data?.["librechat.yaml"]).toContain("apiKey: ${NAVIQUE_GATEWAY_API_KEY}");
+    expect(config.data?.["librechat.yaml"]).toContain(`apiKey: \${NAVIQUE_GATEWAY_API_KEY}`);
 
     // No secret in helm's record, the resources, their statuses or the Events.
     const records = await releaseRecords(client, apps, "chat");
