@@ -1,3 +1,4 @@
+import { reconcileClaimTargets, waitsForClaim } from "./claim-targets.js";
 import { moduleOf, type ReconcileContext } from "./context.js";
 import type { EngineResource } from "./kind-module.js";
 import type { KubeObject } from "./objects.js";
@@ -36,13 +37,15 @@ export async function storedMembers(
 /**
  * One pass over a resource and, where no operator runs beside it (the Pulumi provider, test clean-up),
  * over each of its members too: what the operator does through one work-queue key per resource. A member
- * being deleted is finalized as the deletion reaches it.
+ * being deleted is finalized as the deletion reaches it. A resource waiting for a claim gets a pass of the
+ * claim's target too (lib/engine/claim-targets.ts).
  */
 export async function reconcileWithMembers<Status>(
   context: ReconcileContext,
   resource: EngineResource,
 ): Promise<{ outcome: ReconcileOutcome<Status>; members: ReconcileOutcome[] }> {
   const outcome = await reconcileResource<Status>(context, resource);
+  if (waitsForClaim(outcome.plan)) await reconcileClaimTargets(context, resource);
   const members: ReconcileOutcome[] = [];
   const desired = membersIn(context, outcome.plan);
   const emitted = (resource.status?.emitted ?? []).map<KubeObject>((e) => ({

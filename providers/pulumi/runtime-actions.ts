@@ -12,9 +12,10 @@ import { resolveHelm } from "../../lib/cluster/helm-binary.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { type KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
+import { reconcileClaimTargets } from "../../lib/engine/claim-targets.js";
 import { stalledLine } from "../../lib/engine/conditions.js";
 import { apiserverRefusal } from "../../lib/engine/failure.js";
-import type { KindModule } from "../../lib/engine/kind-module.js";
+import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { reconcileWithMembers } from "../../lib/engine/members.js";
 import { decodeCredentials } from "../../lib/engine/objects.js";
 import { readResource } from "../../lib/engine/reconcile.js";
@@ -174,13 +175,17 @@ async function destroyWith(context: ReconcileContext, module: KindModule, inputs
   );
   const deadline = Date.now() + inputs.timeoutSeconds * 1000;
   let waitingFor = "";
+  let last: EngineResource | undefined;
   const finalized = async () => {
+    // Its claims go with it: their targets drop them (a virtual key revoked, a database dropped by policy).
+    if (last) await reconcileClaimTargets(context, last);
     if (inputs.createdNamespace !== true) return;
     reportLasting(`${where}: ${await removeCreatedNamespace(client, context.registry, inputs.namespace)}`);
   };
   for (;;) {
     const resource = await readResource(context, module, inputs.namespace, inputs.name);
     if (!resource) return finalized();
+    last = resource;
     const result = await unlessVanished(
       () => reconcileWithMembers(context, resource),
       async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,

@@ -11,9 +11,12 @@ import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
 import type { ObservabilityStatus } from "../../lib/kinds/observability/schema.js";
 import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
+import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
+import { destroy, up } from "../../providers/pulumi/runtime.js";
+import { FIXTURE_CHARTS } from "../support/capabilities.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition } from "../support/cluster.js";
-import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
+import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { playLiteLLMOperator, readLiteLLM } from "../support/litellm.js";
 import { planTrustingTestKey } from "../support/plan-cli.js";
 import { expectPlantedNowhere, recordedEvents } from "../support/planted-secret.js";
@@ -461,6 +464,42 @@ describe("Observability", () => {
     await finalizeResources(context, "Observability", obs);
     await reconcileUntil(context, "PostgresCluster", data, "pg", (o) => !o.requeue, playCnpg);
     await playCnpgDatabaseRolesReleased(client, data);
+    await finalizeStores(data);
+  }, 300_000);
+
+  it("through the Pulumi runtime, no operator running: up runs the pass of the PostgresCluster that makes its claim; destroy's drops it", async () => {
+    const data = await namespaces.create("obs-pulumi-data");
+    const obs = await namespaces.create("obs-pulumi");
+    await stores(data, obs);
+    await grantStores(data, obs);
+    const inputs = {
+      kind: "Observability",
+      namespace: obs,
+      name: "traces",
+      spec: spec(data),
+      kubeconfig: process.env.NAVIQUE_TEST_KUBECONFIG ?? "",
+      helm: (await toolchainPaths()).helm,
+      chartSource: `dir:${FIXTURE_CHARTS}`,
+      timeoutSeconds: 120,
+    };
+    const { outs } = await up(inputs, TEST_TRUSTED_KEYS);
+    const keys = await client.core.readNamespacedSecret({ name: "traces-project-keys", namespace: obs });
+    expect(outs).toMatchObject({
+      url: `http://traces-web.${obs}.svc:3000`,
+      host: `traces-web.${obs}.svc`,
+      port: 3000,
+      credentialsSecret: { name: "traces-project-keys", namespace: obs },
+      publicKey: decoded(keys, "public-key"),
+      secretKey: decoded(keys, "secret-key"),
+    });
+    const claimed = await readStoredResource(client, "PostgresCluster", data, "pg");
+    expect(((claimed?.status as PostgresClusterStatus | undefined)?.claims ?? []).map((c) => c.claimant)).toEqual([
+      `Observability/${obs}/traces`,
+    ]);
+
+    await destroy(inputs, TEST_TRUSTED_KEYS);
+    const released = await readStoredResource(client, "PostgresCluster", data, "pg");
+    expect((released?.status as PostgresClusterStatus | undefined)?.claims).toEqual([]);
     await finalizeStores(data);
   }, 300_000);
 });

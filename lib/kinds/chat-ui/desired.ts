@@ -1,5 +1,6 @@
 import { refNamespace } from "../../api/refs.js";
 import { LIBRECHAT } from "../../catalog/librechat.js";
+import { CLAIM_PENDING } from "../../engine/claim-targets.js";
 import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies.js";
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired, Verdict } from "../../engine/kind-module.js";
@@ -127,7 +128,7 @@ function gatewayKey(
   if (!claimed || !key)
     return {
       ok: false,
-      reason: "ClaimPending",
+      reason: CLAIM_PENDING,
       message: `waiting for ${where} to issue the UI's virtual key (its claim${claimed ? `, key in Secret ${claimed.claim.credentialsSecret.namespace}/${claimed.claim.credentialsSecret.name}` : ""})`,
     };
   return {

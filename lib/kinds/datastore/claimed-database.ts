@@ -1,3 +1,4 @@
+import { CLAIM_PENDING } from "../../engine/claim-targets.js";
 import { takesClaims } from "../../engine/claims.js";
 import type { Dependency } from "../../engine/dependencies.js";
 import type { Verdict } from "../../engine/kind-module.js";
@@ -52,7 +53,7 @@ export function claimedDatabase(
   if (!claimed?.claim.database || !username || !password || !connection?.host)
     return {
       ok: false,
-      reason: "ClaimPending",
+      reason: CLAIM_PENDING,
       message: `waiting for ${where} to make ${wording.what} (its claim${claimed ? `, credentials in Secret ${claimed.claim.credentialsSecret.namespace}/${claimed.claim.credentialsSecret.name}` : ""})`,
     };
   return {
