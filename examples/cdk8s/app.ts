@@ -1,25 +1,44 @@
 /**
- * The datastores of examples/pulumi, for GitOps: the operator's install, the platform's datastores, its
- * SecretsManagement and the ReferenceGrant that lets the adopting one reach into the data namespace,
- * synthesized as YAML for Argo CD or Flux to apply. The operator in the cluster then makes the same
- * decisions `pulumi preview` shows (check them with `navique plan -f <file>`).
+ * The AI platform of examples/pulumi, for GitOps: the operator's install, the datastores, the
+ * SecretsManagement, the LiteLLM gateway, Langfuse and LibreChat, and the ReferenceGrants that let them
+ * reach across namespaces, synthesized as YAML for Argo CD or Flux to apply. The operator in the cluster
+ * then makes the same decisions `pulumi preview` shows (check them with `navique plan -f <file>`).
  *
- * Each datastore sits in the namespace of what uses it: `navique-example-platform` holds the platform's
+ * Each resource sits in the namespace of what uses it: `navique-example-platform` holds the platform's
  * own services (the LiteLLM gateway, Langfuse), `navique-example-apps` the applications (LibreChat).
+ *
+ * Wiring (docs/auto-wiring.md): with `autoWiring` — a licence that includes auto-wiring — the gateway's
+ * database, its traces and LibreChat's key are wired by the product; without it (the Community edition,
+ * the default), each reference names the Secret that wires it by hand: the gateway's database URL and
+ * Langfuse's project keys from the key vault through `platform-secrets`, LibreChat's key from a Secret the
+ * team keeps in `navique-example-apps`.
  */
 import { ApiObject, App, Chart } from "cdk8s";
 import {
+  ChatUI,
   ClickHouseCluster,
+  Gateway,
   MeilisearchInstance,
   MongoCluster,
   NaviqueOperator,
+  Observability,
   PostgresCluster,
   RedisInstance,
   ReferenceGrant,
   SecretsManagement,
 } from "../../constructs/index.js";
 
-export function buildApp(outdir: string): App {
+/** How the example is wired. */
+export interface ExampleOptions {
+  /**
+   * The cluster's licence includes auto-wiring: no manual field is set.
+   * @default false (the Community edition: every reference wired by hand)
+   */
+  readonly autoWiring?: boolean;
+}
+
+export function buildApp(outdir: string, options: ExampleOptions = {}): App {
+  const manual = options.autoWiring !== true;
   const app = new App({ outdir, outputFileExtension: ".yaml" });
   const chart = new Chart(app, "navique-example", { disableResourceNameHashes: true });
   new NaviqueOperator(chart, "operator");
@@ -29,19 +48,16 @@ export function buildApp(outdir: string): App {
 
   // The platform's services.
   // PostgreSQL for the LiteLLM gateway (keys, spend) and Langfuse (projects, prompts, scores): one managed
-  // CloudNativePG cluster, a database each.
-  new PostgresCluster(chart, "platform-db", {
-    namespace: "navique-example-platform",
-    spec: { databases: [{ name: "litellm" }, { name: "langfuse" }] },
-  });
+  // CloudNativePG cluster; each consumer claims a database and a user of its own there.
+  const platformDb = new PostgresCluster(chart, "platform-db", { namespace: "navique-example-platform" });
   // ClickHouse for Langfuse's traces, observations and scores (its analytical store): a managed cluster on
   // the ClickHouse operator, one server and a standalone Keeper.
-  new ClickHouseCluster(chart, "langfuse-clickhouse", {
+  const clickhouse = new ClickHouseCluster(chart, "langfuse-clickhouse", {
     namespace: "navique-example-platform",
     spec: { managed: { replicas: 1, storage: { size: "20Gi" } } },
   });
   // Redis for Langfuse's ingestion queue and cache: a managed standalone Redis on the redis-operator.
-  new RedisInstance(chart, "langfuse-redis", {
+  const redis = new RedisInstance(chart, "langfuse-redis", {
     namespace: "navique-example-platform",
     spec: { managed: { topology: "standalone" } },
   });
@@ -62,13 +78,13 @@ export function buildApp(outdir: string): App {
   });
   // MongoDB for LibreChat's conversations, users and presets: a managed three-member replica set on the
   // MongoDB Controllers for Kubernetes.
-  new MongoCluster(chart, "librechat-mongo", {
+  const mongo = new MongoCluster(chart, "librechat-mongo", {
     namespace: "navique-example-apps",
     spec: { managed: { members: 3 } },
   });
   // Meilisearch for LibreChat's search over conversations and messages: a managed release of the official
   // chart, its master key generated.
-  new MeilisearchInstance(chart, "librechat-search", {
+  const search = new MeilisearchInstance(chart, "librechat-search", {
     namespace: "navique-example-apps",
     spec: { managed: { storage: { size: "5Gi" } } },
   });
@@ -77,7 +93,7 @@ export function buildApp(outdir: string): App {
   // gateway will use come from Azure Key Vault through the External Secrets Operator (installed when
   // absent), as the Secret `llm-provider-keys` (docs/secrets-management.md). Its SecretStore signs in with
   // Workload Identity as the ServiceAccount `secrets-reader` of the namespace.
-  new SecretsManagement(chart, "platform-secrets", {
+  const platformSecrets = new SecretsManagement(chart, "platform-secrets", {
     namespace: "navique-example-platform",
     spec: {
       backend: "eso",
@@ -96,8 +112,102 @@ export function buildApp(outdir: string): App {
               { key: "ANTHROPIC_API_KEY", remoteKey: "anthropic-api-key" },
             ],
           },
+          // Langfuse's object storage.
+          {
+            name: "langfuse-s3",
+            data: [
+              { key: "access-key-id", remoteKey: "langfuse-s3-access-key-id" },
+              { key: "secret-access-key", remoteKey: "langfuse-s3-secret-access-key" },
+            ],
+          },
+          // Wired by hand: the URL of the gateway's database and user in platform-db, and Langfuse's
+          // project keys, which Langfuse makes its project with and the gateway sends traces with.
+          ...(manual
+            ? [
+                { name: "litellm-database", data: [{ key: "url", remoteKey: "litellm-database-url" }] },
+                {
+                  name: "langfuse-project-keys",
+                  data: [
+                    { key: "public-key", remoteKey: "langfuse-public-key" },
+                    { key: "secret-key", remoteKey: "langfuse-secret-key" },
+                  ],
+                },
+              ]
+            : []),
         ],
       },
+    },
+  });
+
+  // Langfuse, on the platform's datastores: its own database claimed in platform-db, its traces in
+  // ClickHouse, its queue in Redis, its events and media in S3-compatible storage.
+  const langfuse = new Observability(chart, "langfuse", {
+    namespace: "navique-example-platform",
+    spec: {
+      postgresClusterRef: platformDb,
+      clickhouseClusterRef: clickhouse,
+      redisInstanceRef: redis,
+      s3: {
+        bucket: "navique-example-langfuse",
+        region: "westeurope",
+        endpoint: "https://s3.navique-example.internal",
+        forcePathStyle: true,
+        accessKeyIdSecretRef: { name: "langfuse-s3", key: "access-key-id" },
+        secretAccessKeySecretRef: { name: "langfuse-s3", key: "secret-access-key" },
+      },
+      ...(manual ? { projectKeysSecretRef: { name: "langfuse-project-keys" } } : {}),
+      secretsRef: platformSecrets,
+    },
+  });
+
+  // The LiteLLM gateway: two models, their keys from the key vault; its keys and spend in platform-db;
+  // a trace of every call in Langfuse.
+  const gateway = new Gateway(chart, "llm", {
+    namespace: "navique-example-platform",
+    spec: {
+      models: [
+        {
+          name: "gpt-4o",
+          provider: "openai",
+          model: "gpt-4o",
+          apiKeySecretRef: { name: "llm-provider-keys", key: "OPENAI_API_KEY" },
+        },
+        {
+          name: "claude-sonnet",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          apiKeySecretRef: { name: "llm-provider-keys", key: "ANTHROPIC_API_KEY" },
+        },
+      ],
+      database: {
+        mode: "postgresCluster",
+        postgresClusterRef: platformDb,
+        ...(manual ? { databaseUrlSecretRef: { name: "litellm-database", key: "url" } } : {}),
+      },
+      observabilityRef: langfuse,
+      ...(manual ? { observabilityKeysSecretRef: { name: "langfuse-project-keys" } } : {}),
+      secretsRef: platformSecrets,
+    },
+  });
+
+  // LibreChat, talking to the gateway: its conversations in its own database of librechat-mongo, its
+  // search in librechat-search; the gateway's key issued for it (auto-wired) or kept by the team.
+  new ChatUI(chart, "librechat", {
+    namespace: "navique-example-apps",
+    spec: {
+      gatewayRef: gateway,
+      ...(manual ? { gatewayKeySecretRef: { name: "librechat-gateway-key", key: "api_key" } } : {}),
+      mongoClusterRef: mongo,
+      meilisearchInstanceRef: search,
+    },
+  });
+  // LibreChat refers to the gateway of another namespace: the platform's namespace grants it.
+  new ReferenceGrant(chart, "librechat-may-use-llm", {
+    name: "navique-example-apps",
+    namespace: "navique-example-platform",
+    spec: {
+      from: [{ group: "core.navique.com", kind: "ChatUI", namespace: "navique-example-apps" }],
+      to: [{ group: "core.navique.com", kind: "Gateway", name: "llm" }],
     },
   });
 

@@ -14,16 +14,33 @@
  * - `librechat-mongo`, a managed MongoDB replica set on the MongoDB Controllers for Kubernetes;
  * - `librechat-search`, a managed Meilisearch: a release of the official chart, its master key generated;
  * - `platform-secrets`, the SecretsManagement of `navique-example-platform`: the LLM providers' API keys
- *   from Azure Key Vault through the External Secrets Operator, as the Secret `llm-provider-keys`.
+ *   from Azure Key Vault through the External Secrets Operator, as the Secret `llm-provider-keys`, and
+ *   Langfuse's S3 keys as `langfuse-s3`;
+ * - `langfuse`, an Observability: Langfuse on platform-db (its own database claimed), langfuse-clickhouse,
+ *   langfuse-redis and S3-compatible storage;
+ * - `llm`, a Gateway: LiteLLM serving two models, its keys and spend in its own database of platform-db,
+ *   a trace of every call in Langfuse;
+ * - `librechat`, a ChatUI in `navique-example-apps`: LibreChat talking to `llm` (whose namespace grants
+ *   it: the ReferenceGrant `navique-example-apps` there), its data in librechat-mongo and librechat-search.
+ *
+ * Wiring (docs/auto-wiring.md): with the stack's config `autoWiring: true` — a licence that includes
+ * auto-wiring — the gateway's database, its traces and LibreChat's key are wired by the product; without
+ * it (the Community edition, the default), each reference names the Secret that wires it by hand: the
+ * gateway's database URL and Langfuse's project keys from the key vault, LibreChat's key from the Secret
+ * `librechat-gateway-key` the team keeps in `navique-example-apps`.
  *
  * Run from the repository root (Pulumi.yaml there points here) in the environment of
  * test/support/typescript-sources.ts (the sources compiled by tsx, the runtime resolved by package name);
  * KUBECONFIG chooses the cluster, NAVIQUE_CHART_SOURCE where charts come from (official by default).
  */
+import * as pulumi from "@pulumi/pulumi";
 import {
+  ChatUI,
   ClickHouseCluster,
+  Gateway,
   MeilisearchInstance,
   MongoCluster,
+  Observability,
   PostgresCluster,
   RedisInstance,
   SecretsManagement,
@@ -31,15 +48,12 @@ import {
 
 const chartSource = process.env.NAVIQUE_CHART_SOURCE;
 const charts = chartSource ? { chartSource } : {};
+const manual = new pulumi.Config().getBoolean("autoWiring") !== true;
 
 // The platform's services.
 // PostgreSQL for the LiteLLM gateway (keys, spend) and Langfuse (projects, prompts, scores): one managed
-// CloudNativePG cluster, a database each.
-const platformDb = new PostgresCluster("platform-db", {
-  namespace: "navique-example-platform",
-  spec: { databases: [{ name: "litellm" }, { name: "langfuse" }] },
-  ...charts,
-});
+// CloudNativePG cluster; each consumer claims a database and a user of its own there.
+const platformDb = new PostgresCluster("platform-db", { namespace: "navique-example-platform", ...charts });
 
 // ClickHouse for Langfuse's traces, observations and scores (its analytical store): a managed cluster on
 // the ClickHouse operator, one server and a standalone Keeper.
@@ -108,11 +122,111 @@ const platformSecrets = new SecretsManagement("platform-secrets", {
             { key: "ANTHROPIC_API_KEY", remoteKey: "anthropic-api-key" },
           ],
         },
+        // Langfuse's object storage.
+        {
+          name: "langfuse-s3",
+          data: [
+            { key: "access-key-id", remoteKey: "langfuse-s3-access-key-id" },
+            { key: "secret-access-key", remoteKey: "langfuse-s3-secret-access-key" },
+          ],
+        },
+        // Wired by hand: the URL of the gateway's database and user in platform-db, and Langfuse's project
+        // keys, which Langfuse makes its project with and the gateway sends traces with.
+        ...(manual
+          ? [
+              { name: "litellm-database", data: [{ key: "url", remoteKey: "litellm-database-url" }] },
+              {
+                name: "langfuse-project-keys",
+                data: [
+                  { key: "public-key", remoteKey: "langfuse-public-key" },
+                  { key: "secret-key", remoteKey: "langfuse-secret-key" },
+                ],
+              },
+            ]
+          : []),
       ],
     },
   },
   ...charts,
 });
+
+// Langfuse, on the platform's datastores: its own database claimed in platform-db, its traces in
+// ClickHouse, its queue in Redis, its events and media in S3-compatible storage.
+const langfuse = new Observability(
+  "langfuse",
+  {
+    namespace: "navique-example-platform",
+    spec: {
+      postgresClusterRef: { name: "platform-db" },
+      clickhouseClusterRef: { name: "langfuse-clickhouse" },
+      redisInstanceRef: { name: "langfuse-redis" },
+      s3: {
+        bucket: "navique-example-langfuse",
+        region: "westeurope",
+        endpoint: "https://s3.navique-example.internal",
+        forcePathStyle: true,
+        accessKeyIdSecretRef: { name: "langfuse-s3", key: "access-key-id" },
+        secretAccessKeySecretRef: { name: "langfuse-s3", key: "secret-access-key" },
+      },
+      ...(manual ? { projectKeysSecretRef: { name: "langfuse-project-keys" } } : {}),
+      secretsRef: { name: "platform-secrets" },
+    },
+    ...charts,
+  },
+  { dependsOn: [platformDb, langfuseClickhouse, langfuseRedis, platformSecrets] },
+);
+
+// The LiteLLM gateway: two models, their keys from the key vault; its keys and spend in platform-db; a
+// trace of every call in Langfuse.
+const gateway = new Gateway(
+  "llm",
+  {
+    namespace: "navique-example-platform",
+    spec: {
+      models: [
+        {
+          name: "gpt-4o",
+          provider: "openai",
+          model: "gpt-4o",
+          apiKeySecretRef: { name: "llm-provider-keys", key: "OPENAI_API_KEY" },
+        },
+        {
+          name: "claude-sonnet",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          apiKeySecretRef: { name: "llm-provider-keys", key: "ANTHROPIC_API_KEY" },
+        },
+      ],
+      database: {
+        mode: "postgresCluster",
+        postgresClusterRef: { name: "platform-db" },
+        ...(manual ? { databaseUrlSecretRef: { name: "litellm-database", key: "url" } } : {}),
+      },
+      observabilityRef: { name: "langfuse" },
+      ...(manual ? { observabilityKeysSecretRef: { name: "langfuse-project-keys" } } : {}),
+      secretsRef: { name: "platform-secrets" },
+    },
+    ...charts,
+  },
+  { dependsOn: [platformDb, platformSecrets, langfuse] },
+);
+
+// LibreChat, talking to the gateway: its conversations in its own database of librechat-mongo, its search
+// in librechat-search; the gateway's key issued for it (auto-wired) or kept by the team.
+const librechat = new ChatUI(
+  "librechat",
+  {
+    namespace: "navique-example-apps",
+    spec: {
+      gatewayRef: { name: "llm", namespace: "navique-example-platform" },
+      ...(manual ? { gatewayKeySecretRef: { name: "librechat-gateway-key", key: "api_key" } } : {}),
+      mongoClusterRef: { name: "librechat-mongo" },
+      meilisearchInstanceRef: { name: "librechat-search" },
+    },
+    ...charts,
+  },
+  { dependsOn: [gateway, librechatMongo, librechatSearch] },
+);
 
 export const platformHost = platformDb.host;
 export const platformPassword = platformDb.password;
@@ -125,3 +239,7 @@ export const chatProvenance = chatDb.provenance;
 export const librechatMongoHost = librechatMongo.host;
 export const librechatSearchUrl = librechatSearch.url;
 export const platformSecretNames = platformSecrets.secrets;
+export const langfuseUrl = langfuse.url;
+export const langfuseSecretKey = langfuse.secretKey;
+export const gatewayUrl = gateway.url;
+export const librechatUrl = librechat.url;

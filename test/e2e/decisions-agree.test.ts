@@ -26,6 +26,7 @@ import {
 } from "../support/capabilities.js";
 import { eventually, testKubeConfig } from "../support/cluster.js";
 import {
+  EXAMPLE_APPLICATIONS,
   EXAMPLE_CAPABILITIES,
   EXAMPLE_DATASTORES,
   exampleDatastore,
@@ -151,8 +152,10 @@ describe("preview, synth-time plan and the operator agree", () => {
     // Changes planned, none refused: exit 2 (docs/plan.md).
     expect(planned.code).toBe(2);
     const plan = decisionLines(planned.stdout);
-    // Every datastore of the example is planned for.
-    expect(EXAMPLE_DATASTORES.filter((d) => !plan.some((line) => line.startsWith(`${d}: `)))).toEqual([]);
+    // Every datastore and application of the example is planned for.
+    expect(
+      [...EXAMPLE_DATASTORES, ...EXAMPLE_APPLICATIONS].filter((d) => !plan.some((line) => line.startsWith(`${d}: `))),
+    ).toEqual([]);
     expect([...preview].sort()).toEqual([...plan].sort());
 
     // The operator, given the synthesized resources, decides the same: the first status of each names the

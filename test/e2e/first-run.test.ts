@@ -5,7 +5,7 @@ import { delimiter, join } from "node:path";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { recipeDirectory } from "../../lib/local-plane/go-build.js";
 import { ETCD, HELM, KUBERNETES, KWOK, PULUMI } from "../../lib/local-plane/toolchain.js";
-import { EXAMPLE_DATASTORES, EXAMPLE_SECRETS } from "../support/example-cluster.js";
+import { EXAMPLE_APPLICATIONS, EXAMPLE_DATASTORES, EXAMPLE_SECRETS } from "../support/example-cluster.js";
 import { REPOSITORY } from "../support/repository.js";
 
 /** PATH without any directory holding one of `binaries`: what a machine without them has. */
@@ -78,7 +78,8 @@ describe("npm start on a fresh machine", () => {
     expect(result.stdout).toContain("decisions for ");
     // A decision for every datastore of the example platform: the first of each, the capability
     // operators to install for the managed ones (no release on a fresh plane), what the adopted one waits for.
-    for (const resource of [...EXAMPLE_DATASTORES, EXAMPLE_SECRETS]) expect(result.stdout).toContain(`${resource}: `);
+    for (const resource of [...EXAMPLE_DATASTORES, EXAMPLE_SECRETS, ...EXAMPLE_APPLICATIONS])
+      expect(result.stdout).toContain(`${resource}: `);
     for (const [datastore, capability] of [
       ["PostgresCluster navique-example-platform/platform-db", "cloudnative-pg"],
       ["ClickHouseCluster navique-example-platform/langfuse-clickhouse", "clickhouse-operator"],

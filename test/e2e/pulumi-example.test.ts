@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { buildApp } from "../../examples/cdk8s/app.js";
 import { OWNERSHIP_MARKS } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
@@ -21,8 +22,10 @@ import {
 import { readClickHouse } from "../support/clickhouse.js";
 import { condition } from "../support/cluster.js";
 import {
+  EXAMPLE_APPLICATIONS,
   EXAMPLE_CAPABILITIES,
   EXAMPLE_DATASTORES,
+  EXAMPLE_GATEWAY_KEY,
   EXAMPLE_GRANT,
   EXAMPLE_SECRETS,
   exampleRemoteValue,
@@ -32,7 +35,9 @@ import {
   readExampleDatastores,
   removeExampleNamespaces,
 } from "../support/example-cluster.js";
+import { applyLicence, removeLicence, testLicenceToken } from "../support/licence.js";
 import { readCommunity } from "../support/mongodb.js";
+import { planTrustingTestKey } from "../support/plan-cli.js";
 import { readCnpgCluster } from "../support/postgres.js";
 import { readRedis } from "../support/redis.js";
 import { readStoredResource } from "../support/resources.js";
@@ -89,11 +94,15 @@ describe("the Pulumi example: every datastore of the platform", () => {
       NAVIQUE_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
       ...TYPESCRIPT_SOURCES_ENV,
     };
+    // Under the Community edition: a Pulumi program cannot be handed the test's licence key (licences are
+    // verified with the product's own keys), so the program runs wired by hand; the licensed wiring of the
+    // same platform is judged by navique plan, which takes the key (below).
     await pulumi("stack", "init", "example");
   }, CAPABILITY_SUITE_SETUP_MS);
 
   afterAll(async () => {
     stopPlaying?.();
+    if (client) await removeLicence(client);
     if (client && helm) {
       await removeExampleNamespaces(client, helm);
       await resetCapabilities(client, helm, EXAMPLE_CAPABILITIES, { crds: false });
@@ -117,6 +126,26 @@ describe("the Pulumi example: every datastore of the platform", () => {
       expect(preview).not.toContain("copy the credentials of navique-example-data/shared-app");
     } finally {
       await grantExampleAdoption(client);
+    }
+  });
+
+  it("under a licence with auto-wiring, navique plan of the cdk8s app built for it wires every reference", async () => {
+    const out = await mkdtemp(join(tmpdir(), "navique-example-licensed-"));
+    await applyLicence(client, testLicenceToken({ features: ["auto-wiring"] }));
+    try {
+      buildApp(out, { autoWiring: true }).synth();
+      const planned = await planTrustingTestKey(["-f", join(out, "navique-example.yaml")], out);
+      for (const line of [
+        "Gateway navique-example-platform/llm: spec.database.postgresClusterRef → PostgresCluster navique-example-platform/platform-db: auto-wired",
+        "Gateway navique-example-platform/llm: spec.observabilityRef → Observability navique-example-platform/langfuse: auto-wired",
+        "ChatUI navique-example-apps/librechat: spec.gatewayRef → Gateway navique-example-platform/llm: auto-wired",
+      ])
+        expect(planned.stdout).toContain(line);
+      expect(planned.stdout).not.toContain("langfuse-project-keys");
+      expect(planned.code).toBe(2);
+    } finally {
+      await removeLicence(client);
+      await rm(out, { recursive: true, force: true });
     }
   });
 
@@ -150,6 +179,12 @@ describe("the Pulumi example: every datastore of the platform", () => {
       `${EXAMPLE_SECRETS}: capability external-secrets: install external-secrets 2.9.0 as release external-secrets/external-secrets (no release external-secrets/external-secrets;`,
       `${EXAMPLE_SECRETS}: apply SecretStore navique-example-platform/platform-secrets (Azure Key Vault https://navique-example.vault.azure.net)`,
       `${EXAMPLE_SECRETS}: apply ExternalSecret navique-example-platform/llm-provider-keys (Secret llm-provider-keys: OPENAI_API_KEY, ANTHROPIC_API_KEY from SecretStore platform-secrets)`,
+      // Community: each reference wired by hand, through the Secrets the program names.
+      "Gateway navique-example-platform/llm: spec.database.postgresClusterRef → PostgresCluster navique-example-platform/platform-db: manual: spec.database.databaseUrlSecretRef is set",
+      "Gateway navique-example-platform/llm: spec.observabilityRef → Observability navique-example-platform/langfuse: manual: spec.observabilityKeysSecretRef is set",
+      "ChatUI navique-example-apps/librechat: spec.gatewayRef → Gateway navique-example-platform/llm: manual: spec.gatewayKeySecretRef is set",
+      `${EXAMPLE_SECRETS}: apply ExternalSecret navique-example-platform/langfuse-project-keys (Secret langfuse-project-keys: public-key, secret-key from SecretStore platform-secrets)`,
+      "Gateway navique-example-platform/llm: capability litellm-operator: install litellm-operator 0.23.0 as release litellm-operator-system/litellm-operator (no release litellm-operator-system/litellm-operator;",
     ])
       expect(preview).toContain(line);
     expect(preview).not.toContain("would run helm");
@@ -181,10 +216,37 @@ describe("the Pulumi example: every datastore of the platform", () => {
   });
 
   it(
-    "up: every datastore Ready, operators owned, each generated credential a secret in the state and nowhere in plain text",
+    "up: every datastore and application Ready, wired by hand, operators owned, each generated credential a secret in the state and nowhere in plain text",
     async () => {
       const up = await pulumi("up", "--yes", "--skip-preview");
       expect(up).toContain("navique:PostgresCluster");
+      // Langfuse, the gateway and LibreChat: Ready, every reference wired by hand.
+      const applications = await readExampleDatastores(client, EXAMPLE_APPLICATIONS);
+      expect(applications.map((stored) => condition(stored, "Ready")?.status)).toEqual(
+        EXAMPLE_APPLICATIONS.map(() => "True"),
+      );
+      const [, gateway, chat] = applications;
+      expect((gateway?.status as { wiring?: string[] } | undefined)?.wiring).toEqual([
+        "spec.database.postgresClusterRef → PostgresCluster navique-example-platform/platform-db: manual: spec.database.databaseUrlSecretRef is set",
+        "spec.observabilityRef → Observability navique-example-platform/langfuse: manual: spec.observabilityKeysSecretRef is set",
+      ]);
+      expect((chat?.status as { wiring?: string[] } | undefined)?.wiring).toEqual([
+        "spec.gatewayRef → Gateway navique-example-platform/llm: manual: spec.gatewayKeySecretRef is set",
+      ]);
+      const applicationSecrets = await Promise.all(
+        (
+          [
+            ["navique-example-platform", "langfuse-secrets", "encryption-key"],
+            ["navique-example-platform", "llm-master-key", "master-key"],
+            ["navique-example-apps", "librechat-connections", "mongo-uri"],
+            ["navique-example-apps", "librechat-credentials", "CREDS_KEY"],
+          ] as const
+        ).map(async ([namespace, name, key]) => {
+          const secret = await client.core.readNamespacedSecret({ name, namespace });
+          return Buffer.from(secret.data?.[key] ?? "", "base64").toString();
+        }),
+      );
+      expect(applicationSecrets.every((value) => value.length >= 16)).toBe(true);
       const outputs = JSON.parse(await pulumi("stack", "output", "--json")) as Record<string, unknown>;
       expect(outputs).toMatchObject({
         platformHost: "platform-db-rw.navique-example-platform.svc",
@@ -200,6 +262,10 @@ describe("the Pulumi example: every datastore of the platform", () => {
           { name: "cert-manager", provenance: "owned", chartVersion: "v1.21.1" },
           { name: "cloudnative-pg", provenance: "owned", chartVersion: "0.29.0" },
         ],
+        langfuseUrl: "http://langfuse-web.navique-example-platform.svc:3000",
+        langfuseSecretKey: "[secret]",
+        gatewayUrl: "http://llm.navique-example-platform.svc:4000",
+        librechatUrl: "http://librechat.navique-example-apps.svc:3080",
       });
       const ready = (await readExampleDatastores(client)).map((stored) => condition(stored, "Ready")?.status);
       expect(ready).toEqual(EXAMPLE_DATASTORES.map(() => "True"));
@@ -211,12 +277,21 @@ describe("the Pulumi example: every datastore of the platform", () => {
         "platform-secrets",
       );
       expect(condition(secrets, "Ready")?.status).toBe("True");
-      expect(outputs.platformSecretNames).toEqual(["llm-provider-keys"]);
+      expect(outputs.platformSecretNames).toEqual([
+        "llm-provider-keys",
+        "langfuse-s3",
+        "litellm-database",
+        "langfuse-project-keys",
+      ]);
       const providerKeys = await client.core.readNamespacedSecret({
         name: "llm-provider-keys",
         namespace: "navique-example-platform",
       });
       const remote = ["openai-api-key", "anthropic-api-key"].map(exampleRemoteValue);
+      // What else the played key vault holds: Langfuse's S3 and project keys, the gateway's database URL.
+      const vaulted = ["langfuse-s3-secret-access-key", "langfuse-secret-key", "litellm-database-url"].map(
+        exampleRemoteValue,
+      );
       expect(
         ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"].map((key) =>
           Buffer.from(providerKeys.data?.[key] ?? "", "base64").toString(),
@@ -237,7 +312,15 @@ describe("the Pulumi example: every datastore of the platform", () => {
       const stateDir = join(work, "state", ".pulumi", "stacks", "navique-example");
       for (const file of await readdir(stateDir)) {
         const state = readFileSync(join(stateDir, file), "utf8");
-        for (const value of [...generated, ...remote, "user-made-password"]) expect(state).not.toContain(value);
+        for (const value of [
+          ...generated,
+          ...applicationSecrets,
+          ...remote,
+          ...vaulted,
+          EXAMPLE_GATEWAY_KEY,
+          "user-made-password",
+        ])
+          expect(state).not.toContain(value);
       }
       for (const { release } of EXAMPLE_CAPABILITIES)
         expect([
@@ -253,21 +336,26 @@ describe("the Pulumi example: every datastore of the platform", () => {
     UP_MS,
   );
 
-  it("a no-op preview of every datastore in place prints no decision line", async () => {
+  it("a no-op preview of every datastore and application in place prints no decision line", async () => {
     const preview = await pulumi("preview", "--expect-no-changes");
-    for (const datastore of EXAMPLE_DATASTORES) expect(preview).not.toContain(`${datastore}:`);
+    for (const resource of [...EXAMPLE_DATASTORES, ...EXAMPLE_APPLICATIONS])
+      expect(preview).not.toContain(`${resource}:`);
     expect(preview).toContain("unchanged");
   });
 
-  it("destroy: finalizes every datastore, keeps the managed data (Retain), leaves the adopted cluster, releases the operators; says why it leaves the namespaces it made", async () => {
+  it("destroy: finalizes every datastore and application, keeps the managed data (Retain), leaves the adopted cluster, releases the operators; says why it leaves the namespace it made", async () => {
     const destroy = await pulumi("destroy", "--yes", "--skip-preview");
-    // Both namespaces were made by a component's create (the example's cluster has neither); each still
-    // holds what Retain kept.
-    for (const namespace of ["navique-example-platform", "navique-example-apps"])
-      expect(destroy).toMatch(
-        new RegExp(`\\S+ ${namespace}/\\S+: namespace ${namespace}, which its create made, is left: it still holds `),
-      );
+    // navique-example-apps was made by a component's create (the platform's namespace was there, with its
+    // grant); it still holds what Retain kept.
+    expect(destroy).toMatch(
+      /\S+ navique-example-apps\/\S+: namespace navique-example-apps, which its create made, is left: it still holds /,
+    );
     expect(await readExampleDatastores(client)).toEqual(EXAMPLE_DATASTORES.map(() => undefined));
+    expect(await readExampleDatastores(client, EXAMPLE_APPLICATIONS)).toEqual(
+      EXAMPLE_APPLICATIONS.map(() => undefined),
+    );
+    expect(await releaseRecords(client, "navique-example-platform", "langfuse")).toEqual([]);
+    expect(await releaseRecords(client, "navique-example-apps", "librechat")).toEqual([]);
     expect(await readCnpgCluster(client, "navique-example-platform", "platform-db")).toBeDefined();
     expect(await readCnpgCluster(client, "navique-example-data", "shared")).toBeDefined();
     expect(

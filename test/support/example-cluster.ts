@@ -5,15 +5,18 @@ import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLICKHOUSE_OPERATOR } from "../../lib/catalog/clickhouse-operator.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import { EXTERNAL_SECRETS } from "../../lib/catalog/external-secrets.js";
+import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
 import { REDIS_OPERATOR } from "../../lib/catalog/redis-operator.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
-import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { run } from "../../lib/cluster/process.js";
+import { LAST_SUCCESSFUL_CONFIGURATION } from "../../lib/kinds/mongo-cluster/mongodb-community-api.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import { deleteNamespaceAndWait, FIXTURE_CHARTS, FIXTURE_SOURCE } from "./capabilities.js";
 import { playClickHouseOperator, readClickHouse } from "./clickhouse.js";
+import { playLiteLLMOperator, playLiteLLMVirtualKeys } from "./litellm.js";
 import { playMongoDBOperator, readCommunity } from "./mongodb.js";
 import { playCnpgClusterReady, readCnpgCluster } from "./postgres.js";
 import { playRedisOperator } from "./redis.js";
@@ -37,6 +40,13 @@ export const EXAMPLE_DATASTORES = [
   "MeilisearchInstance navique-example-apps/librechat-search",
 ] as const;
 
+/** The applications both examples declare — the gateway, Langfuse, LibreChat —, as their decision lines begin. */
+export const EXAMPLE_APPLICATIONS = [
+  "Observability navique-example-platform/langfuse",
+  "Gateway navique-example-platform/llm",
+  "ChatUI navique-example-apps/librechat",
+] as const;
+
 /** The SecretsManagement both examples declare, as its decision lines begin. */
 export const EXAMPLE_SECRETS = "SecretsManagement navique-example-platform/platform-secrets";
 
@@ -48,7 +58,10 @@ export function exampleRemoteValue(remoteKey: string): string {
   return `remote-${remoteKey}-q7Zt4kXw`;
 }
 
-/** A datastore of EXAMPLE_DATASTORES, read back: its kind, namespace and name. */
+/** The key of the gateway the team keeps for LibreChat when it wires it by hand. */
+export const EXAMPLE_GATEWAY_KEY = "sk-kept-by-the-team-3f9a";
+
+/** A resource of EXAMPLE_DATASTORES or EXAMPLE_APPLICATIONS, read back: its kind, namespace and name. */
 export function exampleDatastore(label: string): { kind: string; namespace: string; name: string } {
   const [kind = "", where = ""] = label.split(" ");
   const [namespace = "", name = ""] = where.split("/");
@@ -56,9 +69,9 @@ export function exampleDatastore(label: string): { kind: string; namespace: stri
 }
 
 /** The stored resource of each example datastore, in EXAMPLE_DATASTORES's order (undefined where none). */
-export function readExampleDatastores(client: KubeClient) {
+export function readExampleDatastores(client: KubeClient, labels: readonly string[] = EXAMPLE_DATASTORES) {
   return Promise.all(
-    EXAMPLE_DATASTORES.map((label) => {
+    labels.map((label) => {
       const { kind, namespace, name } = exampleDatastore(label);
       return readStoredResource(client, kind, namespace, name);
     }),
@@ -76,6 +89,7 @@ export const EXAMPLE_CAPABILITIES = [
   REDIS_OPERATOR,
   MONGODB_KUBERNETES,
   EXTERNAL_SECRETS,
+  LITELLM_OPERATOR,
 ];
 
 /** What the volumes provisioned for the examples are labelled with. */
@@ -84,7 +98,9 @@ const EXAMPLE_VOLUMES = "examples";
 /**
  * The cluster the examples expect: no example namespace left from before, and the user's own CNPG
  * Cluster `shared` with its credentials in `navique-example-data` (made as kubectl would, without the
- * product), which the examples adopt, and the ReferenceGrant by which that namespace allows it.
+ * product), which the examples adopt, and the ReferenceGrant by which that namespace allows it; the
+ * platform's namespace, with the ReferenceGrant by which it lets LibreChat use its gateway (the Pulumi
+ * example declares none: its owner does).
  */
 export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): Promise<void> {
   await removeExampleNamespaces(client, helm);
@@ -121,6 +137,19 @@ export async function prepareExampleCluster(client: KubeClient, helm: HelmCli): 
     },
   });
   await grantExampleAdoption(client);
+  await client.core.createNamespace({ body: { metadata: { name: "navique-example-platform" } } });
+  await client.apply(
+    {
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "ReferenceGrant",
+      metadata: { name: "navique-example-apps", namespace: "navique-example-platform" },
+      spec: {
+        from: [{ group: "core.navique.com", kind: "ChatUI", namespace: "navique-example-apps" }],
+        to: [{ group: "core.navique.com", kind: "Gateway", name: "llm" }],
+      },
+    } as never,
+    { fieldManager: "kubectl" },
+  );
 }
 
 /** The examples' ReferenceGrant, as examples/cdk8s declares it. */
@@ -169,12 +198,18 @@ export async function removeExampleNamespaces(client: KubeClient, helm: HelmCli)
  * - the redis-operator: the StatefulSet of the Redis `langfuse-redis`, which the real StatefulSet
  *   controller then rolls out on kwok's node (test/support/redis.ts);
  * - the MongoDB operator: phase Running with every member on `librechat-mongo`, and the annotation of
- *   the spec it applied (test/support/mongodb.ts);
+ *   the spec it applied, again after each change of its spec (a claim's user) (test/support/mongodb.ts);
  * - a storage provisioner: the volume of Meilisearch's claim `librechat-search-data`, after which the
  *   real controllers roll out the chart's StatefulSet (test/support/volumes.ts);
- * - the External Secrets Operator: `platform-secrets`'s SecretStore validated, its ExternalSecret synced
- *   into the Secret `llm-provider-keys`, each key `exampleRemoteValue(remote key)`
- *   (test/support/secrets-controllers.ts).
+ * - the External Secrets Operator: `platform-secrets`'s SecretStore validated, its ExternalSecrets synced
+ *   into their Secrets (`llm-provider-keys`, `langfuse-s3` …), each key `exampleRemoteValue(remote key)`
+ *   (test/support/secrets-controllers.ts);
+ * - the LiteLLM operator: the instance `llm` and its models ready, and each virtual key it is asked for
+ *   issued (test/support/litellm.ts);
+ * - a storage provisioner for LibreChat's claim of images, `librechat-images`;
+ * - the team that wires LibreChat by hand (the Community edition): the Secret `librechat-gateway-key` of
+ *   `navique-example-apps`, once the namespace is there.
+ * Langfuse's and LibreChat's Deployments are rolled out by the real controllers on kwok's node.
  * Returns the stop function.
  */
 export function playExampleControllers(client: KubeClient): () => void {
@@ -201,11 +236,28 @@ export function playExampleControllers(client: KubeClient): () => void {
     },
     () => playRedisOperator(client, platform, "langfuse-redis"),
     async () => {
+      // Again whenever its spec changed (a claim's user added): the operator records the spec it applied.
       const community = await readCommunity(client, apps, "librechat-mongo");
-      if (community && !community.status) await playMongoDBOperator(client, apps, "librechat-mongo");
+      const applied = community?.metadata.annotations?.[LAST_SUCCESSFUL_CONFIGURATION];
+      if (community && (!community.status || applied !== JSON.stringify(community.spec)))
+        await playMongoDBOperator(client, apps, "librechat-mongo");
     },
     () => provisionVolume(client, EXAMPLE_VOLUMES, apps, "librechat-search-data"),
     () => playExternalSecretsOperator(client, platform, exampleRemoteValue),
+    async () => {
+      await playLiteLLMOperator(client, platform, "llm");
+      await playLiteLLMVirtualKeys(client, platform);
+    },
+    () => provisionVolume(client, EXAMPLE_VOLUMES, apps, "librechat-images"),
+    async () => {
+      if (!(await orUndefined(client.core.readNamespace({ name: apps })))) return;
+      if (await orUndefined(client.core.readNamespacedSecret({ name: "librechat-gateway-key", namespace: apps })))
+        return;
+      await client.core.createNamespacedSecret({
+        namespace: apps,
+        body: { metadata: { name: "librechat-gateway-key" }, stringData: { api_key: EXAMPLE_GATEWAY_KEY } },
+      });
+    },
   ];
   let playing = false;
   const timer = setInterval(() => {

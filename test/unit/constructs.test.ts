@@ -18,7 +18,7 @@ import { run } from "../../lib/cluster/process.js";
 import { allDefinitions } from "../../lib/kinds/registry.js";
 import { PACKAGE_VERSION } from "../../lib/package/manifest.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
-import { EXAMPLE_DATASTORES, EXAMPLE_SECRETS } from "../support/example-cluster.js";
+import { EXAMPLE_APPLICATIONS, EXAMPLE_DATASTORES, EXAMPLE_SECRETS } from "../support/example-cluster.js";
 import { TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { deploymentAmong } from "../support/rendered-deployment.js";
 import { REPOSITORY } from "../support/repository.js";
@@ -294,17 +294,30 @@ describe("the cdk8s example", () => {
       expect(second).toEqual(first);
       const [a, b] = await Promise.all(dirs.map((dir) => readFile(join(dir, "navique-example.yaml"), "utf8")));
       expect(a).toBe(b);
-      // Every datastore of the platform, in the namespace of what uses it, its SecretsManagement, then the
-      // grant chat-db adopts under.
+      // Every datastore of the platform, in the namespace of what uses it, its SecretsManagement, the
+      // applications, then the grants LibreChat and chat-db reach across namespaces under — each after
+      // what it references (cdk8s orders the constructs a reference names first).
       const resources = parseAllDocuments(a ?? "")
         .map((d) => d.toJSON() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } })
         .filter((o) => o.apiVersion === "core.navique.com/v1alpha1")
         .map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
-      expect(resources).toEqual([
-        ...EXAMPLE_DATASTORES,
-        EXAMPLE_SECRETS,
-        "ReferenceGrant navique-example-data/navique-example-apps",
-      ]);
+      expect([...resources].sort()).toEqual(
+        [
+          ...EXAMPLE_DATASTORES,
+          EXAMPLE_SECRETS,
+          ...EXAMPLE_APPLICATIONS,
+          "ReferenceGrant navique-example-platform/navique-example-apps",
+          "ReferenceGrant navique-example-data/navique-example-apps",
+        ].sort(),
+      );
+      const comesBefore = (a: string, b: string) => expect(resources.indexOf(a)).toBeLessThan(resources.indexOf(b));
+      comesBefore(
+        "PostgresCluster navique-example-platform/platform-db",
+        "Observability navique-example-platform/langfuse",
+      );
+      comesBefore("Observability navique-example-platform/langfuse", "Gateway navique-example-platform/llm");
+      comesBefore("Gateway navique-example-platform/llm", "ChatUI navique-example-apps/librechat");
+      comesBefore("MongoCluster navique-example-apps/librechat-mongo", "ChatUI navique-example-apps/librechat");
       // No credential is ever inlined in synthesized YAML.
       expect(a).not.toMatch(/^\s*(password|stringData):/m);
     } finally {
