@@ -108,6 +108,11 @@ function problem(
       reason: "DependencyMissing",
       text: `${subject} does not exist: create it, or point ${dependency.field} at one that does`,
     };
+  if (target.metadata.deletionTimestamp)
+    return {
+      reason: "DependencyDeleting",
+      text: `${subject} is being deleted: point ${dependency.field} at another, or create it again once it is gone`,
+    };
   const conditions = (target.status as { conditions?: readonly Condition[] } | undefined)?.conditions ?? [];
   const licensed = conditions.find((c) => c.type === LICENSED);
   if (licensed?.status === "False")

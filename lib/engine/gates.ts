@@ -221,8 +221,10 @@ export function waitingForDependencies(
     // A manual field to fill: waiting cannot clear it (pulumi up stops on it, navique plan fails).
     ...(verdict.stalled ? [stalledCondition(resource, verdict.reason, verdict.message)] : []),
   ];
-  // Someone has to act (create it, license it, fill the manual field): said once as a Warning.
-  const warn = ["DependencyMissing", "DependencyRefused", MANUAL_WIRING_REQUIRED].includes(verdict.reason);
+  // Someone has to act (create it, license it, fill the manual field, replace it): said once as a Warning.
+  const warn = ["DependencyMissing", "DependencyRefused", "DependencyDeleting", MANUAL_WIRING_REQUIRED].includes(
+    verdict.reason,
+  );
   return {
     steps: [],
     conditions,

@@ -154,7 +154,8 @@ async function observeClaims(
   entitlements: Entitlements,
   options: ObserveOptions,
 ): Promise<Claim[] | undefined> {
-  if (resource.metadata.deletionTimestamp || !module.takesClaims?.(resource)) return undefined;
+  // Read while it is deleted too: who still claims something of it is said before it goes.
+  if (!module.takesClaims?.(resource)) return undefined;
   const referrers = await Promise.all(
     claimantKinds(module, options.registry).map(async (referrer) => ({
       module: referrer,

@@ -13,7 +13,7 @@ import {
   operatorsCondition,
   releases,
 } from "./capabilities.js";
-import { condition, stalledCondition } from "./conditions.js";
+import { condition, resourceLabel, stalledCondition } from "./conditions.js";
 import { DEPENDENCIES_READY, dependencyVerdict } from "./dependencies.js";
 import { withFailure } from "./failed-plan.js";
 import { collect, emittedKindOf, ownOrphans } from "./garbage.js";
@@ -192,12 +192,37 @@ function deletionPass<Status>(
   }
   const collected = collect(orphans, changeReason(module, resource));
   const released = releases(resource, view, before, needed, catalog, retainedBy(collected.steps));
+  const users = stillInUse(resource, view);
   return {
     steps: [...collected.steps, ...released.steps],
-    events: collected.events,
-    verdict: { ok: false, reason: "Deleting", message: "deleting" },
+    events: [...collected.events, ...(users ? [users.event] : [])],
+    verdict: { ok: false, reason: "Deleting", message: users ? `deleting, ${users.said}` : "deleting" },
     made: [],
     held: released.held,
+  };
+}
+
+/**
+ * A resource deleted while others still claim something of it (lib/engine/claims.ts: a consumer's key or
+ * database): it goes all the same — a deletion is the user's to make —,
+ * but says so, on its condition and once as a Warning Event naming each claimant and its field; each
+ * claimant says on its own that what it depends on is being deleted (lib/engine/dependencies.ts).
+ */
+function stillInUse(
+  resource: EngineResource,
+  view: EngineView,
+): { readonly said: string; readonly event: PlannedEvent } | undefined {
+  const claims = view.claims ?? [];
+  if (claims.length === 0) return undefined;
+  const users = claims.map((c) => `${c.kind} ${c.namespace}/${c.name} (${c.field})`).join(", ");
+  const said = `while still used by ${users}: what it made for them goes with it`;
+  return {
+    said,
+    event: {
+      type: "Warning",
+      reason: "DeletedWhileInUse",
+      message: `${resourceLabel(resource)} is being deleted ${said}, and they wait for it to come back`,
+    },
   };
 }
 

@@ -349,4 +349,49 @@ describe("a Gateway's virtual keys", () => {
       { claimant: CLAIMANT, credentialsSecret: { name, namespace: "gateways" }, keys: { apiKey: "api_key" } },
     ]);
   });
+
+  it("deleted while a ChatUI still uses it: goes all the same, saying so on its condition and once as a Warning Event", () => {
+    const deleting = gateway.resource(
+      {
+        database: { mode: "external", external: { connectionSecretRef: { name: "db", key: "url" } } },
+        models: [{ name: "gpt-4o", provider: "openai", model: "gpt-4o" }],
+      },
+      { conditions: [], emitted: [] },
+    );
+    const gone = {
+      ...deleting,
+      metadata: {
+        ...deleting.metadata,
+        deletionTimestamp: "2027-02-01T00:00:00Z",
+        finalizers: ["core.navique.com/finalizer"],
+      },
+    };
+    const plan = gateway.plan(gone as never, gateway.view({ reads, claims: [claim] }));
+    const said = `while still used by ChatUI apps/chat (spec.gatewayRef): what it made for them goes with it`;
+    expect(plan.conditions.find((c) => c.type === "Ready")?.message).toBe(`deleting, ${said}`);
+    expect(plan.events).toContainEqual({
+      type: "Warning",
+      reason: "DeletedWhileInUse",
+      message: `Gateway gateways/llm is being deleted ${said}, and they wait for it to come back`,
+    });
+    expect(plan.steps.map((s) => s.kind)).toContain("remove-finalizer");
+  });
+});
+
+describe("a ChatUI whose Gateway is being deleted", () => {
+  it("applies nothing and says so, naming the field and the way out, once as a Warning Event", () => {
+    const deleting = { ...GATEWAY, metadata: { ...GATEWAY.metadata, deletionTimestamp: "2027-02-01T00:00:00Z" } };
+    const held = plan(
+      chatUI(),
+      seen(AUTO_WIRING, { dependencies: { ...seen(AUTO_WIRING).dependencies, "spec.gatewayRef": deleting } }),
+    );
+    expect(held.steps).toEqual([]);
+    expect(condition(held, "DependenciesReady")).toMatchObject({
+      status: "False",
+      reason: "DependencyDeleting",
+      message:
+        "waiting for what it depends on: spec.gatewayRef: Gateway gateways/llm is being deleted: point spec.gatewayRef at another, or create it again once it is gone. Nothing of it is applied until then",
+    });
+    expect(held.events.map((e) => [e.type, e.reason])).toEqual([["Warning", "DependencyDeleting"]]);
+  });
 });
