@@ -20,7 +20,7 @@ import { suiteNamespaces } from "../support/namespace-content.js";
 import { createConnectionSecret, createPostgresCluster, reconcileUntil } from "../support/postgres.js";
 import { createReferenceGrant } from "../support/resources.js";
 
-// The engine's dependencies on the real apiserver: a consumer (test/support/consumer-kind.ts, a ChatUI
+// The engine's dependencies on the real apiserver: a consumer (test/support/consumer-kind.ts, a ManagementPlane
 // kind planned and observed, never stored) referencing a PostgresCluster in another namespace. What it
 // reads of the target, and when, comes from the cluster: no grant, nothing read; granted, the target as
 // stored, first not Ready, then Ready with its connection once the real engine reconciled it.
@@ -57,7 +57,7 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
     const data = await namespaces.create("deps-data");
     const gateway: EngineResource = {
       apiVersion: API_GROUP_VERSION,
-      kind: "ChatUI",
+      kind: "ManagementPlane",
       metadata: { name: "gw", namespace: apps, uid: "u-gw", generation: 1 },
       spec: { databaseRef: { name: "shared", namespace: data } },
       status: { conditions: [], admitted: true },
@@ -85,7 +85,7 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
     });
 
     await createReferenceGrant(client, data, "apps-may-use-shared", {
-      from: [{ group: API_GROUP, kind: "ChatUI", namespace: apps }],
+      from: [{ group: API_GROUP, kind: "ManagementPlane", namespace: apps }],
       to: [{ group: API_GROUP, kind: "PostgresCluster", name: "shared" }],
     });
     const notReady = await pass();
@@ -113,8 +113,8 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
     };
     const preview = await previewDecisions(withConsumer, gateway);
     expect(preview.lines).toEqual([
-      `ChatUI ${apps}/gw: apply ConfigMap`,
-      `ChatUI ${apps}/gw: spec.databaseRef → PostgresCluster ${data}/shared: auto-wired`,
+      `ManagementPlane ${apps}/gw: apply ConfigMap`,
+      `ManagementPlane ${apps}/gw: spec.databaseRef → PostgresCluster ${data}/shared: auto-wired`,
     ]);
   });
 });

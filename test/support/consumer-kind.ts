@@ -9,8 +9,9 @@ import type { EngineView } from "../../lib/engine/view.js";
  * a PostgresCluster) take: `spec.databaseRef` names a PostgresCluster whose connection it needs —
  * auto-wired under a licence with `auto-wiring`, otherwise through `spec.databaseUrlSecretRef`, a Secret
  * the user fills —, and its desired state is a ConfigMap `<name>-wiring` saying where it was wired from:
- * the host it read from the target, or the user's Secret. Named ChatUI, a kind the licence caps that this
- * release does not serve yet (the Gateway is real now): it is planned and observed, never stored.
+ * the host it read from the target, or the user's Secret. Named ManagementPlane, a kind the licence caps
+ * that this release does not serve yet (the Gateway and the ChatUI are real now): it is planned and
+ * observed, never stored.
  */
 interface ConsumerSpec {
   readonly databaseRef: { readonly name: string; readonly namespace?: string };
@@ -32,7 +33,7 @@ function databaseDependency(resource: EngineResource): Dependency {
 }
 
 export const CONSUMER = {
-  definition: { kind: "ChatUI", plural: "chatuis" },
+  definition: { kind: "ManagementPlane", plural: "managementplanes" },
   schema: z.any(),
   name: z.string(),
   licence: {},

@@ -18,7 +18,7 @@ const context: PlanContext = { withPrerequisites: (name) => [name], releaseOf: (
 function gateway(databaseRefValue: { name: string; namespace?: string }): EngineResource {
   return {
     apiVersion: API_GROUP_VERSION,
-    kind: "ChatUI",
+    kind: "ManagementPlane",
     metadata: { name: "gw", namespace: "apps", uid: "u-gw", generation: 1 },
     spec: { databaseRef: databaseRefValue },
     status: { conditions: [], admitted: true },
@@ -142,7 +142,7 @@ describe("dependencies between the product's kinds", () => {
             {
               namespace: "data",
               spec: {
-                from: [{ group: API_GROUP, kind: "ChatUI", namespace: "apps" }],
+                from: [{ group: API_GROUP, kind: "ManagementPlane", namespace: "apps" }],
                 to: [{ group: API_GROUP, kind: "PostgresCluster" }],
               },
             },
@@ -167,7 +167,7 @@ describe("dependencies between the product's kinds", () => {
   it("refuses a dependency on a kind the module does not declare", () => {
     const undeclared = { ...CONSUMER, referencesKinds: [] } as unknown as KindModule;
     expect(() => dependenciesOf(undeclared, gateway({ name: "shared" }))).toThrow(
-      "ChatUI depends on PostgresCluster (spec.databaseRef), which its referencesKinds does not declare",
+      "ManagementPlane depends on PostgresCluster (spec.databaseRef), which its referencesKinds does not declare",
     );
   });
 });
