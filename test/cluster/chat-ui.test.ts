@@ -1,12 +1,11 @@
-import { gunzipSync } from "node:zlib";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
-import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { ChatUIStatus } from "../../lib/kinds/chat-ui/schema.js";
 import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
 import type { MongoClusterStatus } from "../../lib/kinds/mongo-cluster/schema.js";
+import { decodedReleaseRecords } from "../support/capabilities.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition } from "../support/cluster.js";
 import { playLiteLLMOperator, playLiteLLMVirtualKeys } from "../support/litellm.js";
@@ -28,15 +27,6 @@ const LITELLM = { group: "litellm.palena.ai", version: "v1alpha1", plural: "lite
 
 const decoded = (secret: { data?: Record<string, string> } | undefined, key: string) =>
   Buffer.from(secret?.data?.[key] ?? "", "base64").toString();
-
-/** helm's records of a release, with the manifest and values it stored, decoded. */
-async function releaseRecords(client: KubeClient, namespace: string, name: string) {
-  const secrets = await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` });
-  return secrets.items.map((secret) => {
-    const payload = Buffer.from(Buffer.from(secret.data?.release ?? "", "base64").toString(), "base64");
-    return { record: decodeReleaseSecret(secret), raw: gunzipSync(payload).toString() };
-  });
-}
 
 type Env = { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
 
@@ -236,7 +226,7 @@ describe("ChatUI", () => {
     expect(config.data?.["librechat.yaml"]).toContain(`apiKey: \${NAVIQUE_GATEWAY_API_KEY}`);
 
     // No secret in helm's record, the resources, their statuses or the Events.
-    const records = await releaseRecords(client, apps, "chat");
+    const records = await decodedReleaseRecords(client, apps, "chat");
     expect(records.map((r) => [r.record.revision, r.record.status])).toEqual([[1, "deployed"]]);
     expectPlantedNowhere([issuedKey, mongoPassword, MEILI_KEY, decoded(credentials, "CREDS_KEY")], {
       [`helm's record of ${apps}/chat`]: records.map((r) => r.raw),
@@ -249,7 +239,7 @@ describe("ChatUI", () => {
     // (the LiteLLM operator then revokes it), the cluster's drops its user and database.
     await deleteResource(client, "ChatUI", apps, "chat");
     await finalizeResources(context, "ChatUI", apps);
-    expect(await releaseRecords(client, apps, "chat")).toEqual([]);
+    expect(await decodedReleaseRecords(client, apps, "chat")).toEqual([]);
     for (const name of ["chat-connections", "chat-credentials"])
       expect(await orUndefined(client.core.readNamespacedSecret({ name, namespace: apps }))).toBeUndefined();
     const after = await reconcileUntil(context, "Gateway", gateways, "llm", (o) => !o.requeue, playGateway);

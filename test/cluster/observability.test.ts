@@ -1,11 +1,9 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
-import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
 import type { GatewayStatus } from "../../lib/kinds/gateway/schema.js";
@@ -13,7 +11,7 @@ import type { ObservabilityStatus } from "../../lib/kinds/observability/schema.j
 import type { PostgresClusterStatus } from "../../lib/kinds/postgres-cluster/schema.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { destroy, up } from "../../providers/pulumi/runtime.js";
-import { FIXTURE_CHARTS } from "../support/capabilities.js";
+import { decodedReleaseRecords, FIXTURE_CHARTS } from "../support/capabilities.js";
 import { capabilitySuite } from "../support/capability-suite.js";
 import { condition } from "../support/cluster.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
@@ -41,15 +39,6 @@ const S3_SECRET = "planted-s3-secret-0b9d";
 
 const decoded = (secret: { data?: Record<string, string> } | undefined, key: string) =>
   Buffer.from(secret?.data?.[key] ?? "", "base64").toString();
-
-/** helm's records of a release, decoded, with the manifest it rendered. */
-async function releaseRecords(client: KubeClient, namespace: string, name: string) {
-  const secrets = await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${name}` });
-  return secrets.items.map((secret) => {
-    const payload = Buffer.from(Buffer.from(secret.data?.release ?? "", "base64").toString(), "base64");
-    return { record: decodeReleaseSecret(secret), raw: gunzipSync(payload).toString() };
-  });
-}
 
 type Env = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } };
 
@@ -239,7 +228,7 @@ describe("Observability", () => {
     expect(worker.status?.availableReplicas).toBe(1);
 
     // Installed once; no secret in helm's record, the resource, its status or an Event.
-    const records = await releaseRecords(client, obs, "langfuse");
+    const records = await decodedReleaseRecords(client, obs, "langfuse");
     expect(records.map((r) => [r.record.revision, r.record.status])).toEqual([[1, "deployed"]]);
     expectPlantedNowhere([pgPassword, CH_PASSWORD, REDIS_PASSWORD, S3_SECRET, projectSecret, salt], {
       [`helm's record of ${obs}/langfuse`]: records.map((r) => r.raw),
@@ -252,7 +241,7 @@ describe("Observability", () => {
     expect(again.performed.filter((p) => p.includes("Helm release"))).toEqual([
       `Helm release ${obs}/langfuse is current (langfuse 2.0.0, revision 1)`,
     ]);
-    expect((await releaseRecords(client, obs, "langfuse")).length).toBe(1);
+    expect((await decodedReleaseRecords(client, obs, "langfuse")).length).toBe(1);
 
     // A change upgrades the release: the chart's Secret, rendered with data, reads back (chart 2.0.0 fails
     // here when it was rendered without: langfuse-k8s issue 399, reproduced by the fixture).
@@ -269,7 +258,7 @@ describe("Observability", () => {
       `upgrade Helm release ${obs}/langfuse (langfuse 2.0.0: values changed)`,
     );
     expect(
-      (await releaseRecords(client, obs, "langfuse")).map((r) => [r.record.revision, r.record.status]).sort(),
+      (await decodedReleaseRecords(client, obs, "langfuse")).map((r) => [r.record.revision, r.record.status]).sort(),
     ).toEqual([
       [1, "superseded"],
       [2, "deployed"],
@@ -281,7 +270,7 @@ describe("Observability", () => {
     // Deleted: the release uninstalled, its Secrets gone, its claim dropped by the cluster's next pass.
     await deleteResource(client, "Observability", obs, "langfuse");
     await finalizeResources(context, "Observability", obs);
-    expect(await releaseRecords(client, obs, "langfuse")).toEqual([]);
+    expect(await decodedReleaseRecords(client, obs, "langfuse")).toEqual([]);
     // helm keeps the chart's Secret; the product removes it with the release.
     for (const name of ["langfuse-project-keys", "langfuse-secrets", "langfuse-datastores", "langfuse-app"])
       expect(await orUndefined(client.core.readNamespacedSecret({ name, namespace: obs }))).toBeUndefined();

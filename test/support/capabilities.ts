@@ -1,8 +1,10 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import type { CapabilityEntry } from "../../lib/catalog/capability.js";
 import type { ChartSource } from "../../lib/catalog/chart-source.js";
 import { HelmCli } from "../../lib/cluster/helm-cli.js";
+import { decodeReleaseSecret } from "../../lib/cluster/helm-release-record.js";
 import { KubeClient, orUndefined, statusOf } from "../../lib/cluster/kube-client.js";
 import { acquireDirectoryLock } from "../../lib/local-plane/lock.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
@@ -100,6 +102,17 @@ async function gone(what: string, read: () => Promise<unknown>): Promise<void> {
 /** The revisions of a Helm release, as helm records them (Secrets labelled owner=helm,name=<release>). */
 export async function releaseRecords(client: KubeClient, namespace: string, release: string) {
   return (await client.core.listNamespacedSecret({ namespace, labelSelector: `owner=helm,name=${release}` })).items;
+}
+
+/**
+ * helm's records of a release, each decoded — revision, status, labels, values — with the manifest it
+ * stored, as text: where a test looks for what helm keeps of a release (and for a secret it must not hold).
+ */
+export async function decodedReleaseRecords(client: KubeClient, namespace: string, release: string) {
+  return (await releaseRecords(client, namespace, release)).map((secret) => {
+    const payload = Buffer.from(Buffer.from(secret.data?.release ?? "", "base64").toString(), "base64");
+    return { record: decodeReleaseSecret(secret), raw: gunzipSync(payload).toString() };
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired, Verdict } from "../../engine/kind-module.js";
 import type { DesiredStep } from "../../engine/steps.js";
+import { isVerdict } from "../../engine/verdict.js";
 import type { EngineView } from "../../engine/view.js";
 import { observedRelease, releaseRollout, workloadReleaseStep } from "../../engine/workload-release.js";
 import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
@@ -103,10 +104,6 @@ export function chatUISecrets(resource: ChatUI): ReferencedSecret[] {
 function mongoNotTaken(target: { readonly spec?: unknown } | undefined, where: string, field: string): string {
   const mode = (target?.spec as { readonly mode?: string } | undefined)?.mode;
   return `${where} makes no database of its own for a consumer in its mode (${mode ?? "unknown"}): point ${field} at a managed MongoCluster`;
-}
-
-function isVerdict(value: object): value is Verdict {
-  return "ok" in value;
 }
 
 /** The gateway's key: the virtual key issued for this UI (auto-wired), or the user's Secret key; a verdict while not there. */

@@ -4,6 +4,7 @@ import type { Dependency } from "../../engine/dependencies.js";
 import type { Verdict } from "../../engine/kind-module.js";
 import type { KubeObject } from "../../engine/objects.js";
 import type { DesiredStep } from "../../engine/steps.js";
+import { isVerdict } from "../../engine/verdict.js";
 import type { EngineView } from "../../engine/view.js";
 
 /** A claimant's own database in a datastore, as the datastore made it: where it is and who logs in. */
@@ -67,7 +68,7 @@ export function claimedDatabase(
 
 /** Whether a claimed database came back, or a verdict on why not. */
 export function isClaimedDatabase(value: ClaimedDatabase | Verdict): value is ClaimedDatabase {
-  return !("ok" in value);
+  return !isVerdict(value);
 }
 
 /**

@@ -6,6 +6,7 @@ import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.
 import type { Desired, Verdict } from "../../engine/kind-module.js";
 import { type KubeObject, keyOf } from "../../engine/objects.js";
 import type { DesiredStep } from "../../engine/steps.js";
+import { isVerdict } from "../../engine/verdict.js";
 import type { EngineView } from "../../engine/view.js";
 import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
 import { connectionUrl } from "../datastore/connection-url.js";
@@ -160,10 +161,6 @@ function claimedUrl(
       "the claimed database's URL",
     ),
   };
-}
-
-function isVerdict(value: object): value is Verdict {
-  return "ok" in value;
 }
 
 function readyCondition(status: { readonly conditions?: readonly Condition[] } | undefined): Condition | undefined {

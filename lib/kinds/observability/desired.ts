@@ -2,8 +2,9 @@ import { refNamespace } from "../../api/refs.js";
 import { LANGFUSE } from "../../catalog/langfuse.js";
 import type { Dependency } from "../../engine/dependencies.js";
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
-import type { Desired, Verdict } from "../../engine/kind-module.js";
+import type { Desired } from "../../engine/kind-module.js";
 import type { DesiredStep } from "../../engine/steps.js";
+import { isVerdict } from "../../engine/verdict.js";
 import type { EngineView } from "../../engine/view.js";
 import { observedRelease, releaseRollout, workloadReleaseStep } from "../../engine/workload-release.js";
 import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
@@ -105,10 +106,6 @@ export function observabilitySecrets(resource: Observability): ReferencedSecret[
         ]
       : []),
   ];
-}
-
-function isVerdict(value: object): value is Verdict {
-  return "ok" in value;
 }
 
 /** What an Observability wants in the cluster now. Pure. */
