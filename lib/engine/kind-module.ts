@@ -89,6 +89,11 @@ export interface Verdict {
    * Secret another tool may still create, a datastore still starting.
    */
   readonly stalled?: boolean;
+  /**
+   * Not Ready yet, and what it waits for changes slowly and is seen by no watch (pods rolling out of a
+   * chart's Deployments): look again after this long rather than at the operator's usual requeue delay.
+   */
+  readonly requeueAfterMs?: number;
 }
 
 /** What a kind wants in the cluster now: PURE, from the resource and what the engine observed. */

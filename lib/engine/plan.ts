@@ -433,7 +433,8 @@ export function planResource<Status = Record<string, unknown>>(
   const requeue = deleting
     ? waitingForMembers !== undefined || heldReleases.length > 0
     : ready.status !== "True" && verdict.reason !== NAME_TAKEN;
-  return { steps, conditions, events, status, requeue };
+  const after = requeue && !deleting && !verdict.ok ? verdict.requeueAfterMs : undefined;
+  return { steps, conditions, events, status, requeue, ...(after ? { requeueAfterMs: after } : {}) };
 }
 
 /**

@@ -18,6 +18,8 @@ export interface ReconcileOutcome<Status = Record<string, unknown>> {
   /** Steps performed this pass (a pass stops after ensuring operators: their kinds must be discovered first). */
   readonly performed: readonly string[];
   readonly requeue: boolean;
+  /** Look again after this long rather than at the front end's usual delay (a slow rollout). */
+  readonly requeueAfterMs?: number;
   /** True once the finalizer was removed and the object may vanish. */
   readonly finalized: boolean;
 }
@@ -122,5 +124,8 @@ export async function reconcileResource<Status = Record<string, unknown>>(
   if (failure) throw failure;
   // Changed meanwhile by another process: the next pass decides from what it wrote.
   const requeue = plan.requeue || stoppedEarly || written.outcome === "conflict";
-  return { plan, performed, requeue, finalized };
+  // The verdict's own delay holds only when the pass did all it had to: otherwise look again soon.
+  const requeueAfterMs =
+    plan.requeue && !stoppedEarly && written.outcome !== "conflict" ? plan.requeueAfterMs : undefined;
+  return { plan, performed, requeue, finalized, ...(requeueAfterMs ? { requeueAfterMs } : {}) };
 }

@@ -80,4 +80,6 @@ export interface Plan<Status = Record<string, unknown>> {
   readonly status: Status;
   /** Not Ready yet and nothing failed: look again later. */
   readonly requeue: boolean;
+  /** When to look again, where the verdict asks for a delay of its own (Verdict.requeueAfterMs). */
+  readonly requeueAfterMs?: number;
 }

@@ -1,6 +1,6 @@
 import { canonicalJson } from "../api/canonical-json.js";
 import type { WorkloadEntry } from "../catalog/workload.js";
-import type { EmittedKind } from "./kind-module.js";
+import type { EmittedKind, Verdict } from "./kind-module.js";
 import { type KubeObject, keyOf } from "./objects.js";
 import type { DesiredStep } from "./steps.js";
 import type { EngineView } from "./view.js";
@@ -128,4 +128,27 @@ export function releaseRollout(live: ObservedRelease | undefined): {
     return { ready: false, message: `${waiting.kind} ${waiting.namespace}/${waiting.name}: ${waiting.message}` };
   const names = live.status.workloads.map((w) => `${w.kind} ${w.name}`).join(", ");
   return { ready: true, message: `${where} revision ${live.status.revision} rolled out${names ? ` (${names})` : ""}` };
+}
+
+/**
+ * How long a pass waiting for a release's rollout waits before looking again: pods starting take seconds
+ * to minutes, and the Deployments a chart renders are watched by nobody (only helm's records are).
+ */
+export const ROLLOUT_REQUEUE_MS = 10_000;
+
+/**
+ * The verdict on a workload release's rollout, for every kind that installs one: `readyReason` once the
+ * revision is deployed and its workloads rolled out; otherwise Provisioning, saying what `what` waits for,
+ * looked at again after ROLLOUT_REQUEUE_MS.
+ */
+export function rolloutVerdict(live: ObservedRelease | undefined, readyReason: string, what: string): Verdict {
+  const rollout = releaseRollout(live);
+  return rollout.ready
+    ? { ok: true, reason: readyReason, message: rollout.message }
+    : {
+        ok: false,
+        reason: "Provisioning",
+        message: `waiting for ${what}: ${rollout.message}`,
+        requeueAfterMs: ROLLOUT_REQUEUE_MS,
+      };
 }

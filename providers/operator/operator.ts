@@ -37,7 +37,7 @@ export interface OperatorOptions {
   readonly source?: ChartSource;
   /** Every resource is reconciled again this often, whatever the watches saw. @default 30_000 */
   readonly resyncMs?: number;
-  /** Delay before looking again at a resource that is not Ready yet. @default 2_000 */
+  /** Delay before looking again at a resource that is not Ready yet, unless its verdict asks for another (a slow rollout). @default 2_000 */
   readonly requeueMs?: number;
   readonly report?: Reporter;
   /** The clock licences are judged by. @default the system clock */
@@ -832,7 +832,7 @@ export class NaviqueOperator {
       if (!resource) this.forget(key);
       this.rememberRefusal(key, kind, resource, outcome);
       this.succeeded(key);
-      if (outcome?.requeue) this.queue.add(key, this.options.requeueMs ?? 2_000);
+      if (outcome?.requeue) this.queue.add(key, outcome.requeueAfterMs ?? this.options.requeueMs ?? 2_000);
     } catch (error) {
       // A step failed, maybe an install midway: nothing kept is trusted.
       this.decisions.changed();

@@ -360,6 +360,8 @@ describe("an Observability's plan", () => {
       message: "waiting for Langfuse: not installed yet",
     });
     expect(wired.requeue).toBe(true);
+    // Pods rolling out are watched by nobody: looked at again after ten seconds, not the usual two.
+    expect(wired.requeueAfterMs).toBe(10_000);
   });
 
   it("with the project's keys in a Secret of the user's: generates none, checks both keys, publishes that Secret", () => {
@@ -476,5 +478,7 @@ describe("an Observability's plan", () => {
       status: "True",
       message: "Langfuse serving project langfuse at http://langfuse-web.obs.svc:3000",
     });
+    expect(rolled.requeue).toBe(false);
+    expect(rolled.requeueAfterMs).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@ import type { Desired, Verdict } from "../../engine/kind-module.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import { isVerdict } from "../../engine/verdict.js";
 import type { EngineView } from "../../engine/view.js";
-import { observedRelease, releaseRollout, workloadReleaseStep } from "../../engine/workload-release.js";
+import { observedRelease, rolloutVerdict, workloadReleaseStep } from "../../engine/workload-release.js";
 import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { sharedConnection } from "../datastore/shared-connection.js";
@@ -210,7 +210,6 @@ export function desiredChatUI(resource: ChatUI, view: EngineView, apiGroup: stri
     ),
     workloadReleaseStep(view, { name, namespace }, LIBRECHAT, values),
   ];
-  const rollout = releaseRollout(observedRelease(view, name, namespace));
   return {
     steps,
     status: {
@@ -219,8 +218,6 @@ export function desiredChatUI(resource: ChatUI, view: EngineView, apiGroup: stri
       gateway: `${GATEWAY_FIELD} → ${where}: endpoint ${resource.spec.endpointName} at ${gatewayUrl}/v1 (${models.join(", ")}), ${key.said}`,
     },
     readyMessage: `LibreChat serving ${resource.spec.endpointName} at ${url}`,
-    verdict: rollout.ready
-      ? { ok: true, reason: "LibreChatReady", message: rollout.message }
-      : { ok: false, reason: "Provisioning", message: `waiting for LibreChat: ${rollout.message}` },
+    verdict: rolloutVerdict(observedRelease(view, name, namespace), "LibreChatReady", "LibreChat"),
   };
 }

@@ -6,7 +6,7 @@ import type { Desired } from "../../engine/kind-module.js";
 import type { Credentials, KubeObject } from "../../engine/objects.js";
 import { ownerReference } from "../../engine/ownership.js";
 import type { EngineView } from "../../engine/view.js";
-import { observedRelease, releaseRollout, workloadReleaseStep } from "../../engine/workload-release.js";
+import { observedRelease, rolloutVerdict, workloadReleaseStep } from "../../engine/workload-release.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { externalConnection } from "../datastore/external-connection.js";
 import { MASTER_KEY_ENV, MEILISEARCH_PORT, meilisearchValues } from "./chart.js";
@@ -74,7 +74,6 @@ function desiredManaged(resource: MeilisearchInstance, view: EngineView): Meilis
   };
   const values = meilisearchValues({ name, masterKeySecret: secret.metadata.name, claim: claim.metadata.name });
   const release = workloadReleaseStep(view, { name, namespace }, MEILISEARCH, values);
-  const rollout = releaseRollout(observedRelease(view, name, namespace));
   const host = serviceHost(name, namespace);
   return {
     steps: [
@@ -99,9 +98,7 @@ function desiredManaged(resource: MeilisearchInstance, view: EngineView): Meilis
       },
     },
     readyMessage: `Meilisearch reachable at ${connectionUrl("http", host, MEILISEARCH_PORT)}`,
-    verdict: rollout.ready
-      ? { ok: true, reason: "MeilisearchReady", message: rollout.message }
-      : { ok: false, reason: "Provisioning", message: `waiting for Meilisearch: ${rollout.message}` },
+    verdict: rolloutVerdict(observedRelease(view, name, namespace), "MeilisearchReady", "Meilisearch"),
   };
 }
 

@@ -6,7 +6,7 @@ import type { Desired } from "../../engine/kind-module.js";
 import type { DesiredStep } from "../../engine/steps.js";
 import { isVerdict } from "../../engine/verdict.js";
 import type { EngineView } from "../../engine/view.js";
-import { observedRelease, releaseRollout, workloadReleaseStep } from "../../engine/workload-release.js";
+import { observedRelease, rolloutVerdict, workloadReleaseStep } from "../../engine/workload-release.js";
 import { claimedDatabase, credentialsCopyStep, isClaimedDatabase } from "../datastore/claimed-database.js";
 import { connectionUrl } from "../datastore/connection-url.js";
 import { sharedConnection } from "../datastore/shared-connection.js";
@@ -190,7 +190,6 @@ export function desiredObservability(
         ]),
     workloadReleaseStep(view, { name, namespace }, LANGFUSE, values),
   ];
-  const rollout = releaseRollout(observedRelease(view, name, namespace));
   return {
     steps,
     status: {
@@ -204,8 +203,6 @@ export function desiredObservability(
       project: `${project.organizationId}/${project.projectId}`,
     },
     readyMessage: `Langfuse serving project ${project.projectName} at ${url}`,
-    verdict: rollout.ready
-      ? { ok: true, reason: "LangfuseReady", message: rollout.message }
-      : { ok: false, reason: "Provisioning", message: `waiting for Langfuse: ${rollout.message}` },
+    verdict: rolloutVerdict(observedRelease(view, name, namespace), "LangfuseReady", "Langfuse"),
   };
 }
