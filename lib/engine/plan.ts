@@ -430,11 +430,20 @@ export function planResource<Status = Record<string, unknown>>(
     capabilities: capabilityStatuses(view.capabilities, context.releaseOf),
     emitted: emittedAfter(resource, made, steps, view, heldReleases),
   } as Status;
-  const requeue = deleting
-    ? waitingForMembers !== undefined || heldReleases.length > 0
-    : ready.status !== "True" && verdict.reason !== NAME_TAKEN;
-  const after = requeue && !deleting && !verdict.ok ? verdict.requeueAfterMs : undefined;
-  return { steps, conditions, events, status, requeue, ...(after ? { requeueAfterMs: after } : {}) };
+  const again = deleting
+    ? { requeue: waitingForMembers !== undefined || heldReleases.length > 0 }
+    : lookAgain(ready, verdict);
+  return { steps, conditions, events, status, ...again };
+}
+
+/**
+ * Whether a pass that is not deleting looks again: while not Ready (a name taken waits for someone), after
+ * the verdict's own delay when it asks for one (a slow rollout).
+ */
+function lookAgain(ready: Condition, verdict: Verdict): Pick<Plan, "requeue" | "requeueAfterMs"> {
+  const requeue = ready.status !== "True" && verdict.reason !== NAME_TAKEN;
+  const after = requeue && !verdict.ok ? verdict.requeueAfterMs : undefined;
+  return { requeue, ...(after ? { requeueAfterMs: after } : {}) };
 }
 
 /**
