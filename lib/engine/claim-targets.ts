@@ -1,11 +1,9 @@
+import { CLAIM_PENDING } from "./claims.js";
 import { moduleOf, type ReconcileContext } from "./context.js";
 import { dependenciesOf } from "./dependencies.js";
 import type { EngineResource } from "./kind-module.js";
 import { readResource, reconcileResource } from "./reconcile.js";
 import type { Plan } from "./steps.js";
-
-/** The condition reason of a resource waiting for a target to make its claim (lib/kinds/datastore/claimed-database.ts …). */
-export const CLAIM_PENDING = "ClaimPending";
 
 /** Whether a plan waits for one of its claims to be made. */
 export function waitsForClaim(plan: Pick<Plan<unknown>, "conditions">): boolean {

@@ -33,6 +33,12 @@ export interface PublishedClaim {
   readonly keys?: { readonly apiKey?: string };
 }
 
+/**
+ * The condition reason of a resource waiting for a target to make its claim (lib/kinds/datastore/
+ * claimed-database.ts …): what the front ends that run no operator look for (lib/engine/claim-targets.ts).
+ */
+export const CLAIM_PENDING = "ClaimPending";
+
 /** The key of a claimant, as `status.claims` names it. */
 export function claimantKey(resource: {
   readonly kind: string;

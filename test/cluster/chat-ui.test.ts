@@ -1,3 +1,4 @@
+import { parse } from "yaml";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import { MONGODB_KUBERNETES } from "../../lib/catalog/mongodb-kubernetes.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
@@ -222,8 +223,13 @@ describe("ChatUI", () => {
       DOMAIN_SERVER: `http://chat.${apps}.svc:3080`,
     });
     const config = await client.core.readNamespacedConfigMap({ name: "chat-config", namespace: apps });
-    expect(config.data?.["librechat.yaml"]).toContain(`baseURL: http://llm.${gateways}.svc:4000/v1`);
-    expect(config.data?.["librechat.yaml"]).toContain(`apiKey: \${NAVIQUE_GATEWAY_API_KEY}`);
+    const endpoint = (parse(config.data?.["librechat.yaml"] ?? "") as { endpoints: { custom: unknown[] } }).endpoints
+      .custom[0];
+    expect(endpoint).toMatchObject({
+      baseURL: `http://llm.${gateways}.svc:4000/v1`,
+      apiKey: `\${NAVIQUE_GATEWAY_API_KEY}`,
+      models: { default: ["gpt-4o", "llama3"], fetch: true },
+    });
 
     // No secret in helm's record, the resources, their statuses or the Events.
     const records = await decodedReleaseRecords(client, apps, "chat");

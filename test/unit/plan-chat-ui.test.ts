@@ -1,3 +1,4 @@
+import { parse } from "yaml";
 import type { Condition } from "../../lib/api/conditions.js";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
@@ -209,26 +210,25 @@ describe("a ChatUI's plan", () => {
       redis: { enabled: false },
       "librechat-rag-api": { enabled: false },
     });
-    expect((values.librechat as { configYamlContent: string }).configYamlContent).toBe(
-      [
-        "version: 1.3.14",
-        "cache: true",
-        "endpoints:",
-        "  custom:",
-        "    - name: Gateway",
-        `      apiKey: \${NAVIQUE_GATEWAY_API_KEY}`,
-        "      baseURL: http://llm.gateways.svc:4000/v1",
-        "      models:",
-        "        default:",
-        "          - gpt-4o",
-        "          - llama3",
-        "        fetch: true",
-        "      titleConvo: true",
-        "      titleModel: gpt-4o",
-        "      modelDisplayLabel: Gateway",
-        "",
-      ].join("\n"),
-    );
+    // librechat.yaml, written as JSON (which is YAML): read back by a YAML parser as LibreChat reads it.
+    const config = (values.librechat as { configYamlContent: string }).configYamlContent;
+    expect(parse(config)).toEqual({
+      version: "1.3.14",
+      cache: true,
+      endpoints: {
+        custom: [
+          {
+            name: "Gateway",
+            apiKey: `\${NAVIQUE_GATEWAY_API_KEY}`,
+            baseURL: "http://llm.gateways.svc:4000/v1",
+            models: { default: ["gpt-4o", "llama3"], fetch: true },
+            titleConvo: true,
+            titleModel: "gpt-4o",
+            modelDisplayLabel: "Gateway",
+          },
+        ],
+      },
+    });
     // No secret the plan read is in helm's values, a description or the status.
     const said = JSON.stringify([values, wired.steps.map((s) => s.description), wired.status]);
     for (const planted of [MONGO_PASSWORD, MEILI_KEY, VIRTUAL_KEY]) expect(said).not.toContain(planted);

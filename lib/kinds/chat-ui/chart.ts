@@ -1,5 +1,3 @@
-import { stringify } from "yaml";
-
 // Facts of the official LibreChat chart the product relies on (danny-avila/LibreChat, helm/librechat at tag
 // chart-2.0.8, LibreChat v0.8.8-rc1; docs/chat-ui.md says where each one comes from).
 
@@ -57,7 +55,8 @@ export interface LibreChatValuesInput {
 /**
  * librechat.yaml: the gateway as LibreChat's one custom endpoint, an OpenAI-compatible API at
  * `<gateway url>/v1`, its key from the environment (never in the file, which the chart puts in a
- * ConfigMap), its models those the gateway serves.
+ * ConfigMap), its models those the gateway serves. Written as JSON, which is YAML (LibreChat reads the file
+ * with a YAML parser): no YAML library is loaded with the kinds, in every program and provider process.
  */
 export function libreChatConfig(gateway: {
   readonly name: string;
@@ -65,23 +64,27 @@ export function libreChatConfig(gateway: {
   readonly models: readonly string[];
 }): string {
   const [first] = gateway.models;
-  return stringify({
-    version: LIBRECHAT_CONFIG_VERSION,
-    cache: true,
-    endpoints: {
-      custom: [
-        {
-          name: gateway.name,
-          apiKey: `\${${GATEWAY_KEY_ENV}}`,
-          baseURL: `${gateway.url}/v1`,
-          models: { default: [...gateway.models], fetch: true },
-          titleConvo: true,
-          ...(first ? { titleModel: first } : {}),
-          modelDisplayLabel: gateway.name,
-        },
-      ],
+  return `${JSON.stringify(
+    {
+      version: LIBRECHAT_CONFIG_VERSION,
+      cache: true,
+      endpoints: {
+        custom: [
+          {
+            name: gateway.name,
+            apiKey: `\${${GATEWAY_KEY_ENV}}`,
+            baseURL: `${gateway.url}/v1`,
+            models: { default: [...gateway.models], fetch: true },
+            titleConvo: true,
+            ...(first ? { titleModel: first } : {}),
+            modelDisplayLabel: gateway.name,
+          },
+        ],
+      },
     },
-  });
+    null,
+    2,
+  )}\n`;
 }
 
 const fromSecret = (env: string, name: string, key: string) => ({

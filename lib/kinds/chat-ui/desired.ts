@@ -1,6 +1,6 @@
 import { refNamespace } from "../../api/refs.js";
 import { LIBRECHAT } from "../../catalog/librechat.js";
-import { CLAIM_PENDING } from "../../engine/claim-targets.js";
+import { CLAIM_PENDING } from "../../engine/claims.js";
 import { type Dependency, wiringLine, wiringOf } from "../../engine/dependencies.js";
 import { generateSecretStep, type KeyRule } from "../../engine/generated-secret.js";
 import type { Desired, Verdict } from "../../engine/kind-module.js";

@@ -1,5 +1,4 @@
-import { CLAIM_PENDING } from "../../engine/claim-targets.js";
-import { takesClaims } from "../../engine/claims.js";
+import { CLAIM_PENDING, takesClaims } from "../../engine/claims.js";
 import type { Dependency } from "../../engine/dependencies.js";
 import type { Verdict } from "../../engine/kind-module.js";
 import type { KubeObject } from "../../engine/objects.js";
