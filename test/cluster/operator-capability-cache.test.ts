@@ -36,12 +36,19 @@ describe("the operator's kept capability decisions", () => {
       models: [{ name: "llama3", provider: "ollama", model: "llama3" }],
       database: { mode: "external", external: { connectionSecretRef: { name: "db", key: "url" } } },
     });
-    // The operator's own client: its detections are its lists of the release namespace's Deployments (the
-    // Deployments watch lists them too, asking for metadata only, with a second argument).
+    // The operator's own client: each detection begins with one metadata-only list of the release's helm
+    // records (lib/capabilities/observe.ts). The records watch lists every helm record of the namespace
+    // (no release name) and an uninstall checks the release with a full list: neither is counted. Not the
+    // Deployments list: a detection of a release gone reads no Deployments of the release namespace.
     const operatorClient = testClient();
-    const lists = jest.spyOn(operatorClient.apps, "listNamespacedDeployment");
+    const lists = jest.spyOn(operatorClient.core, "listNamespacedSecret");
     const detections = () =>
-      lists.mock.calls.filter(([request, options]) => request.namespace === RELEASE_NAMESPACE && !options).length;
+      lists.mock.calls.filter(
+        ([request, options]) =>
+          request.namespace === RELEASE_NAMESPACE &&
+          request.labelSelector?.split(",").includes(`name=${RELEASE}`) === true &&
+          options !== undefined,
+      ).length;
     const operator = inProcessOperator(operatorClient, helm);
     await operator.start();
     const ready = (what: string) =>
