@@ -14,12 +14,12 @@ import { type Claim, type ClaimedView, claimantKey, claimantKinds, claimsOn, pub
 import { resourceLabel } from "./conditions.js";
 import { allReferences, dependenciesOf, wiringOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
-import type { EngineResource, KindModule, ObservedRead } from "./kind-module.js";
+import type { Desired, EngineResource, KindModule, ObservedRead } from "./kind-module.js";
 import { type Credentials, decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
 import { observeReferenceGrants } from "./observe-reference-grants.js";
 import { observeWorkloadRelease } from "./observe-workload-release.js";
 import { grantNamespaces, type ObservedGrant, type Reference, ungrantedReferences } from "./reference-grants.js";
-import type { Consumer, EngineView } from "./view.js";
+import type { Consumer, EngineView, ObservedView } from "./view.js";
 import { isWorkloadRelease } from "./workload-release.js";
 
 /** What observing needs beyond the client: the catalog, the registry (for cross-kind counts), the clock and the keys. */
@@ -360,7 +360,7 @@ export async function observeResource(
   module: KindModule,
   resource: EngineResource,
   options: ObserveOptions,
-): Promise<EngineView> {
+): Promise<ObservedView> {
   const needed = module.needs(resource);
   const now = resource.metadata.deletionTimestamp ? [] : needed;
   const mayReleaseSome = mayRelease(neededBefore(module, resource, options), expandNeeds(now, options));
@@ -375,7 +375,6 @@ export async function observeResource(
     ? withSelf(cached.list, resource, options.now)
     : capInstances(all, resource, instanceOf, options.now);
 
-  const { namespace } = resource.metadata;
   const referrer = referrerOf(resource);
   const references = allReferences(module, resource);
   const foreign = grantNamespaces(referrer, references);
@@ -406,32 +405,72 @@ export async function observeResource(
     // The cached order holds for the resource when the cache knows it as it is: admitted or not alike.
     licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },
   };
-  // What it emitted, and what it would emit now (the desired state is pure: asked once without objects).
-  // A Secret the status names outside the resource's namespace (a claim's password copied beside an
-  // adopted CNPG Cluster, where CNPG reads it), and that the desired state no longer names, is kept to its
-  // marks: enough to collect it as the resource's own, never its data — the status is no proof of what
-  // another namespace's Secret holds.
-  const keys = new Map<string, ObjectKey>();
-  const marksOnly = new Set<string>();
-  for (const emitted of resource.status?.emitted ?? []) {
-    const key = objectKey(emitted);
-    keys.set(key, emitted);
-    if (emitted.kind === "Secret" && emitted.namespace !== namespace) marksOnly.add(key);
+  const { objects, desired } = await observeObjects(client, module, resource, view, options.cached);
+  return { ...view, objects, desired };
+}
+
+/**
+ * The current state of what the resource emitted and of what it would emit now, with the desired state
+ * decided from it: asked once per pass in the steady state (lib/engine/plan.ts uses that answer).
+ *
+ * What it emitted (its status) is read first; the desired state is asked with it, and what it names that
+ * the status does not is read then — for its plan to see a name taken before it applies there. Only when
+ * one of those turns out to exist (a status lost or written behind, a name taken) is the desired state
+ * asked again with it, until it names nothing unread: so what it judged from equals what the plan sees.
+ *
+ * A Secret the status names outside the resource's namespace (a claim's password copied beside an
+ * adopted CNPG Cluster, where CNPG reads it) is shown to the desired state by its marks only — the status
+ * is no proof of what another namespace's Secret holds — and stays so in the view unless the desired
+ * state names it: enough to collect it as the resource's own, never its data.
+ */
+async function observeObjects(
+  client: KubeClient,
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  cached: ObserveOptions["cached"],
+): Promise<{ readonly objects: ReadonlyMap<string, KubeObject>; readonly desired: Desired<unknown> }> {
+  const { namespace } = resource.metadata;
+  // By the key the plan looks each up with; a header says where to read it.
+  const read = new Map<string, KubeObject | undefined>();
+  const readAll = (headers: ReadonlyMap<string, ObjectKey>) =>
+    Promise.all(
+      [...headers].map(async ([key, header]) => {
+        read.set(key, await readObject(client, header, cached));
+      }),
+    );
+  const foreignSecrets = new Set<string>();
+  const emitted = new Map<string, ObjectKey>();
+  for (const e of resource.status?.emitted ?? []) {
+    emitted.set(objectKey(e), e);
+    if (e.kind === "Secret" && e.namespace !== namespace) foreignSecrets.add(objectKey(e));
   }
-  for (const step of module.desired(resource, view).steps) {
-    const { apiVersion, kind, metadata } = step.object;
-    const key = keyOf(step.object);
-    keys.set(key, { apiVersion, kind, name: metadata.name, namespace: metadata.namespace ?? namespace });
-    marksOnly.delete(key);
+  await readAll(emitted);
+  const shown = () => {
+    const objects = new Map<string, KubeObject>();
+    for (const [key, object] of read) {
+      if (object) objects.set(key, foreignSecrets.has(key) ? marksOf(object) : object);
+    }
+    return objects;
+  };
+  for (;;) {
+    const desired = module.desired(resource, { ...view, objects: shown() });
+    const unread = new Map<string, ObjectKey>();
+    for (const step of desired.steps) {
+      const key = keyOf(step.object);
+      if (!read.has(key)) unread.set(key, headerOf(step.object, namespace));
+    }
+    await readAll(unread);
+    if ([...unread.keys()].some((key) => read.get(key) !== undefined)) continue;
+    for (const step of desired.steps) foreignSecrets.delete(keyOf(step.object));
+    return { objects: shown(), desired };
   }
-  const objects = new Map<string, KubeObject>();
-  await Promise.all(
-    [...keys.entries()].map(async ([key, header]) => {
-      const current = await readObject(client, header, options.cached);
-      if (current) objects.set(key, marksOnly.has(key) ? marksOf(current) : current);
-    }),
-  );
-  return { ...view, objects };
+}
+
+/** The identity of an object the desired state makes, in the resource's namespace unless it names another. */
+function headerOf(object: KubeObject, namespace: string): ObjectKey {
+  const { apiVersion, kind, metadata } = object;
+  return { apiVersion, kind, name: metadata.name, namespace: metadata.namespace ?? namespace };
 }
 
 /** An object reduced to what garbage collection judges ownership by: its identity and its labels. */

@@ -23,7 +23,7 @@ import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module
 import { emittedOf, type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
 import { marked, ownedBy } from "./ownership.js";
 import type { DesiredStep, Plan, PlannedEvent, PlanStep } from "./steps.js";
-import type { EngineView } from "./view.js";
+import type { EngineView, ObservedView } from "./view.js";
 
 /** Everything a plan is decided in beyond the resource and the view: the catalog and the operator's scope. */
 export interface PlanContext extends CapabilityCatalog, GateContext {}
@@ -33,10 +33,11 @@ export const NAME_TAKEN = "NameTaken";
 
 /**
  * The desired state with the ownership marks on every object it makes, and each generated Secret it made
- * before known as such, so that re-creating one is a rotation (lib/engine/generated-secret.ts).
+ * before known as such, so that re-creating one is a rotation (lib/engine/generated-secret.ts). The kind
+ * is asked once per pass: observeResource asked it already, from the view it returns.
  */
-function markedDesired<S>(module: KindModule, resource: EngineResource, view: EngineView): Desired<S> {
-  const desired = module.desired(resource, view) as Desired<S>;
+function markedDesired<S>(module: KindModule, resource: EngineResource, view: ObservedView): Desired<S> {
+  const desired = (view.desired ?? module.desired(resource, view)) as Desired<S>;
   const steps = rotations(resource.status?.emitted ?? [], view, desired.steps);
   return { ...desired, steps: steps.map((step): DesiredStep => ({ ...step, object: marked(resource, step.object) })) };
 }
@@ -173,11 +174,12 @@ function deletionPass<Status>(
   module: KindModule,
   resource: EngineResource,
   view: EngineView,
+  desired: Desired<Status>,
   before: readonly string[],
   needed: readonly string[],
   catalog: Pick<CapabilityCatalog, "withPrerequisites">,
 ): Pass<Status> {
-  const wouldEmit = markedDesired<Status>(module, resource, view).steps.map((s) => emittedOf(s.object));
+  const wouldEmit = desired.steps.map((s) => emittedOf(s.object));
   const candidates = [...(resource.status?.emitted ?? []), ...wouldEmit];
   const orphans = ownOrphans(module, resource, candidates, [], view.objects);
   const members = deletionOfMembers(resource, orphans);
@@ -234,12 +236,12 @@ function desiredPass<Status>(
   module: KindModule,
   resource: EngineResource,
   view: EngineView,
+  desired: Desired<Status>,
   before: readonly string[],
   needed: readonly string[],
   operatorsReady: boolean,
   catalog: Pick<CapabilityCatalog, "withPrerequisites">,
 ): Pass<Status> {
-  const desired = markedDesired<Status>(module, resource, view);
   const wanted = desired.steps.map((s) => s.object);
   const taken = takenBy(resource, desired.steps, view);
   // A refused resource whose operators are not Ready applies nothing of its own: its kinds may not be served.
@@ -269,8 +271,12 @@ function desiredPass<Status>(
  * nothing is installed for a resource that would then be refused: the licence, scope and grant gates
  * come earlier still (heldBack).
  */
-function refusalOf(module: KindModule, resource: EngineResource, view: EngineView): Verdict | undefined {
-  const desired = markedDesired(module, resource, view);
+function refusalOf(
+  module: KindModule,
+  resource: EngineResource,
+  view: EngineView,
+  desired: Desired<unknown>,
+): Verdict | undefined {
   const taken = takenBy(resource, desired.steps, view);
   if (taken.length > 0) return nameTakenVerdict(module, resource, taken);
   return !desired.verdict.ok && desired.verdict.stalled ? desired.verdict : undefined;
@@ -301,14 +307,17 @@ function passOf<Status>(
     readonly operatorsOk: boolean;
     readonly refused: boolean;
     readonly catalog: Pick<CapabilityCatalog, "withPrerequisites">;
+    readonly desired: Desired<Status>;
   },
 ): Pass<Status> {
-  const { before, needed, operatorsOk, refused, catalog } = state;
+  const { before, needed, operatorsOk, refused, catalog, desired } = state;
   if (resource.metadata.deletionTimestamp !== undefined) {
-    return operatorsOk ? deletionPass(module, resource, view, before, needed, catalog) : waitingForOperators(view);
+    return operatorsOk
+      ? deletionPass(module, resource, view, desired, before, needed, catalog)
+      : waitingForOperators(view);
   }
   if (operatorsOk || refused) {
-    return desiredPass<Status>(module, resource, view, before, needed, operatorsOk, catalog);
+    return desiredPass<Status>(module, resource, view, desired, before, needed, operatorsOk, catalog);
   }
   return waitingForOperators(view);
 }
@@ -376,7 +385,7 @@ function passConditions(
 export function planResource<Status = Record<string, unknown>>(
   module: KindModule,
   resource: EngineResource,
-  view: EngineView,
+  view: ObservedView,
   context: PlanContext,
 ): Plan<Status> {
   const deleting = resource.metadata.deletionTimestamp !== undefined;
@@ -388,13 +397,23 @@ export function planResource<Status = Record<string, unknown>>(
   if (held) return held as Plan<Status>;
   const needed = neededNow(module, resource, context);
   const before = neededBefore(module, resource, context);
-  const refusal = deleting ? undefined : refusalOf(module, resource, view);
+  const desired = markedDesired<Status>(module, resource, view);
+  const refusal = deleting ? undefined : refusalOf(module, resource, view, desired);
   const events: PlannedEvent[] = adoptionEvents(resource, view.capabilities);
   const observed = operatorsCondition(resource, needed, view.capabilities);
   const operatorsOk = observed.status === "True";
   const refused = refusal !== undefined;
-  const pass = passOf<Status>(module, resource, view, { before, needed, operatorsOk, refused, catalog: context });
-  const { steps, verdict, desired, made, waitingForMembers } = pass;
+  const pass = passOf<Status>(module, resource, view, {
+    before,
+    needed,
+    operatorsOk,
+    refused,
+    catalog: context,
+    desired,
+  });
+  const { steps, verdict, made, waitingForMembers } = pass;
+  // The kind's own status and Ready message: only from a pass that applied (or judged) its desired state.
+  const judged = pass.desired;
   const heldReleases = pass.held ?? [];
   // A held release is said on OperatorsReady, and keeps the resource's finalizer and its needs recorded.
   const operators =
@@ -412,7 +431,7 @@ export function planResource<Status = Record<string, unknown>>(
     view,
     operators,
     verdict,
-    desired?.readyMessage,
+    judged?.readyMessage,
     refusal !== undefined,
   );
   // Every dependency is Ready (else the pass was held above): said on its own condition, after Ready.
@@ -426,7 +445,7 @@ export function planResource<Status = Record<string, unknown>>(
     ...(deleting && !wasAdmitted(resource) ? {} : { admitted: true }),
     needs: needsRecorded(before, needed, operatorsOk, heldReleases),
     ...reachedFields(module, resource, operatorsOk && !deleting),
-    ...(desired?.status ?? {}),
+    ...(judged?.status ?? {}),
     capabilities: capabilityStatuses(view.capabilities, context.releaseOf),
     emitted: emittedAfter(resource, made, steps, view, heldReleases),
   } as Status;

@@ -2,7 +2,7 @@ import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import type { Claim, ClaimedView } from "./claims.js";
-import type { Reads } from "./kind-module.js";
+import type { Desired, Reads } from "./kind-module.js";
 import type { Credentials, KubeObject } from "./objects.js";
 import type { ObservedGrant } from "./reference-grants.js";
 
@@ -52,4 +52,12 @@ export interface EngineView {
     /** How many instances come before one, from an order computed once (capOrder); undefined: not in it. */
     readonly ahead?: (subject: Instance) => number | undefined;
   };
+}
+
+/**
+ * A view as observeResource returns it: with the desired state decided from it, so that the plan asks the
+ * kind once per pass (lib/engine/observe.ts). A view made otherwise (a test's) has none: the plan asks.
+ */
+export interface ObservedView extends EngineView {
+  readonly desired?: Desired<unknown>;
 }

@@ -1,11 +1,14 @@
+import { jest } from "@jest/globals";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import { KubeClient } from "../../lib/cluster/kube-client.js";
-import type { ReconcileContext } from "../../lib/engine/context.js";
+import { moduleOf, type ReconcileContext } from "../../lib/engine/context.js";
 import { ownershipMarks } from "../../lib/engine/ownership.js";
+import { previewResource } from "../../lib/engine/reconcile.js";
 import { LICENSE_NAME, LICENSE_PLURAL } from "../../lib/kinds/license/schema.js";
+import { POSTGRES_CLUSTER_PLURAL } from "../../lib/kinds/postgres-cluster/schema.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -20,7 +23,15 @@ import { adoptingPostgresCluster, installCloudnativePg, naviqueCrdsServed } from
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { inProcessOperator } from "../support/operator.js";
-import { eventsAbout, readPostgresCluster, reconcilePostgresCluster, reconcileUntil } from "../support/postgres.js";
+import {
+  createPostgresCluster,
+  eventsAbout,
+  playCnpgClusterReady,
+  readCnpgCluster,
+  readPostgresCluster,
+  reconcilePostgresCluster,
+  reconcileUntil,
+} from "../support/postgres.js";
 
 /** The resourceVersion of the License singleton as stored now. */
 async function licenseVersion(client: KubeClient): Promise<string | undefined> {
@@ -99,6 +110,52 @@ describe("quiet reconciles", () => {
     ).toBe(copy.metadata?.resourceVersion);
     expect(await eventsAbout(client, ns, "chat")).toEqual(events);
     expect(lines).toEqual([]);
+  });
+
+  it("a pass asks the kind for its desired state once; a status that lost what it emitted is asked again, and judged from what exists", async () => {
+    const ns = await namespace("quiet-desired");
+    await createPostgresCluster(client, ns, "pg", { managed: { deletionPolicy: "Delete" } });
+    // No CNPG pod runs here: the test writes the status its controller would (playCnpgClusterReady).
+    const playCnpg = async () => {
+      if (await readCnpgCluster(client, ns, "pg")) await playCnpgClusterReady(client, ns, "pg");
+    };
+    await reconcileUntil(context, ns, "pg", (outcome) => !outcome.requeue, playCnpg);
+    const asked = jest.spyOn(moduleOf(context, "PostgresCluster"), "desired");
+    try {
+      const ready = await readPostgresCluster(client, ns, "pg");
+      if (!ready) throw new Error("PostgresCluster pg is gone");
+      await reconcilePostgresCluster(context, ready);
+      expect(asked).toHaveBeenCalledTimes(1);
+
+      // WHEN its status no longer records what it made (a status written behind, or restored from a
+      // backup without it): the objects exist under its names, with its marks.
+      await client.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: POSTGRES_CLUSTER_PLURAL,
+          namespace: ns,
+          name: "pg",
+          body: [{ op: "replace", path: "/status/emitted", value: [] }],
+        },
+        undefined,
+      );
+      const lost = await readPostgresCluster(client, ns, "pg");
+      if (!lost) throw new Error("PostgresCluster pg is gone");
+      expect(lost.status?.emitted).toEqual([]);
+      asked.mockClear();
+      const { plan } = await previewResource(context, lost);
+      // Asked without them, then again once they were found: judged from the Cluster CNPG made Ready, as
+      // its own (no NameTaken), and recorded again.
+      expect(asked).toHaveBeenCalledTimes(2);
+      expect(asked.mock.calls[1]?.[1].objects.size).toBeGreaterThan(0);
+      expect(plan.conditions.find((c) => c.type === "Ready")).toMatchObject({ status: "True" });
+      expect(plan.status.emitted).toEqual(
+        expect.arrayContaining([expect.objectContaining({ kind: "Cluster", name: "pg", namespace: ns })]),
+      );
+    } finally {
+      asked.mockRestore();
+    }
   });
 
   it("two processes reconciling one PostgresCluster record its once-only Event once and never flip its lastTransitionTime", async () => {
