@@ -14,9 +14,14 @@
  * Deployments. Runs on a control plane of its own (plane name `bench-kill-install`, the local plane's
  * toolchain), stopped at the end (--keep-plane keeps it).
  *
- *   npx tsx bench/kill-mid-install.ts [--runs N] [--no-stress] [--keep-plane]
+ * With --as-chart, the operator runs as the chart runs it: leader election on, in a pid namespace of its
+ * own, the Pod's UID in its environment; the process started after the kill is the same Pod's restarted
+ * container.
+ *
+ *   npx tsx bench/kill-mid-install.ts [--runs N] [--no-stress] [--keep-plane] [--as-chart]
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { ensureNaviqueCrds } from "../lib/apply/navique-crds.js";
@@ -36,6 +41,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "4" },
     "no-stress": { type: "boolean", default: false },
     "keep-plane": { type: "boolean", default: false },
+    "as-chart": { type: "boolean", default: false },
   },
 });
 const RUNS = Number(values.runs);
@@ -70,6 +76,7 @@ async function main(): Promise<void> {
       await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
       const stopPlaying = playControllers(client, NAMESPACE, 100);
       const operators: ReturnType<typeof startOperatorProcess>[] = [];
+      const podUid = randomUUID();
       try {
         const killed = await operatorKilledMidInstall(
           {
@@ -78,7 +85,10 @@ async function main(): Promise<void> {
             target,
             killWhen: "release-recorded",
             timeoutMs: 300_000,
-            start: () => startOperatorProcess({ kubeconfig }),
+            start: () =>
+              startOperatorProcess(
+                values["as-chart"] ? { kubeconfig, leaderElect: true, ownPidNamespace: true, podUid } : { kubeconfig },
+              ),
           },
           operators,
         );
@@ -101,7 +111,7 @@ async function main(): Promise<void> {
   const cell = (ms: number) => `${Math.round(ms).toLocaleString("en")} ms`;
   process.stdout.write(
     [
-      `An operator killed -9 mid-install and restarted at once, ${values["no-stress"] ? "no stress" : "beside stress-ng --cpu 4"}, ${RUNS} runs; load (1 min) before ${loadBefore}, after ${loadavg()[0]?.toFixed(2)}`,
+      `An operator killed -9 mid-install and restarted at once${values["as-chart"] ? " (as the chart runs it: election on, its own pid namespace, the same Pod)" : ""}, ${values["no-stress"] ? "no stress" : "beside stress-ng --cpu 4"}, ${RUNS} runs; load (1 min) before ${loadBefore}, after ${loadavg()[0]?.toFixed(2)}`,
       "",
       "| killed during the install of | release record at the kill | kill → PostgresCluster Ready |",
       "| --- | --- | --- |",

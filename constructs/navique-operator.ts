@@ -12,6 +12,7 @@ import { namespaceName } from "../lib/api/refs.js";
 import { type ResourceRequirements, resourceRequirements } from "../lib/api/resource-requirements.js";
 import { checkInput } from "../lib/api/validation.js";
 import { type ChartSource, parseChartSource } from "../lib/catalog/chart-source.js";
+import { POD_UID_ENV } from "../lib/cluster/holder-process.js";
 import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { operatorClusterRules, operatorSystemNamespaceRules, policyRules } from "../lib/package/operator-rbac.js";
@@ -143,7 +144,12 @@ export class NaviqueOperator extends Construct {
                 name: "operator",
                 image,
                 args,
-                env: [{ name: "NODE_OPTIONS", value: OPERATOR_NODE_OPTIONS }],
+                env: [
+                  { name: "NODE_OPTIONS", value: OPERATOR_NODE_OPTIONS },
+                  // Which Pod it runs in: a restarted container of the same Pod knows that its
+                  // predecessor, whose Leases name this Pod, has ended (lib/cluster/holder-process.ts).
+                  { name: POD_UID_ENV, valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
+                ],
                 resources,
                 securityContext: {
                   allowPrivilegeEscalation: false,

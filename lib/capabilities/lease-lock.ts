@@ -113,7 +113,7 @@ export async function ensureSystemNamespace(client: KubeClient): Promise<void> {
 /**
  * What a holder records of itself, so that a contender can tell at once that it is dead: its process (a
  * contender on the same machine sees it ended) and, when it leads, its leadership (a contender anywhere
- * sees another lead: the holder exited, as a leader that lost the lead does).
+ * sees another lead: the holder stopped its work, as a leader that lost the lead does).
  */
 function lockAnnotations(): Record<string, string> {
   const leadership = leadershipHeld();

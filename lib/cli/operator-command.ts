@@ -3,9 +3,11 @@ import { namespaceName } from "../api/refs.js";
 import { parseInput } from "../api/validation.js";
 import { ensureSystemNamespace } from "../capabilities/lease-lock.js";
 import { parseChartSource } from "../catalog/chart-source.js";
+import { NO_RETRY } from "../cluster/api-retry.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
 import { LeaderElector } from "../cluster/leader-election.js";
+import { killRunningCommands } from "../cluster/process.js";
 import { stderrReporter } from "../reporter.js";
 import { cliHelm } from "./helm-binary.js";
 import { trustedKeys } from "./license-command.js";
@@ -31,11 +33,11 @@ export function parseLeaderElect(flag: string | undefined): boolean {
 }
 
 /**
- * `navique operator`: with leader election (the default), waits as a standby until it holds the leader
- * Lease, then starts; runs until SIGINT/SIGTERM, then stops its watches, lets the reconcile under way
- * finish, releases the Lease so that a standby takes over at once, and returns. A leader that cannot renew
- * the Lease within the renew deadline exits with 1 (as controller-runtime's manager does), so that its Pod
- * restarts as a standby. A second signal while it stops exits at once, as a second Ctrl-C is meant to.
+ * `navique operator`: with leader election (the default), watches at once and waits as a standby until it
+ * holds the leader Lease, then runs passes; runs until SIGINT/SIGTERM, then stops its watches, lets the
+ * reconcile under way finish, releases the Lease so that a standby takes over at once, and returns. A
+ * leader that cannot renew the Lease within the renew deadline stands by again without exiting
+ * (leadWhileElected). A second signal while it stops exits at once, as a second Ctrl-C is meant to.
  */
 export async function runOperator(options: {
   readonly kubeconfig: string | undefined;
@@ -67,19 +69,18 @@ export async function runOperator(options: {
   const stopped = new Promise<void>((resolve) => stopping.signal.addEventListener("abort", () => resolve()));
 
   let elector: LeaderElector | undefined;
+  let term: Promise<void> = Promise.resolve();
   if (options.leaderElect ?? true) {
     await ensureSystemNamespace(client);
-    elector = new LeaderElector({ client, report: stderrReporter });
-    if (!(await elector.acquire(stopping.signal))) {
-      stderrReporter("[operator] stopped as a standby");
-      return 0;
-    }
-    elector.keepRenewing((reason) => {
-      stderrReporter(`[operator] lost the leadership (${reason}): exiting, to start again as a standby`);
-      process.exit(1);
-    });
+    // Its own client: the operator's is fenced while it does not lead, and the Lease is what it writes then.
+    // Without retries, as client-go's elector: the retry period is its retry, and a renewal that waited in
+    // a backoff would only come after the renew deadline.
+    const electing = KubeClient.fromFile(target.kubeconfig, { retry: NO_RETRY });
+    elector = new LeaderElector({ client: electing, report: stderrReporter });
+    term = leadWhileElected(elector, operator, client, stopping.signal);
+  } else {
+    await operator.start();
   }
-  await operator.start();
   await stopped;
   const again = () => {
     stderrReporter("[operator] stopped by a second signal before its reconcile finished");
@@ -88,6 +89,7 @@ export async function runOperator(options: {
   process.once("SIGINT", again);
   process.once("SIGTERM", again);
   await operator.stop();
+  await term;
   if (elector) {
     await elector.release().then(
       () => stderrReporter(`[operator] released the leader lease ${elector.namespace}/${elector.leaseName}`),
@@ -99,4 +101,37 @@ export async function runOperator(options: {
   }
   stderrReporter("[operator] stopped");
   return 0;
+}
+
+/**
+ * The terms of one operator process: its watches started at once (a standby's caches are warm when it
+ * takes over), passes run while it holds the Lease. When the lead is lost — no renewal within the renew
+ * deadline (an apiserver away), or the Lease taken — it does at once what an exit would do, without
+ * exiting (docs/adr/0027-leader-election.md, "Amended"): its writes are fenced, its connections dropped
+ * (requests under way fail), its helm commands killed, its queue paused; the watches go on. Then it waits
+ * as a standby again, and leads again when it holds the Lease. Resolves once `signal` aborts.
+ */
+async function leadWhileElected(
+  elector: LeaderElector,
+  operator: NaviqueOperator,
+  client: KubeClient,
+  signal: AbortSignal,
+): Promise<void> {
+  client.fenceWrites(() => (elector.isLeader ? undefined : "this operator does not hold the leader lease"));
+  operator.watchAll();
+  while (!signal.aborted) {
+    if (!(await elector.acquire(signal))) return;
+    await operator.lead();
+    const lost = await new Promise<string | undefined>((resolve) => {
+      elector.keepRenewing(resolve);
+      signal.addEventListener("abort", () => resolve(undefined), { once: true });
+    });
+    if (lost === undefined) return;
+    client.dropConnections();
+    const killed = killRunningCommands();
+    stderrReporter(
+      `[operator] lost the leadership (${lost}): writes stopped${killed > 0 ? `, ${killed} helm command(s) killed` : ""}; standing by to lead again`,
+    );
+    await operator.standBy();
+  }
 }

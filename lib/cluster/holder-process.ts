@@ -10,6 +10,12 @@ import { API_GROUP } from "../api/group.js";
 export const HOLDER_PROCESS_ANNOTATION = `${API_GROUP}/holder-process`;
 
 /**
+ * The environment variable the operator's chart sets to its Pod's UID (the downward API's
+ * `metadata.uid`): a Pod is never restarted under the same UID, and runs one operator container.
+ */
+export const POD_UID_ENV = "NAVIQUE_POD_UID";
+
+/**
  * A process, as the same machine tells it from every other, ever: the host name, the boot (a pid is
  * reused after a reboot), the pid namespace (a pid means another process in another container) and the pid
  * with its start time (a pid is reused once its process ended; a start time, in clock ticks since boot, is
@@ -21,6 +27,8 @@ const holderProcess = z.strictObject({
   pidNamespace: z.string().min(1).max(64),
   pid: z.number().int().positive(),
   start: z.string().regex(/^\d{1,20}$/),
+  /** The UID of the Pod it runs in, when its chart says (POD_UID_ENV). */
+  pod: z.string().min(1).max(64).optional(),
 });
 export type HolderProcess = z.infer<typeof holderProcess>;
 
@@ -44,12 +52,14 @@ function readThisProcess(): HolderProcess | undefined {
   try {
     const start = startTicks(process.pid);
     if (!start) return undefined;
+    const pod = process.env[POD_UID_ENV];
     return {
       host: hostname(),
       boot: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
       pidNamespace: readlinkSync("/proc/self/ns/pid"),
       pid: process.pid,
       start,
+      ...(pod ? { pod } : {}),
     };
   } catch {
     // Not Linux, or /proc not mounted: the process is not described, and others wait out its lease.
@@ -70,14 +80,18 @@ export function holderAnnotations(existing: Readonly<Record<string, string>> = {
 }
 
 /**
- * True only when certain that the process a Lease's annotations name has ended: it ran on this machine,
- * since its last boot, in this pid namespace, and no process of its pid and start time runs. Anything
- * else (another machine, another container, an annotation missing or malformed) is not known to be
- * gone: the lease is then waited out.
+ * True only when certain that the process a Lease's annotations name has ended: it ran in this Pod, in a
+ * container before this one (the kubelet starts a container again only once the one before has ended,
+ * and a Pod runs one operator container), or it ran on this machine, since its last boot, in this pid
+ * namespace, and no process of its pid and start time runs. Anything else (another Pod, another machine,
+ * an annotation missing or malformed) is not known to be gone: the lease is then waited out.
  */
-export function holderProcessGone(annotations: Readonly<Record<string, string>> | undefined): boolean {
+export function holderProcessGone(
+  annotations: Readonly<Record<string, string>> | undefined,
+  self: HolderProcess | undefined = THIS_PROCESS,
+): boolean {
   const text = annotations?.[HOLDER_PROCESS_ANNOTATION];
-  if (!text || !THIS_PROCESS) return false;
+  if (!text || !self) return false;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -86,8 +100,9 @@ export function holderProcessGone(annotations: Readonly<Record<string, string>> 
   }
   const holder = holderProcess.safeParse(parsed);
   if (!holder.success) return false;
-  const { host, boot, pidNamespace, pid, start } = holder.data;
-  if (host !== THIS_PROCESS.host || boot !== THIS_PROCESS.boot || pidNamespace !== THIS_PROCESS.pidNamespace)
+  const { host, boot, pidNamespace, pid, start, pod } = holder.data;
+  if (pod !== undefined && pod === self.pod && pidNamespace !== self.pidNamespace) return true;
+  if (host !== self.host || boot !== self.boot || pidNamespace !== self.pidNamespace)
     return false;
   return startTicks(pid) !== start;
 }

@@ -1,3 +1,4 @@
+import type { ClientRequest } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
 import {
   ApiException,
@@ -58,6 +59,20 @@ class RequestCounter implements Middleware {
   }
 }
 
+/**
+ * A write this client refused to send: its fence says the process may not write now (an operator that
+ * lost the lead: lib/cli/operator-command.ts). Not a transport error, so it is never retried.
+ */
+export class WriteFencedError extends Error {
+  constructor(what: string, why: string) {
+    super(`${what} not sent: ${why}`);
+    this.name = "WriteFencedError";
+  }
+}
+
+/** Why writes may not be sent now, or undefined when they may. */
+export type WriteFence = () => string | undefined;
+
 /** Hears of each request sent again: what the apiserver answered, and how long the client waits. */
 export type RetryListener = (what: string, outcome: AttemptOutcome, waitMs: number, retry: number) => void;
 
@@ -85,7 +100,15 @@ class RetryingHttpLibrary implements HttpLibrary {
     private readonly inner: HttpLibrary,
     private readonly policy: RetryPolicy,
     private readonly onRetry: RetryListener | undefined,
+    private readonly fence: WriteFence,
   ) {}
+
+  /** Closes every connection of the pool, requests under way included: the next request opens a new one. */
+  dropConnections(): void {
+    const pool = this.pool as { destroy?: () => Promise<void> } | undefined;
+    this.pool = undefined;
+    void pool?.destroy?.().catch(() => undefined);
+  }
 
   send(request: RequestContext): Observable<ResponseContext> {
     const dispatcher = request.getDispatcher();
@@ -101,7 +124,12 @@ class RetryingHttpLibrary implements HttpLibrary {
       sendWithRetries(
         this.policy,
         { method, contentType },
-        () => this.inner.send(request).toPromise(),
+        () => {
+          // Checked before every attempt, a retry's too: a fence raised meanwhile stops it.
+          const fenced = method === "GET" ? undefined : this.fence();
+          if (fenced) return Promise.reject(new WriteFencedError(what, fenced));
+          return this.inner.send(request).toPromise();
+        },
         (response) => ({
           kind: "response",
           status: response.httpStatusCode,
@@ -145,7 +173,7 @@ export interface RawGetResponse {
   readonly etag: string | undefined;
 }
 
-function send(url: URL, options: RequestOptions, body: string): Promise<RawResponse> {
+function send(url: URL, options: RequestOptions, body: string, underWay: Set<ClientRequest>): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = httpsRequest(url, options, (response) => {
       const chunks: Buffer[] = [];
@@ -161,6 +189,8 @@ function send(url: URL, options: RequestOptions, body: string): Promise<RawRespo
       response.on("error", reject);
     });
     request.on("error", reject);
+    underWay.add(request);
+    request.on("close", () => underWay.delete(request));
     request.end(body);
   });
 }
@@ -197,6 +227,10 @@ export class KubeClient {
   private readonly configuration: ReturnType<typeof createConfiguration>;
   private readonly retry: RetryPolicy;
   private readonly onRetry: RetryListener | undefined;
+  private readonly http: RetryingHttpLibrary;
+  /** The raw requests (applies, discovery) under way: closed with the pool's by `dropConnections`. */
+  private readonly rawUnderWay = new Set<ClientRequest>();
+  private fence: WriteFence = () => undefined;
 
   constructor(
     readonly kubeconfig: KubeConfig,
@@ -206,11 +240,12 @@ export class KubeClient {
     if (!cluster) throw new Error("the kubeconfig has no current cluster: set current-context");
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.onRetry = options.onRetry;
+    // client-node's default HTTP library (undici's fetch), wrapped in the retry policy and the write fence.
+    this.http = new RetryingHttpLibrary(createConfiguration().httpApi, this.retry, this.onRetry, () => this.fence());
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeconfig },
-      // client-node's default HTTP library (undici's fetch), wrapped in the retry policy.
-      httpApi: new RetryingHttpLibrary(createConfiguration().httpApi, this.retry, this.onRetry),
+      httpApi: this.http,
       middleware: [setHeaderMiddleware("User-Agent", OPERATOR_NAME)],
       promiseMiddleware: [this.counter],
     });
@@ -244,6 +279,24 @@ export class KubeClient {
   /** The most recent write requests, oldest first, as `METHOD path` (`APPLY path` for a server-side apply). */
   get recentWrites(): readonly string[] {
     return [...this.counter.recentWrites];
+  }
+
+  /**
+   * Refuses every write from now on while `fence` gives a reason (reads go on): an operator that lost the
+   * lead writes nothing until it leads again, whatever pass is still under way.
+   */
+  fenceWrites(fence: WriteFence): void {
+    this.fence = fence;
+  }
+
+  /**
+   * Closes every connection, the requests under way included (they fail as a connection lost): what a
+   * process that exits does to them, without exiting. The next request connects again.
+   */
+  dropConnections(): void {
+    this.http.dropConnections();
+    for (const request of this.rawUnderWay) request.destroy();
+    this.rawUnderWay.clear();
   }
 
   private makeObjectApi(): ObjectPaths {
@@ -296,7 +349,11 @@ export class KubeClient {
     const { status, body } = await sendWithRetries(
       this.retry,
       { method: "PATCH", contentType: "application/apply-patch+yaml" },
-      () => send(url, requestOptions, payload),
+      () => {
+        const fenced = this.fence();
+        if (fenced) return Promise.reject(new WriteFencedError(`PATCH ${url.pathname}`, fenced));
+        return send(url, requestOptions, payload, this.rawUnderWay);
+      },
       (response) => ({
         kind: "response",
         status: response.status,
@@ -330,7 +387,7 @@ export class KubeClient {
     const response = await sendWithRetries(
       this.retry,
       { method: "GET" },
-      () => send(url, requestOptions, ""),
+      () => send(url, requestOptions, "", this.rawUnderWay),
       (answer) => ({ kind: "response", status: answer.status, retryAfter: answer.retryAfter }),
       async () => {},
       (outcome, waitMs, retry) => this.onRetry?.(`GET ${url.pathname}`, outcome, waitMs, retry),

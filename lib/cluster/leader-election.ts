@@ -34,7 +34,8 @@ export interface Leadership {
 
 /**
  * The annotation an install lock's holder that leads writes on the lock: its leadership. A leader that lost
- * it has exited (its renew deadline is shorter than the lease), so a lock whose holder no longer leads is
+ * it has stopped its work — writes fenced, helm killed — before its lease ends (its renew deadline is
+ * shorter; lib/cli/operator-command.ts), so a lock whose holder no longer leads is
  * a dead holder's.
  */
 export const HOLDER_LEADERSHIP_ANNOTATION = `${API_GROUP}/holder-leadership`;

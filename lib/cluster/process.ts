@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { constants } from "node:os";
 import { basename } from "node:path";
 
@@ -50,6 +50,20 @@ export async function run(file: string, args: readonly string[], options: RunOpt
   return result;
 }
 
+/** The commands this process runs now (helm, mostly). */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills every command this process runs now (SIGKILL) and says how many: an operator that lost the lead
+ * stops what it started (a helm install) as its own exit would, without exiting. Each one killed ends as
+ * a command killed by a signal (killedBy), which its caller reports as it does any kill.
+ */
+export function killRunningCommands(): number {
+  const count = running.size;
+  for (const child of running) child.kill("SIGKILL");
+  return count;
+}
+
 /** Runs a command to completion and returns its exit code and output, whatever the code. */
 export function runUnchecked(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
@@ -72,8 +86,13 @@ export function runUnchecked(file: string, args: readonly string[], options: Run
     };
     child.stdout?.on("data", splitter(out));
     child.stderr?.on("data", splitter(err));
-    child.on("error", reject);
+    running.add(child);
+    child.on("error", (error) => {
+      running.delete(child);
+      reject(error);
+    });
     child.on("close", (code, signal) => {
+      running.delete(child);
       resolve({
         code: code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1),
         ...(signal ? { signal } : {}),

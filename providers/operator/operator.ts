@@ -65,13 +65,19 @@ export interface OperatorOptions {
  */
 export const DEFAULT_WORKERS = 4;
 
-const WATCH_RETRY_MS = 5_000;
+/**
+ * How soon a failed watch is started again: short, so that an apiserver back after an outage is watched
+ * again — and the drift of the outage seen — within a second or two. A watch refused meanwhile costs one
+ * refused connection a second.
+ */
+const WATCH_RETRY_MS = 1_000;
 
 type Watch = {
   start(): Promise<void>;
   stop(): Promise<void>;
   on(event: string, cb: (arg: unknown) => void): void;
-  list(): KubernetesObject[];
+  /** Every object held, or a namespace's only (client-node's cache indexes them by namespace). */
+  list(namespace?: string): KubernetesObject[];
   get(name: string, namespace?: string): KubernetesObject | undefined;
 };
 
@@ -210,6 +216,8 @@ export class NaviqueOperator {
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
   private stopped = false;
+  /** Whether the watches are started (watchAll). */
+  private watching = false;
   /** Watches waiting to be started again after a failure; cleared by `stop`. */
   private readonly restarts = new Set<NodeJS.Timeout>();
   /** The namespaces served; undefined: every namespace. */
@@ -329,8 +337,26 @@ export class NaviqueOperator {
     return this.registry.kinds.find((m) => m.definition.kind === kind);
   }
 
+  /**
+   * Starts as one process without election does: the watches, then the lead. With election,
+   * lib/cli/operator-command.ts calls `watch` at once and `lead` once the leader Lease is held.
+   */
   async start(): Promise<void> {
+    // The CRDs first, so that the watches of the product's kinds list at once instead of failing once.
     await ensureNaviqueCrds(this.options.client);
+    this.watchAll();
+    await this.runPasses();
+  }
+
+  /**
+   * Starts every watch and runs no pass: a standby's caches are complete by the time it leads, so that its
+   * first passes read nothing the watches hold (a failover costs the lease, not the lists). Their events
+   * are kept in the queue, which starts nothing until `lead`. Writes nothing. Once only.
+   */
+  watchAll(): void {
+    if (this.watching) return;
+    this.watching = true;
+    void this.queue.pause();
     for (const watched of watchedKinds(this.registry.kinds)) {
       this.watchKind(watched, (object, event) => this.keysConcerned(watched, object, event));
     }
@@ -363,15 +389,44 @@ export class NaviqueOperator {
     this.licenceWatch = { informer: licenceWatch, synced: false };
     this.watchCapabilities();
     this.watchSecretMetadata();
+  }
+
+  /**
+   * Runs passes: every resource queued now (what the watches kept, and the rest), a resync every
+   * `resyncMs`. A new term starts without the backoffs of the last one: a pass that failed while the
+   * apiserver was away or the lead was lost is tried at once.
+   */
+  async lead(): Promise<void> {
+    this.watchAll();
+    // Each term: the leader before may have been another version, with other CRDs.
+    await ensureNaviqueCrds(this.options.client);
+    await this.runPasses();
+  }
+
+  private async runPasses(): Promise<void> {
+    this.failures.clear();
+    this.retryAt.clear();
+    this.queue.resume();
     await this.enqueueAll();
+    if (this.resync) clearInterval(this.resync);
     this.resync = setInterval(() => void this.enqueueAll(), this.options.resyncMs ?? 30_000);
     const scope = this.namespaces ? `namespaces ${this.namespaces.join(", ")}` : "every namespace";
     const emitted = watchedKinds(this.registry.kinds)
       .filter((w) => w.ownedOnly)
       .map((w) => `owned ${w.kind}s`);
     this.report(
-      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the capability release namespaces' helm records and Deployments, the CRDs and the Secrets (metadata only), and the ${singleton.kind}`,
+      `[operator] started: watching ${[...this.kindNames.map((k) => `${k}s`), ...emitted].join(", ")} in ${scope}, the capability release namespaces' helm records and Deployments, the CRDs and the Secrets (metadata only), and the ${this.registry.singleton.definition.kind}`,
     );
+  }
+
+  /**
+   * Stops running passes and keeps watching, after the lead was lost: the passes under way end first (the
+   * caller fenced the writes and dropped the connections, so they end at once). `lead` takes over again.
+   */
+  async standBy(): Promise<void> {
+    if (this.resync) clearInterval(this.resync);
+    this.resync = undefined;
+    await this.queue.pause();
   }
 
   async stop(): Promise<void> {

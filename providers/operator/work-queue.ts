@@ -24,6 +24,8 @@ export class WorkQueue {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Number.POSITIVE_INFINITY;
   private stopped = false;
+  /** Keys are taken and kept, none handled: a standby's queue (NaviqueOperator.standBy). */
+  private paused = false;
   /** The keys being handled now. */
   private readonly active = new Set<string>();
   /** Keys that fell due while being handled: scheduled again when that pass ends. */
@@ -62,6 +64,24 @@ export class WorkQueue {
     return this.due.size;
   }
 
+  /**
+   * Keeps taking keys but starts none, and resolves once the keys being handled, if any, have been: an
+   * operator that lost the lead keeps its watches' events for when it leads again (`resume`).
+   */
+  async pause(): Promise<void> {
+    this.paused = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    await Promise.all(this.passes);
+  }
+
+  /** Starts the keys due again, after `pause`. */
+  resume(): void {
+    this.paused = false;
+    this.wake();
+  }
+
   /** Takes no more keys and resolves once the keys being handled, if any, have been. */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -83,7 +103,7 @@ export class WorkQueue {
 
   /** Sets the timer for the earliest key, unless every worker is busy (the end of a pass wakes the queue). */
   private wake(): void {
-    if (this.stopped || this.active.size >= this.workers) return;
+    if (this.stopped || this.paused || this.active.size >= this.workers) return;
     const next = this.peek();
     if (!next) return;
     // A timer already set for as early is kept: adding a thousand keys sets it once.
@@ -98,7 +118,7 @@ export class WorkQueue {
   private dispatch(): void {
     this.timer = undefined;
     this.timerAt = Number.POSITIVE_INFINITY;
-    while (!this.stopped && this.active.size < this.workers) {
+    while (!this.stopped && !this.paused && this.active.size < this.workers) {
       const next = this.peek();
       if (!next || next.at > this.now()) break;
       this.pop();

@@ -1,7 +1,10 @@
+import { randomUUID } from "node:crypto";
+import { SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import { CERT_MANAGER } from "../../lib/catalog/cert-manager.js";
 import { CLOUDNATIVE_PG } from "../../lib/catalog/cloudnative-pg.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
-import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
+import { LEADER_LEASE_NAME } from "../../lib/cluster/leader-election.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -81,6 +84,52 @@ describe("an operator killed -9 while it installs", () => {
       } finally {
         stopPlaying();
         for (const operator of operators) await stopOperatorProcess(operator.process);
+      }
+    },
+    CAPABILITY_SUITE_SETUP_MS,
+  );
+
+  // As the chart runs it: leader election on, the operator in a pid namespace of its own (a container),
+  // the Pod's UID in its environment (the downward API). The process started after the kill is the same
+  // Pod's restarted container: it knows its predecessor ended, so it neither waits out the leader Lease
+  // nor the install lock's (lib/cluster/holder-process.ts).
+  it(
+    "converges within 30 s as the chart runs it: election on, restarted as the same Pod's container",
+    async () => {
+      await resetCapabilities(client, helm, CAPABILITIES, { crds: false });
+      await orUndefined(
+        client.coordination.deleteNamespacedLease({ name: LEADER_LEASE_NAME, namespace: SYSTEM_NAMESPACE }),
+      );
+      const ns = await namespaces.create("killed-elected");
+      const stopPlaying = playControllers(client, ns);
+      const operators: ReturnType<typeof startOperatorProcess>[] = [];
+      const podUid = randomUUID();
+      try {
+        const killed = await operatorKilledMidInstall(
+          {
+            client,
+            namespace: ns,
+            target: CLOUDNATIVE_PG,
+            killWhen: "lock-held",
+            timeoutMs: 120_000,
+            start: () => startOperatorProcess({ leaderElect: true, ownPidNamespace: true, podUid }),
+          },
+          operators,
+        );
+        process.stdout.write(
+          `killed holding the install lock, election on: Ready ${Math.round(killed.convergedAfterMs)} ms after the kill\n`,
+        );
+        expect(killed.convergedAfterMs).toBeLessThan(CONVERGED_WITHIN_MS);
+        const restarted = operators[1]?.output() ?? "";
+        expect(restarted).toContain("acquired the leader lease");
+        expect(restarted).not.toContain("waits as a standby");
+        expect(restarted).toContain(`[${CLOUDNATIVE_PG.name}] taking the install lock from `);
+      } finally {
+        stopPlaying();
+        for (const operator of operators) await stopOperatorProcess(operator.process);
+        await orUndefined(
+          client.coordination.deleteNamespacedLease({ name: LEADER_LEASE_NAME, namespace: SYSTEM_NAMESPACE }),
+        );
       }
     },
     CAPABILITY_SUITE_SETUP_MS,

@@ -7,6 +7,7 @@ import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import { ensureSystemNamespace } from "../../lib/capabilities/lease-lock.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { LEADER_LEASE_DURATION_MS, LEADER_LEASE_NAME } from "../../lib/cluster/leader-election.js";
+import { apiOutageRelay } from "../support/api-outage.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually, testKubeConfig } from "../support/cluster.js";
 import { applyLicence, removeLicence } from "../support/licence.js";
@@ -137,4 +138,55 @@ describe("leader election between two operator processes", () => {
     // The retry period is 2 s: a standby that waited out the lease would take 15 s.
     expect(tookOverMs).toBeLessThan(LEADER_LEASE_DURATION_MS / 2);
   }, 120_000);
+
+  // GIVEN a leader whose every connection to the apiserver goes through a relay (only it is cut off)
+  // WHEN the relay is down for 30 s — three renew deadlines — and a resource is created meanwhile
+  // THEN the leader stands by without exiting, writes nothing while it does not lead, leads again once
+  //      the apiserver is back, and reconciles what changed during the outage.
+  it("rides out a 30 s apiserver outage without exiting, and reconciles what changed once it is back", async () => {
+    for (const operator of operators) await stopOperatorProcess(operator.process).catch(() => undefined);
+    const relay = await apiOutageRelay(process.env.NAVIQUE_TEST_KUBECONFIG ?? "");
+    try {
+      const leader = startOperatorProcess({
+        leaderElect: true,
+        extraArgs: trustA,
+        ownPidNamespace: true,
+        kubeconfig: relay.kubeconfig,
+      });
+      operators.push(leader);
+      await outputContains(leader.process, leader.output, "[operator] started");
+      await relay.down();
+      const downAt = Date.now();
+      await createPostgresCluster(client, ns, "during-outage", EXTERNAL);
+      await outputContains(leader.process, leader.output, "lost the leadership", 30_000);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, downAt + 30_000 - Date.now())));
+      expect(leader.process.exitCode).toBeNull();
+      expect(leader.process.signalCode).toBeNull();
+      // Nothing of it reached the apiserver: the resource created meanwhile has no status yet.
+      expect((await readPostgresCluster(client, ns, "during-outage"))?.status).toBeUndefined();
+
+      await relay.up();
+      const back = Date.now();
+      await eventually(
+        "the PostgresCluster created during the outage to be Ready",
+        async () => {
+          const resource = await readPostgresCluster(client, ns, "during-outage");
+          return condition(resource, "Ready")?.status === "True" ? resource : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      process.stdout.write(
+        `after a 30 s outage, the change made during it reconciled ${Date.now() - back} ms after the apiserver's return\n`,
+      );
+      expect(leader.process.exitCode).toBeNull();
+      expect(leader.output()).toMatch(/lost the leadership \(no renewal of the leader lease .* succeeded for \d+ ms/);
+      expect(leader.output()).toContain("standing by to lead again");
+    } finally {
+      // Its Lease released, then a leader reaching the apiserver directly: it finalizes what afterAll deletes.
+      for (const operator of operators) await stopOperatorProcess(operator.process).catch(() => undefined);
+      await relay.close();
+      const last = start(trustA);
+      await outputContains(last.process, last.output, "[operator] started", 60_000);
+    }
+  }, 240_000);
 });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
+import { POD_UID_ENV } from "../../lib/cluster/holder-process.js";
 import { FIXTURE_CHARTS } from "./capabilities.js";
 
 export interface OperatorProcessOptions {
@@ -20,6 +21,11 @@ export interface OperatorProcessOptions {
    * group. @default false
    */
   readonly ownPidNamespace?: boolean;
+  /**
+   * The UID of the Pod it plays running in, as the chart sets it (POD_UID_ENV): the same for a process
+   * started after another's kill as its restarted container. @default none
+   */
+  readonly podUid?: string;
 }
 
 /**
@@ -46,6 +52,7 @@ export function startOperatorProcess(options: OperatorProcessOptions = {}): {
     `--leader-elect=${options.leaderElect ?? false}`,
     ...(options.extraArgs ?? []),
   ];
+  const env = options.podUid ? { ...process.env, [POD_UID_ENV]: options.podUid } : process.env;
   // Its own process group: tsx runs the operator in a child of its own, and a kill must reach both. In a pid
   // namespace, node runs the operator itself (tsx as a loader): one process, the namespace's init, so that
   // a SIGTERM to the group reaches it once.
@@ -53,9 +60,9 @@ export function startOperatorProcess(options: OperatorProcessOptions = {}): {
     ? spawn(
         "unshare",
         ["--pid", "--fork", "--mount-proc", "--kill-child", process.execPath, "--import", "tsx", ...operatorArgs],
-        { stdio: ["ignore", "pipe", "pipe"], detached: true },
+        { stdio: ["ignore", "pipe", "pipe"], detached: true, env },
       )
-    : spawn(tsx, operatorArgs, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    : spawn(tsx, operatorArgs, { stdio: ["ignore", "pipe", "pipe"], detached: true, env });
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
   };

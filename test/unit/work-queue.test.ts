@@ -199,3 +199,40 @@ describe("WorkQueue with several workers", () => {
     );
   });
 });
+
+describe("WorkQueue pause", () => {
+  it("keeps the keys added while paused, starts none, waits for the pass under way, and runs them on resume", async () => {
+    const handled: string[] = [];
+    let release: () => void = () => {};
+    let started = false;
+    const queue = new WorkQueue(async (key) => {
+      if (key === "slow") {
+        started = true;
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      handled.push(key);
+    });
+    queue.add("slow");
+    await until(() => started);
+    let paused = false;
+    const pausing = queue.pause().then(() => {
+      paused = true;
+    });
+    queue.add("a");
+    queue.add("b");
+    await sleep(30);
+    // The pass under way holds the pause; nothing new started.
+    expect(paused).toBe(false);
+    expect(handled).toEqual([]);
+    release();
+    await pausing;
+    await sleep(30);
+    expect(handled).toEqual(["slow"]);
+    expect(queue.size).toBe(2);
+
+    queue.resume();
+    await until(() => handled.length === 3);
+    expect(handled.slice(1).sort()).toEqual(["a", "b"]);
+    await queue.stop();
+  });
+});
