@@ -4,6 +4,7 @@ import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
 import type { ObservedGrant } from "../lib/engine/reference-grants.js";
 import { capDecisions, type Instance, type LicenceDecision } from "../lib/licence/enforce.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
+import { printUncaughtRefusalAlone } from "./synth-refusal.js";
 
 /** A resource of a registered kind that a construct will make exist: itself, or one of its members. */
 export interface DeclaredResource {
@@ -53,6 +54,7 @@ const watched = new WeakSet<IConstruct>();
  * The app of `scope` changed (one of the product's constructs was added): what was gathered is stale. The
  * first time, the root gets a validation that drops it too: cdk8s validates an app's constructs from the
  * root down, so every synth starts with the tree as it is then, however it changed since the last one.
+ * It also arms the printing of the synth's refusal, should nobody catch it, without a stack trace.
  */
 export function appChanged(scope: IConstruct): void {
   const root = scope.node.root;
@@ -62,6 +64,7 @@ export function appChanged(scope: IConstruct): void {
   root.node.addValidation({
     validate: () => {
       gathered.delete(root);
+      printUncaughtRefusalAlone();
       return [];
     },
   });

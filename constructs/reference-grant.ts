@@ -1,10 +1,11 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
-import { REFERENCE_GRANT_KIND, ReferenceGrantSpec, type ReferenceGrantSpecInput } from "../lib/api/reference-grant.js";
+import { REFERENCE_GRANT_KIND, type ReferenceGrantSpecInput } from "../lib/api/reference-grant.js";
 import { namespaceName, objectName } from "../lib/api/refs.js";
 import { checkInput } from "../lib/api/validation.js";
 import type { ObservedGrant } from "../lib/engine/reference-grants.js";
+import { ReferenceGrantSpec } from "../lib/kinds/registry.js";
 import { appChanged } from "./app-declarations.js";
 import { PropsProblems } from "./props-problems.js";
 

@@ -8,11 +8,7 @@
 import "./package/require-node.js";
 
 export { API_GROUP, API_GROUP_VERSION, API_VERSION } from "./api/group.js";
-export {
-  REFERENCE_GRANT_KIND,
-  ReferenceGrantSpec,
-  type ReferenceGrantSpecInput,
-} from "./api/reference-grant.js";
+export { REFERENCE_GRANT_KIND, type ReferenceGrantSpecInput } from "./api/reference-grant.js";
 export { type FieldProblem, ValidationError } from "./api/validation.js";
 export {
   CHAT_UI_KIND,
@@ -85,7 +81,7 @@ export {
   RedisInstanceSpec,
   type RedisInstanceSpecInput,
 } from "./kinds/redis-instance/schema.js";
-export { REGISTRY } from "./kinds/registry.js";
+export { REGISTRY, ReferenceGrantSpec } from "./kinds/registry.js";
 export {
   DEFAULT_AWS_SERVICE,
   DEFAULT_AZURE_AUTH_TYPE,

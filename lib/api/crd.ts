@@ -23,9 +23,22 @@ export interface KindDefinition {
   readonly status?: z.ZodType;
   readonly printerColumns: readonly PrinterColumn[];
   /** CEL rules on the whole object (e.g. a singleton's fixed name). */
-  readonly rootValidations?: readonly { readonly rule: string; readonly message: string }[];
+  readonly rootValidations?: readonly RootValidation[];
   /** The form metadata.name must have (a regular expression), when the kind needs more than an object name. */
   readonly namePattern?: string;
+}
+
+/**
+ * A CEL rule on the whole object. `fieldPath` names the field the apiserver reports it on (`.metadata.name`),
+ * `messageExpression` computes its message from the object (the value received), `message` standing for it
+ * where it cannot be computed, and in the documents.
+ */
+export interface RootValidation {
+  readonly rule: string;
+  readonly message: string;
+  readonly messageExpression?: string;
+  readonly fieldPath?: string;
+  readonly reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate";
 }
 
 export const READY_COLUMN: PrinterColumn = {
@@ -40,6 +53,17 @@ export const AGE_COLUMN: PrinterColumn = {
   jsonPath: ".metadata.creationTimestamp",
   description: "Time since creation",
 };
+
+/**
+ * Whether the CRD's schema declares metadata.name: to give it a pattern, or for a rule to be reported on it
+ * (the apiserver takes a rule's `fieldPath` only to a field the schema declares).
+ */
+function judgesName(definition: KindDefinition): boolean {
+  return (
+    definition.namePattern !== undefined ||
+    (definition.rootValidations ?? []).some((rule) => rule.fieldPath === ".metadata.name")
+  );
+}
 
 /** The CRD of a kind, as a plain object ready for server-side apply or YAML. */
 export function customResourceDefinition(definition: KindDefinition) {
@@ -75,8 +99,15 @@ export function customResourceDefinition(definition: KindDefinition) {
                 kind: { type: "string", description: "Kind of this object." },
                 metadata: {
                   type: "object",
-                  ...(definition.namePattern
-                    ? { properties: { name: { type: "string", pattern: definition.namePattern } } }
+                  ...(judgesName(definition)
+                    ? {
+                        properties: {
+                          name: {
+                            type: "string",
+                            ...(definition.namePattern ? { pattern: definition.namePattern } : {}),
+                          },
+                        },
+                      }
                     : {}),
                 },
                 spec: structuralSchema(definition.spec),

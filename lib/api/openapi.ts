@@ -23,6 +23,7 @@ const PASSED_THROUGH = new Set([
   "x-kubernetes-preserve-unknown-fields",
   "x-kubernetes-list-type",
   "x-kubernetes-list-map-keys",
+  "x-kubernetes-map-type",
 ]);
 
 const UNBOUNDED_INTEGER = Number.MAX_SAFE_INTEGER;

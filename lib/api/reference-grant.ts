@@ -1,5 +1,8 @@
 import { z } from "zod";
+import { canonicalJson } from "./canonical-json.js";
 import { AGE_COLUMN, type KindDefinition } from "./crd.js";
+import { API_GROUP } from "./group.js";
+import { NO_REFERENCES, referenceFields } from "./reference-fields.js";
 import { namespaceName, objectName } from "./refs.js";
 import { storedResource } from "./stored-resource.js";
 
@@ -48,38 +51,133 @@ export const ReferenceGrantTo = z
   .strict();
 export type ReferenceGrantTo = z.infer<typeof ReferenceGrantTo>;
 
+/**
+ * The lists of a grant: 1 to MAX_GRANT_ENTRIES entries, combined with OR. A set for the apiserver (each
+ * entry is compared whole, `atomic`): an entry written twice is refused there at its index, as zod
+ * refuses it below.
+ */
 const entries = <T extends z.ZodType>(entry: T, what: string) =>
   z
     .array(entry)
     .min(1)
     .max(MAX_GRANT_ENTRIES)
-    .meta({ "x-kubernetes-list-type": "atomic" })
-    .describe(`${what} Entries are combined with OR.`);
+    .meta({ "x-kubernetes-list-type": "set" })
+    .describe(`${what} Entries are combined with OR; each is written once.`);
 
-export const ReferenceGrantSpec = z
+/** An entry of a set: compared whole by the apiserver, never merged field by field. */
+const atomic = <T extends z.ZodType>(entry: T) => entry.meta({ "x-kubernetes-map-type": "atomic" });
+
+/**
+ * A grant's spec as any grant stored in the cluster holds it: the shape, without the rules a grant is
+ * held to when it is written (ReferenceGrantSpec, in the registry). The engine decides with it: a grant
+ * stored before those rules, one of its entries written twice or naming no kind of the product, still
+ * grants what its other entries name — the rules refuse what would never match, they revoke nothing.
+ */
+export const StoredReferenceGrantSpec = z
   .object({
-    from: entries(ReferenceGrantFrom, "The resources, in other namespaces, that may reference what `to` lists."),
-    to: entries(ReferenceGrantTo, "The objects of this namespace that the resources of `from` may reference."),
+    from: entries(
+      atomic(ReferenceGrantFrom),
+      "The resources, in other namespaces, that may reference what `to` lists.",
+    ),
+    to: entries(atomic(ReferenceGrantTo), "The objects of this namespace that the resources of `from` may reference."),
   })
   .strict()
   .describe("Which references from other namespaces into this one are trusted.");
-export type ReferenceGrantSpec = z.infer<typeof ReferenceGrantSpec>;
+export type ReferenceGrantSpec = z.infer<typeof StoredReferenceGrantSpec>;
 /** What a program writes as a ReferenceGrant's spec, each field documented (generated from ReferenceGrantSpec). */
 export type { ReferenceGrantSpecInput } from "./generated/reference-grant-spec.js";
 
 /** A ReferenceGrant as stored in the cluster (it has no status: nothing is reconciled into it). */
-export const ReferenceGrant = storedResource(REFERENCE_GRANT_KIND, ReferenceGrantSpec, z.never());
-export type ReferenceGrant = z.infer<typeof ReferenceGrant>;
+export const StoredReferenceGrant = storedResource(REFERENCE_GRANT_KIND, StoredReferenceGrantSpec, z.never());
 
-export const REFERENCE_GRANT_DEFINITION: KindDefinition = {
-  kind: REFERENCE_GRANT_KIND,
-  plural: REFERENCE_GRANT_PLURAL,
-  singular: "referencegrant",
-  // No short name: Gateway API's ReferenceGrant already takes `refgrant`.
-  shortNames: [],
-  scope: "Namespaced",
-  description:
-    "Lets resources of the product in other namespaces reference objects of this namespace, in the manner of Gateway API's ReferenceGrant: a reference into another namespace (a PostgresCluster adopting a CNPG Cluster and its credentials Secret, for instance) is honoured only when a ReferenceGrant in the referenced namespace allows it. Removing the grant revokes what it allowed.",
-  spec: ReferenceGrantSpec,
-  printerColumns: [AGE_COLUMN],
-};
+/** The kinds whose specs hold references (`referenceTo`): the only resources a grant's `from` can open anything to. */
+export function referrerKinds(definitions: readonly KindDefinition[]): string[] {
+  return definitions.filter((d) => referenceFields(d.spec) !== NO_REFERENCES).map((d) => d.kind);
+}
+
+/**
+ * A string field with one rule beyond its pattern: `holds`, stated in zod and, as `rule`, in CEL for the
+ * apiserver, with the same words; zod's adds the value received (the apiserver prints it itself).
+ */
+function ruled(field: z.ZodString, holds: (value: string) => boolean, rule: string, message: string) {
+  return field
+    .superRefine((value, ctx) => {
+      if (!holds(value)) ctx.addIssue({ code: "custom", message: `${message} (received ${JSON.stringify(value)})` });
+    })
+    .meta({ "x-kubernetes-validations": [{ rule, message }] });
+}
+
+/** The entries of `list` written again after their first, each with the index of its first. */
+function repeatedEntries(list: readonly unknown[]): { index: number; first: number }[] {
+  const firsts = new Map<string, number>();
+  const repeated: { index: number; first: number }[] = [];
+  list.forEach((entry, index) => {
+    const key = canonicalJson(entry);
+    const first = firsts.get(key);
+    if (first === undefined) firsts.set(key, index);
+    else repeated.push({ index, first });
+  });
+  return repeated;
+}
+
+/**
+ * A ReferenceGrant's spec as one is written, for a product whose resources of `referrers` hold
+ * references: each `from` entry names the group core.navique.com and one of those kinds (an entry naming
+ * anything else would never match, and its author would believe something granted), and no entry of
+ * `from` or `to` is written twice. Refused at the entry's index, by zod and the apiserver alike.
+ */
+export function referenceGrantSpec(referrers: readonly string[]) {
+  const kinds = [...referrers].sort();
+  const from = ReferenceGrantFrom.extend({
+    group: ruled(
+      ApiGroupName,
+      (group) => group === API_GROUP,
+      `self == '${API_GROUP}'`,
+      `must be ${API_GROUP}: only resources of the product hold the references a grant opens, so an entry of another group would never match`,
+    ).describe(`Group of the referring resources: ${API_GROUP}, the product's.`),
+    kind: ruled(
+      KindName,
+      (kind) => kinds.includes(kind),
+      `self in [${kinds.map((kind) => `'${kind}'`).join(", ")}]`,
+      `must be a kind of the product that holds references (${kinds.join(", ")}): an entry of another kind would never match`,
+    ).describe(`Kind of the referring resources, one that holds references: ${kinds.join(", ")}.`),
+  });
+  const judged = <T extends z.ZodType>(list: z.ZodArray<T>, field: string) =>
+    list.superRefine((items, ctx) => {
+      for (const { index, first } of repeatedEntries(items))
+        ctx.addIssue({
+          code: "custom",
+          message: `repeats spec.${field}[${first}]: each entry is written once; remove this one`,
+          path: [index],
+        });
+    });
+  return z
+    .object({
+      from: judged(
+        entries(atomic(from), "The resources, in other namespaces, that may reference what `to` lists."),
+        "from",
+      ),
+      to: judged(
+        entries(atomic(ReferenceGrantTo), "The objects of this namespace that the resources of `from` may reference."),
+        "to",
+      ),
+    })
+    .strict()
+    .describe("Which references from other namespaces into this one are trusted.");
+}
+
+/** The ReferenceGrant's CRD definition, its spec the one grants are written with (`referenceGrantSpec`). */
+export function referenceGrantDefinition(spec: z.ZodType): KindDefinition {
+  return {
+    kind: REFERENCE_GRANT_KIND,
+    plural: REFERENCE_GRANT_PLURAL,
+    singular: "referencegrant",
+    // No short name: Gateway API's ReferenceGrant already takes `refgrant`.
+    shortNames: [],
+    scope: "Namespaced",
+    description:
+      "Lets resources of the product in other namespaces reference objects of this namespace, in the manner of Gateway API's ReferenceGrant: a reference into another namespace (a PostgresCluster adopting a CNPG Cluster and its credentials Secret, for instance) is honoured only when a ReferenceGrant in the referenced namespace allows it. Removing the grant revokes what it allowed.",
+    spec,
+    printerColumns: [AGE_COLUMN],
+  };
+}

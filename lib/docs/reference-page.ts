@@ -32,6 +32,9 @@ function bounds(schema: JsonSchema): string[] {
   range(schema.minLength, schema.maxLength, " characters");
   range(schema.minItems, schema.maxItems, " items");
   if (typeof schema.pattern === "string") words.push(`pattern ${code(schema.pattern)}`);
+  if (schema["x-kubernetes-list-type"] === "set") words.push("each item once");
+  // A value's own rules (a quantity's bound, a grant's kinds), checked by zod and the apiserver alike.
+  if (schema.type === "string") words.push(...crossFieldRules(schema).map((rule) => rule.message));
   return words;
 }
 
@@ -69,9 +72,11 @@ function table(fields: readonly SchemaField[]): string[] {
   return [line(header ?? []), line(widths.map((width) => "-".repeat(width))), ...body.map(line)];
 }
 
-/** Rules beyond each field's own, with the message each one refuses with. */
-function rules(what: string, stated: readonly { readonly message: string }[]): string[] {
-  return stated.length === 0 ? [] : ["", `${what}:`, "", ...stated.map((rule) => `- ${rule.message}`)];
+/** Rules beyond each field's own, with the message each one refuses with (and the field it names, if one). */
+function rules(what: string, stated: readonly { readonly message: string; readonly fieldPath?: string }[]): string[] {
+  const text = (rule: (typeof stated)[number]) =>
+    rule.fieldPath ? `${code(rule.fieldPath.replace(/^\./, ""))}: ${rule.message}` : rule.message;
+  return stated.length === 0 ? [] : ["", `${what}:`, "", ...stated.map((rule) => `- ${text(rule)}`)];
 }
 
 /** The cross-field rules of a schema, as the apiserver checks them too (CEL, `x-kubernetes-validations`). */

@@ -30,6 +30,11 @@ export interface DeclaredLicence {
 export interface PlanInputs {
   readonly resources: readonly DeclaredResource[];
   readonly grants: readonly ObservedGrant[];
+  /**
+   * The Namespaces the paths declare (skipped like every document of another group, but noted): deleting
+   * what the files declare deletes them, and what deletionPolicy Retain keeps in them with them.
+   */
+  readonly namespaces?: readonly string[];
   readonly licence?: DeclaredLicence;
   readonly problems: readonly string[];
   readonly notes: readonly string[];
@@ -70,7 +75,7 @@ function groupOf(apiVersion: string): string {
 function licenceSchema(registry: InputRegistry) {
   return z
     .object({
-      metadata: z.object({ name: z.literal(registry.singleton.name) }).loose(),
+      metadata: z.object({ name: registry.singleton.nameRule }).loose(),
       spec: registry.singleton.definition.spec as z.ZodType<{ token: string }>,
     })
     .loose();
@@ -79,6 +84,7 @@ function licenceSchema(registry: InputRegistry) {
 interface FileJudgement {
   readonly resources: DeclaredResource[];
   readonly grants: ObservedGrant[];
+  readonly namespaces: string[];
   readonly licences: DeclaredLicence[];
   readonly problems: string[];
   readonly notes: string[];
@@ -104,7 +110,7 @@ type DocumentVerdict =
   | { readonly grant: ObservedGrant }
   | { readonly licence: DeclaredLicence }
   | { readonly problem: string }
-  | { readonly skipped: string }
+  | { readonly skipped: string; readonly namespace?: string }
   | { readonly empty: true };
 
 /** A document's apiVersion and kind, or the problem with its shape. */
@@ -157,6 +163,10 @@ function judgeDocument(value: unknown, where: string, registry: InputRegistry): 
   if ("problem" in header) return header;
   const { apiVersion, kind } = header;
   const group = groupVerdict(apiVersion, kind, where);
+  if (group && "skipped" in group && apiVersion === "v1" && kind === "Namespace") {
+    const { name } = (value as { metadata?: { name?: unknown } }).metadata ?? {};
+    return typeof name === "string" ? { ...group, namespace: name } : group;
+  }
   if (group) return group;
   const module = registry.kinds.find((m) => m.definition.kind === kind);
   if (module)
@@ -192,7 +202,7 @@ function judgeDocument(value: unknown, where: string, registry: InputRegistry): 
  * everything it cannot judge said with the file, the document's index and its line.
  */
 export function judgeFile(file: string, bytes: Uint8Array, registry: InputRegistry): FileJudgement {
-  const judged: FileJudgement = { resources: [], grants: [], licences: [], problems: [], notes: [] };
+  const judged: FileJudgement = { resources: [], grants: [], namespaces: [], licences: [], problems: [], notes: [] };
   const text = textOf(bytes);
   if (text === undefined) {
     judged.problems.push(
@@ -219,8 +229,10 @@ export function judgeFile(file: string, bytes: Uint8Array, registry: InputRegist
       return;
     }
     const verdict = judgeDocument(document.toJS(), `${file} document ${index} (line ${line})`, registry);
-    if ("skipped" in verdict) skipped.set(verdict.skipped, (skipped.get(verdict.skipped) ?? 0) + 1);
-    else if ("problem" in verdict) judged.problems.push(verdict.problem);
+    if ("skipped" in verdict) {
+      skipped.set(verdict.skipped, (skipped.get(verdict.skipped) ?? 0) + 1);
+      if (verdict.namespace) judged.namespaces.push(verdict.namespace);
+    } else if ("problem" in verdict) judged.problems.push(verdict.problem);
     else if ("resource" in verdict) judged.resources.push(verdict.resource);
     else if ("grant" in verdict) judged.grants.push(verdict.grant);
     else if ("licence" in verdict) judged.licences.push(verdict.licence);
@@ -282,6 +294,7 @@ export function mergeJudgements(judgements: readonly FileJudgement[], registry: 
   return {
     resources: resources.filter((r) => !twice.has(keyOf(r))),
     grants: judgements.flatMap((j) => j.grants),
+    namespaces: [...new Set(judgements.flatMap((j) => j.namespaces))],
     ...(licence ? { licence } : {}),
     problems: [...judgements.flatMap((j) => j.problems), ...doubled, ...licenceProblems],
     notes: judgements.flatMap((j) => j.notes),
@@ -310,6 +323,7 @@ export async function readPlanInputs(paths: readonly string[], registry: InputRe
   const unreadable = (problem: string): FileJudgement => ({
     resources: [],
     grants: [],
+    namespaces: [],
     licences: [],
     problems: [problem],
     notes: [],

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { KindDefinition } from "../api/crd.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { Entitlements } from "../licence/entitlements.js";
@@ -11,6 +12,8 @@ export interface SingletonModule {
   readonly definition: KindDefinition;
   /** The one name the singleton may have. */
   readonly name: string;
+  /** The rule of metadata.name: `name`, refused otherwise with what was received and what to do. */
+  readonly nameRule: z.ZodType<string>;
   reconcile(
     client: KubeClient,
     options: { readonly now: Date; readonly trustedKeys?: ReadonlyMap<string, string> },

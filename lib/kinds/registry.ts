@@ -1,6 +1,13 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { customResourceDefinition, type KindDefinition } from "../api/crd.js";
-import { REFERENCE_GRANT_DEFINITION, ReferenceGrant, type ReferenceGrantSpec } from "../api/reference-grant.js";
+import {
+  REFERENCE_GRANT_KIND,
+  type ReferenceGrantSpec as ReferenceGrantSpecType,
+  referenceGrantDefinition,
+  referenceGrantSpec,
+  referrerKinds,
+} from "../api/reference-grant.js";
+import { storedResource } from "../api/stored-resource.js";
 import { refuseReferenceCycles } from "../engine/dependencies.js";
 import type { KindModule } from "../engine/kind-module.js";
 import type { SingletonModule } from "../engine/singleton-module.js";
@@ -31,26 +38,42 @@ export interface Registry {
   readonly singleton: SingletonModule;
   /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
   readonly grants: KindDefinition;
-  /** A stored grant, parsed: what a file's grants are read with (`navique plan -f`). */
+  /** A grant as written, parsed and judged: what a file's grants are read with (`navique plan -f`). */
   readonly grantSchema: z.ZodType<{
     readonly metadata: { readonly namespace: string };
-    readonly spec: ReferenceGrantSpec;
+    readonly spec: ReferenceGrantSpecType;
   }>;
 }
 
+const KINDS: readonly KindModule[] = [
+  POSTGRES_CLUSTER_MODULE,
+  STACK_MODULE,
+  REDIS_INSTANCE_MODULE,
+  MEILISEARCH_INSTANCE_MODULE,
+  GATEWAY_MODULE,
+  CLICKHOUSE_CLUSTER_MODULE,
+  MONGO_CLUSTER_MODULE,
+  SECRETS_MANAGEMENT_MODULE,
+  OBSERVABILITY_MODULE,
+  CHAT_UI_MODULE,
+];
+
+/**
+ * A ReferenceGrant's spec as one is written (a construct's, a file's, the CRD's): each `from` entry names
+ * a kind of the registry whose resources hold references, no entry is written twice
+ * (lib/api/reference-grant.ts).
+ */
+export const ReferenceGrantSpec = referenceGrantSpec(referrerKinds(KINDS.map((module) => module.definition)));
+export type ReferenceGrantSpec = ReferenceGrantSpecType;
+
+/** A ReferenceGrant as written, judged by ReferenceGrantSpec. */
+export const ReferenceGrant = storedResource(REFERENCE_GRANT_KIND, ReferenceGrantSpec, z.never());
+
+/** The ReferenceGrant's CRD definition, generated like every kind's. */
+export const REFERENCE_GRANT_DEFINITION = referenceGrantDefinition(ReferenceGrantSpec);
+
 export const REGISTRY: Registry = {
-  kinds: [
-    POSTGRES_CLUSTER_MODULE,
-    STACK_MODULE,
-    REDIS_INSTANCE_MODULE,
-    MEILISEARCH_INSTANCE_MODULE,
-    GATEWAY_MODULE,
-    CLICKHOUSE_CLUSTER_MODULE,
-    MONGO_CLUSTER_MODULE,
-    SECRETS_MANAGEMENT_MODULE,
-    OBSERVABILITY_MODULE,
-    CHAT_UI_MODULE,
-  ],
+  kinds: KINDS,
   singleton: LICENSE_MODULE,
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,

@@ -6,6 +6,7 @@ import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { observeResource } from "../../lib/engine/observe.js";
 import { planResource } from "../../lib/engine/plan.js";
 import { previewDecisions } from "../../lib/engine/preview.js";
+import type { ObservedGrant } from "../../lib/engine/reference-grants.js";
 import { createReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
@@ -18,12 +19,13 @@ import { CONSUMER } from "../support/consumer-kind.js";
 import { applyLicence, removeLicence, TEST_TRUSTED_KEYS, testLicenceToken } from "../support/licence.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { createConnectionSecret, createPostgresCluster, reconcileUntil } from "../support/postgres.js";
-import { createReferenceGrant } from "../support/resources.js";
 
 // The engine's dependencies on the real apiserver: a consumer (test/support/consumer-kind.ts, a ManagementPlane
 // kind planned and observed, never stored) referencing a PostgresCluster in another namespace. What it
 // reads of the target, and when, comes from the cluster: no grant, nothing read; granted, the target as
-// stored, first not Ready, then Ready with its connection once the real engine reconciled it.
+// stored, first not Ready, then Ready with its connection once the real engine reconciled it. The grant
+// itself cannot be stored: the apiserver refuses a grant from a kind it does not serve (it could never
+// match). It is handed as `navique plan -f` hands the grants of its file, counted as applied.
 describe("a resource that depends on a PostgresCluster in another namespace", () => {
   let client: KubeClient;
   let context: ReconcileContext | undefined;
@@ -62,9 +64,11 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
       spec: { databaseRef: { name: "shared", namespace: data } },
       status: { conditions: [], admitted: true },
     };
+    let pendingGrants: ObservedGrant[] = [];
     const pass = async () => {
       const view = await observeResource(client, reconcile.installer, CONSUMER, gateway, {
         ...observeOptions(reconcile),
+        pendingGrants,
         // Nothing of the consumer kind is stored: its cap counts this one alone.
         instances: () => ({ list: [], ahead: () => 0 }),
       });
@@ -84,10 +88,15 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
       reason: "ReferenceNotPermitted",
     });
 
-    await createReferenceGrant(client, data, "apps-may-use-shared", {
-      from: [{ group: API_GROUP, kind: "ManagementPlane", namespace: apps }],
-      to: [{ group: API_GROUP, kind: "PostgresCluster", name: "shared" }],
-    });
+    pendingGrants = [
+      {
+        namespace: data,
+        spec: {
+          from: [{ group: API_GROUP, kind: "ManagementPlane", namespace: apps }],
+          to: [{ group: API_GROUP, kind: "PostgresCluster", name: "shared" }],
+        },
+      },
+    ];
     const notReady = await pass();
     expect(notReady.view.dependencies?.["spec.databaseRef"]?.metadata.name).toBe("shared");
     expect(notReady.plan.steps).toEqual([]);
@@ -111,7 +120,7 @@ describe("a resource that depends on a PostgresCluster in another namespace", ()
       registry: [...reconcile.registry, CONSUMER],
       instances: (kind) => (kind === CONSUMER.definition.kind ? { list: [], ahead: () => 0 } : undefined),
     };
-    const preview = await previewDecisions(withConsumer, gateway);
+    const preview = await previewDecisions(withConsumer, gateway, { pendingGrants });
     expect(preview.lines).toEqual([
       `ManagementPlane ${apps}/gw: apply ConfigMap`,
       `ManagementPlane ${apps}/gw: spec.databaseRef → PostgresCluster ${data}/shared: auto-wired`,

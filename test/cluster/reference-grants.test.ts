@@ -316,8 +316,9 @@ describe("references into another namespace need a ReferenceGrant there", () => 
     const apps = await namespace("grant-wrong");
     const data = await namespace("grant-wrong-data");
     await prepareDataNamespace(client, data);
+    // Another kind that holds references (one that holds none, a Stack, is refused by the apiserver).
     await createReferenceGrant(client, data, "too-narrow", {
-      from: [{ group: API_GROUP, kind: "Stack", namespace: apps }],
+      from: [{ group: API_GROUP, kind: "RedisInstance", namespace: apps }],
       to: [{ group: "", kind: "Secret" }],
     });
     await createPostgresCluster(client, apps, "chat-db", adoptFrom(data));

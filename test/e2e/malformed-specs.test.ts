@@ -17,7 +17,6 @@ import {
   Stack as StackConstruct,
 } from "../../constructs/index.js";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
-import { REFERENCE_GRANT_DEFINITION } from "../../lib/api/reference-grant.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
@@ -28,6 +27,7 @@ import { MEILISEARCH_INSTANCE_DEFINITION } from "../../lib/kinds/meilisearch-ins
 import { MONGO_CLUSTER_DEFINITION } from "../../lib/kinds/mongo-cluster/schema.js";
 import { POSTGRES_CLUSTER_DEFINITION } from "../../lib/kinds/postgres-cluster/schema.js";
 import { REDIS_INSTANCE_DEFINITION } from "../../lib/kinds/redis-instance/schema.js";
+import { REFERENCE_GRANT_DEFINITION } from "../../lib/kinds/registry.js";
 import { SECRETS_MANAGEMENT_DEFINITION } from "../../lib/kinds/secrets-management/schema.js";
 import { STACK_DEFINITION } from "../../lib/kinds/stack/schema.js";
 import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";

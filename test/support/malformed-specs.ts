@@ -17,6 +17,7 @@ interface OpenApiSchema {
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly "x-kubernetes-list-map-keys"?: readonly string[];
+  readonly "x-kubernetes-list-type"?: string;
 }
 
 /** A spec that the kind's schema refuses for one reason, at one field. */
@@ -177,7 +178,8 @@ function arrayBreakages(site: Site, schema: OpenApiSchema, items: readonly unkno
   const { kind, base, segments, at } = site;
   const keys = schema["x-kubernetes-list-map-keys"];
   const found: fc.Arbitrary<MalformedSpec>[] = [];
-  if (keys) {
+  // A keyed list, or a set: an item written again is refused at the index of the repetition.
+  if (keys || schema["x-kubernetes-list-type"] === "set") {
     const twice = withValue(base, segments, [...items, items[0]]);
     found.push(fc.constant(at(`item ${JSON.stringify(items[0])} twice`, twice, pathText([...segments, items.length]))));
   }

@@ -123,7 +123,7 @@ describe("navique plan's inputs, judged before the cluster is touched", () => {
     );
     expect(result.problems).toEqual([
       'platform.yaml document 1 (line 1) is invalid:\n  - spec.mode: expected one of "managed", "adopt", "external" (received "managd")\n  Correct the document; it was not planned',
-      'platform.yaml document 2 (line 9) is invalid:\n  - metadata.name: expected one of "navique" (received "ours")\n  Correct the document; it was not planned',
+      'platform.yaml document 2 (line 9) is invalid:\n  - metadata.name: must be navique: the License is the one licence of a cluster, and the product reads no License of another name. Rename it to navique (received "ours")\n  Correct the document; it was not planned',
     ]);
   });
 });

@@ -95,7 +95,7 @@ describe("a SecretsManagement's spec", () => {
       "spec.eso.provider.aws.region: must be an AWS region, e.g. eu-west-1",
     ]);
     expect(refusals({ backend: "eso", eso: { provider: AZURE, refreshInterval: "hourly" } })).toEqual([
-      "spec.eso.refreshInterval: must be a duration such as 1h, 15m or 1h30m",
+      "spec.eso.refreshInterval: must be a Go duration: 0, or a number and a unit for each of h, m, s, ms, us and ns used, in that order, each once, no sign, at most 999999h (e.g. 1h, 15m or 1h30m; 0 reads once)",
     ]);
   });
 

@@ -1,4 +1,5 @@
-import { ReferenceGrantSpec } from "../../lib/api/reference-grant.js";
+import { referrerKinds, StoredReferenceGrant } from "../../lib/api/reference-grant.js";
+import { checkInput } from "../../lib/api/validation.js";
 import {
   grantsToCreate,
   type ObservedGrant,
@@ -9,7 +10,9 @@ import {
 } from "../../lib/engine/reference-grants.js";
 import { CNPG_API_VERSION } from "../../lib/kinds/postgres-cluster/cnpg.js";
 import { PostgresCluster } from "../../lib/kinds/postgres-cluster/schema.js";
+import { REGISTRY, ReferenceGrantSpec } from "../../lib/kinds/registry.js";
 import { communityEntitlements } from "../../lib/licence/entitlements.js";
+import { constructRefusal, planRefusal } from "../support/front-end-refusals.js";
 import { type KubeObject, type PlanContext, type PostgresObservation, planPostgresCluster } from "../support/plans.js";
 
 const referrer: Referrer = { group: "core.navique.com", kind: "PostgresCluster", namespace: "apps" };
@@ -127,6 +130,111 @@ describe("the ReferenceGrant schema", () => {
       ReferenceGrantSpec.safeParse({ from: [fromApps], to: [{ group: "example.com/x", kind: "Secret" }] }).error
         ?.issues[0]?.message,
     ).toBe('must be an API group: "" for the core group, or a lowercase DNS subdomain such as core.navique.com');
+  });
+
+  const REFERRERS =
+    "ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance";
+  const toSecret = { group: "", kind: "Secret" };
+
+  it("names in `from` only kinds of the registry that hold references: the referrers are computed from the schemas", () => {
+    expect(
+      referrerKinds(REGISTRY.kinds.map((module) => module.definition))
+        .sort()
+        .join(", "),
+    ).toBe(REFERRERS);
+  });
+
+  it("refuses a `from` entry that could never match, at its index, saying what would", () => {
+    expect(
+      checkInput(
+        ReferenceGrantSpec,
+        {
+          from: [
+            fromApps,
+            { ...fromApps, kind: "Secret" },
+            { ...fromApps, kind: "Stack" },
+            { ...fromApps, group: "gateway.networking.k8s.io", kind: "HTTPRoute" },
+          ],
+          to: [toSecret],
+        },
+        "spec",
+      ),
+    ).toEqual({
+      ok: false,
+      problems: [
+        {
+          path: "spec.from[1].kind",
+          message: `must be a kind of the product that holds references (${REFERRERS}): an entry of another kind would never match (received "Secret")`,
+        },
+        {
+          path: "spec.from[2].kind",
+          message: `must be a kind of the product that holds references (${REFERRERS}): an entry of another kind would never match (received "Stack")`,
+        },
+        {
+          path: "spec.from[3].group",
+          message:
+            'must be core.navique.com: only resources of the product hold the references a grant opens, so an entry of another group would never match (received "gateway.networking.k8s.io")',
+        },
+        {
+          path: "spec.from[3].kind",
+          message: `must be a kind of the product that holds references (${REFERRERS}): an entry of another kind would never match (received "HTTPRoute")`,
+        },
+      ],
+    });
+  });
+
+  it("refuses an entry of `from` or `to` written twice, at the index of the repetition", () => {
+    expect(
+      checkInput(
+        ReferenceGrantSpec,
+        {
+          from: [
+            fromApps,
+            { ...fromApps, namespace: "web" },
+            { namespace: "apps", kind: "PostgresCluster", group: "core.navique.com" },
+          ],
+          to: [toSecret, { ...toSecret, name: "pg" }, { kind: "Secret", group: "" }],
+        },
+        "spec",
+      ),
+    ).toEqual({
+      ok: false,
+      problems: [
+        { path: "spec.from[2]", message: "repeats spec.from[0]: each entry is written once; remove this one" },
+        { path: "spec.to[2]", message: "repeats spec.to[0]: each entry is written once; remove this one" },
+      ],
+    });
+  });
+
+  it("still reads a grant stored before these rules: what it names is granted, nothing revoked", () => {
+    const stored = {
+      apiVersion: "core.navique.com/v1alpha1",
+      kind: "ReferenceGrant",
+      metadata: { name: "older", namespace: "data" },
+      spec: { from: [fromApps, fromApps, { ...fromApps, kind: "Secret" }], to: [toSecret, toSecret] },
+    };
+    expect(StoredReferenceGrant.parse(stored).spec).toEqual(stored.spec);
+    expect(ungrantedReferences(referrer, [secret], [{ namespace: "data", spec: stored.spec }])).toEqual([]);
+  });
+});
+
+describe("a ReferenceGrant that could never match, in every front end of the process", () => {
+  const spec = { from: [fromApps, { ...fromApps, kind: "Secret" }, fromApps], to: [{ group: "", kind: "Secret" }] };
+  const lines = [
+    'spec.from[1].kind: must be a kind of the product that holds references (ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance): an entry of another kind would never match (received "Secret")',
+    "spec.from[2]: repeats spec.from[0]: each entry is written once; remove this one",
+  ];
+
+  it("cdk8s synth: each refusal on the construct, at the entry's index", () => {
+    expect(constructRefusal("ReferenceGrant", spec)).toEqual(
+      lines.map((line) => `[test/judged] ReferenceGrant ${line}`),
+    );
+  });
+
+  it("navique plan: the grant refused, at the entry's index", () => {
+    expect(planRefusal("ReferenceGrant", spec)).toEqual([
+      `platform.yaml document 1 (line 1) is invalid:\n${lines.map((l) => `  - ${l}`).join("\n")}\n  Correct the document; it was not planned`,
+    ]);
   });
 });
 

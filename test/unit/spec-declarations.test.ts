@@ -10,7 +10,7 @@ import type { ObservabilitySpecReferences } from "../../lib/api/generated/observ
 import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecReferences } from "../../lib/api/generated/redis-instance-spec.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
-import type { ReferenceGrantSpec, ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
+import type { ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
 import { hasReferences } from "../../lib/docs/front-end-files.js";
 import type { ChatUISpec, ChatUISpecInput } from "../../lib/kinds/chat-ui/schema.js";
@@ -25,7 +25,7 @@ import type { MongoClusterSpec, MongoClusterSpecInput } from "../../lib/kinds/mo
 import type { ObservabilitySpec, ObservabilitySpecInput } from "../../lib/kinds/observability/schema.js";
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
-import { allDefinitions, REGISTRY } from "../../lib/kinds/registry.js";
+import { allDefinitions, REGISTRY, type ReferenceGrantSpec } from "../../lib/kinds/registry.js";
 import type { SecretsManagementSpec, SecretsManagementSpecInput } from "../../lib/kinds/secrets-management/schema.js";
 import type { StackSpec, StackSpecInput } from "../../lib/kinds/stack/schema.js";
 

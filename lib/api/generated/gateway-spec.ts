@@ -21,7 +21,7 @@ export interface GatewaySpecInput {
      */
     readonly provider: string;
     /**
-     * The provider's model (e.g. gpt-4o): LiteLLM calls `<provider>/<model>`.
+     * The provider's model (e.g. gpt-4o-mini, llama3:8b, meta-llama/Llama-3.1-8B-Instruct): LiteLLM calls `<provider>/<model>`.
      */
     readonly model: string;
     /**
@@ -38,7 +38,7 @@ export interface GatewaySpecInput {
       readonly key: string;
     };
     /**
-     * The provider's base URL, where it is not the provider's default.
+     * The provider's base URL, where it is not the provider's default (e.g. http://ollama.ai-models:11434): http or https, a host, an optional port and path; no credentials, query or fragment.
      */
     readonly apiBase?: string;
   }[];

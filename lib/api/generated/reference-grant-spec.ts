@@ -7,15 +7,15 @@
  */
 export interface ReferenceGrantSpecInput {
   /**
-   * The resources, in other namespaces, that may reference what `to` lists. Entries are combined with OR.
+   * The resources, in other namespaces, that may reference what `to` lists. Entries are combined with OR; each is written once.
    */
   readonly from: {
     /**
-     * Group of the referring resources, e.g. core.navique.com ("" for the core group).
+     * Group of the referring resources: core.navique.com, the product's.
      */
     readonly group: string;
     /**
-     * Kind of the referring resources, e.g. PostgresCluster.
+     * Kind of the referring resources, one that holds references: ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance.
      */
     readonly kind: string;
     /**
@@ -24,7 +24,7 @@ export interface ReferenceGrantSpecInput {
     readonly namespace: string;
   }[];
   /**
-   * The objects of this namespace that the resources of `from` may reference. Entries are combined with OR.
+   * The objects of this namespace that the resources of `from` may reference. Entries are combined with OR; each is written once.
    */
   readonly to: {
     /**

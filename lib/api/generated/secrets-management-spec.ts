@@ -164,7 +164,7 @@ export interface SecretsManagementSpecInput {
       readonly name: string;
     };
     /**
-     * How often ESO reads the remote keys again; 0s reads them once. Default 1h.
+     * How often ESO reads the remote keys again: a Go duration, units h, m, s, ms, us, ns in that order, at most 999999h; 0 reads them once. Default 1h.
      *
      * @default "1h" (DEFAULT_REFRESH_INTERVAL)
      */

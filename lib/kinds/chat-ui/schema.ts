@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { API_GROUP } from "../../api/group.js";
+import { httpUrl } from "../../api/http-url.js";
 import { withDefault } from "../../api/named-default.js";
 import { byteQuantity } from "../../api/quantity.js";
 import { localSecretKeyRef, ObjectRef, objectName, referenceTo } from "../../api/refs.js";
@@ -75,10 +76,7 @@ export const ChatUISpec = z
         }),
       { DEFAULT_ENDPOINT_NAME },
     ).describe(`The gateway's name in LibreChat's endpoint menu. Default ${DEFAULT_ENDPOINT_NAME}.`),
-    url: z
-      .string()
-      .max(2048)
-      .regex(/^https?:\/\/[\x21-\x7e]+$/, { message: "must be an http:// or https:// URL without spaces" })
+    url: httpUrl(2048, "https://chat.example.com")
       .optional()
       .describe(
         "Where users open LibreChat (DOMAIN_CLIENT and DOMAIN_SERVER: links in e-mails, OAuth callbacks). Default: the Service's URL inside the cluster.",

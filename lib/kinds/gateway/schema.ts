@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
 import { API_GROUP } from "../../api/group.js";
+import { httpUrl } from "../../api/http-url.js";
 import { withDefault } from "../../api/named-default.js";
 import { LocalRef, localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS, PublishedClaim } from "../../api/resource-status.js";
@@ -26,6 +27,21 @@ export const gatewayName = datastoreName(GATEWAY_KIND, MAX_GATEWAY_NAME, NAMED_A
 
 /** One key of a Secret in the Gateway's namespace (the LiteLLM operator passes each to the proxy's environment). */
 const LocalSecretKeyRef = localSecretKeyRef(GATEWAY_KIND);
+
+/**
+ * A provider's model id, the part after `<provider>/` of LiteLLM's `model`: '/'-separated parts of letters,
+ * digits and `. _ - : @`, each starting with a letter, a digit or `@`. The forms LiteLLM's provider pages
+ * show (docs.litellm.ai/docs/providers): `gpt-4o-mini`, OpenAI's fine-tuned `ft:gpt-4o-mini:org:name:id`,
+ * Ollama's `llama3:8b`, Hugging Face's `meta-llama/Llama-3.1-8B-Instruct`, Bedrock's
+ * `anthropic.claude-3-5-sonnet-20240620-v1:0` and its ARNs, Vertex AI's `claude-3-5-sonnet@20240620`,
+ * Cloudflare's `@cf/meta/llama-2-7b-chat-int8`, Replicate's `owner/model:version`. Nothing a shell reads
+ * (no blank space, `$`, backtick, `;`, quote, pipe…), no empty part and no part `.` or `..`.
+ */
+const PROVIDER_MODEL = /^[A-Za-z0-9@][-A-Za-z0-9._:@]*(\/[A-Za-z0-9@][-A-Za-z0-9._:@]*)*$/;
+/** Longest provider model id: the longest form, a Bedrock ARN, stays well under it (about 100 characters). */
+export const MAX_PROVIDER_MODEL = 253;
+/** Longest base URL: the length browsers and proxies commonly bound a URL to. */
+export const MAX_API_BASE = 2048;
 
 /** A model's name: what clients ask for, and the suffix of its LiteLLMModel's name. */
 const MODEL_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
@@ -56,18 +72,22 @@ export const GatewayModel = z
     model: z
       .string()
       .min(1)
-      .max(253)
-      .regex(/^[\x21-\x7e]+$/, { message: "must be printable ASCII without spaces (e.g. gpt-4o, llama3:8b)" })
-      .describe("The provider's model (e.g. gpt-4o): LiteLLM calls `<provider>/<model>`."),
+      .max(MAX_PROVIDER_MODEL)
+      .regex(PROVIDER_MODEL, {
+        message:
+          "must be a provider's model id: '/'-separated parts of letters, digits and . _ - : @, each starting with a letter, a digit or '@' (e.g. gpt-4o-mini, llama3:8b, meta-llama/Llama-3.1-8B-Instruct, anthropic.claude-3-5-sonnet-20240620-v1:0)",
+      })
+      .describe(
+        "The provider's model (e.g. gpt-4o-mini, llama3:8b, meta-llama/Llama-3.1-8B-Instruct): LiteLLM calls `<provider>/<model>`.",
+      ),
     apiKeySecretRef: LocalSecretKeyRef.optional().describe(
       "The provider's API key, from a Secret key in the Gateway's namespace; never a value. Omitted for a provider that needs none.",
     ),
-    apiBase: z
-      .string()
-      .max(2048)
-      .regex(/^https?:\/\/[\x21-\x7e]+$/, { message: "must be an http:// or https:// URL without spaces" })
+    apiBase: httpUrl(MAX_API_BASE, "http://ollama.ai-models:11434")
       .optional()
-      .describe("The provider's base URL, where it is not the provider's default."),
+      .describe(
+        "The provider's base URL, where it is not the provider's default (e.g. http://ollama.ai-models:11434): http or https, a host, an optional port and path; no credentials, query or fragment.",
+      ),
   })
   .strict()
   .describe("One model the gateway serves.");

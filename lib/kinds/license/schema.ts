@@ -8,6 +8,18 @@ export const LICENSE_PLURAL = "licenses";
 /** The one License the product reads: a cluster-scoped singleton of this name. */
 export const LICENSE_NAME = "navique";
 
+/**
+ * Why a License of another name is refused, and what to do: the same words in every front end (no quote
+ * in them: the CRD's rule holds them in a CEL string).
+ */
+const LICENSE_NAME_RULE = `must be ${LICENSE_NAME}: the License is the one licence of a cluster, and the product reads no License of another name. Rename it to ${LICENSE_NAME}`;
+
+/** A License's metadata.name: LICENSE_NAME, refused otherwise with the name received. */
+export const licenseName = z.string().superRefine((name, ctx) => {
+  if (name !== LICENSE_NAME)
+    ctx.addIssue({ code: "custom", message: `${LICENSE_NAME_RULE} (received ${JSON.stringify(name)})` });
+});
+
 export const LicenseSpec = z
   .object({
     token: z
@@ -65,7 +77,11 @@ export const LICENSE_DEFINITION: KindDefinition = {
   rootValidations: [
     {
       rule: `self.metadata.name == '${LICENSE_NAME}'`,
-      message: `the License must be named ${LICENSE_NAME}: there is one per cluster`,
+      // Reported on metadata.name, with the name received, as zod reports it (licenseName).
+      fieldPath: ".metadata.name",
+      reason: "FieldValueInvalid",
+      message: LICENSE_NAME_RULE,
+      messageExpression: `'${LICENSE_NAME_RULE} (received "' + self.metadata.name + '")'`,
     },
   ],
 };

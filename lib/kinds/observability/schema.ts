@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { API_GROUP } from "../../api/group.js";
+import { httpUrl } from "../../api/http-url.js";
 import { withDefault } from "../../api/named-default.js";
 import { LocalRef, localSecretKeyRef, ObjectRef, referenceTo } from "../../api/refs.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
@@ -56,10 +57,7 @@ export const ObservabilityS3 = z
         }),
       { DEFAULT_S3_REGION },
     ).describe(`The bucket's region. Default ${DEFAULT_S3_REGION} (what S3-compatible stores without regions take).`),
-    endpoint: z
-      .string()
-      .max(2048)
-      .regex(/^https?:\/\/[\x21-\x7e]+$/, { message: "must be an http:// or https:// URL without spaces" })
+    endpoint: httpUrl(2048, "https://minio.storage.svc:9000")
       .optional()
       .describe("The S3-compatible store's URL (MinIO, R2, …). Default: AWS S3 of the region."),
     forcePathStyle: withDefault(z.boolean(), { DEFAULT_S3_FORCE_PATH_STYLE }).describe(
@@ -102,10 +100,7 @@ export const ObservabilitySpec = z
     ),
     redisInstanceRef: refTo("RedisInstance").describe("The RedisInstance Langfuse queues and caches in."),
     s3: ObservabilityS3,
-    url: z
-      .string()
-      .max(2048)
-      .regex(/^https?:\/\/[\x21-\x7e]+$/, { message: "must be an http:// or https:// URL without spaces" })
+    url: httpUrl(2048, "https://langfuse.example.com")
       .optional()
       .describe(
         "Where users open Langfuse in their browser (NEXTAUTH_URL), e.g. behind your Ingress. Default: the web Service's URL inside the cluster.",

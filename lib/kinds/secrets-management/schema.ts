@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
+import { goDuration } from "../../api/duration.js";
 import { withDefault } from "../../api/named-default.js";
 import { objectName } from "../../api/refs.js";
 import { ENGINE_STATUS } from "../../api/resource-status.js";
@@ -274,6 +275,15 @@ const ONE_STORE: SpecRule = {
 /** @default for `spec.eso.refreshInterval`: ESO's own default. */
 export const DEFAULT_REFRESH_INTERVAL = "1h";
 
+/**
+ * An ExternalSecret's `refreshInterval`: ESO declares it a metav1.Duration (apis/externalsecrets/v1/
+ * externalsecret_types.go), a Go duration string read by time.ParseDuration, 0s to read once; its CRD
+ * types it a bare string (config/crds/bases/external-secrets.io_externalsecrets.yaml), so the apiserver
+ * takes any text, and ESO's controller cannot decode an object whose duration has an unknown unit or lies
+ * past Go's range (GO_MAX_DURATION). Judged here instead, by `goDuration`.
+ */
+const refreshInterval = goDuration("1h, 15m or 1h30m; 0 reads once");
+
 export const Eso = z
   .object({
     provider: EsoProvider.optional(),
@@ -284,13 +294,9 @@ export const Eso = z
       .describe(
         "A ClusterSecretStore you own, instead of provider: nothing is made for the store; its Ready condition is read. Its spec.conditions must let this namespace use it.",
       ),
-    refreshInterval: withDefault(
-      z
-        .string()
-        .max(32)
-        .regex(/^([0-9]+(ns|us|ms|s|m|h))+$/, { message: "must be a duration such as 1h, 15m or 1h30m" }),
-      { DEFAULT_REFRESH_INTERVAL },
-    ).describe(`How often ESO reads the remote keys again; 0s reads them once. Default ${DEFAULT_REFRESH_INTERVAL}.`),
+    refreshInterval: withDefault(refreshInterval, { DEFAULT_REFRESH_INTERVAL }).describe(
+      `How often ESO reads the remote keys again: a Go duration, units h, m, s, ms, us, ns in that order, at most 999999h; 0 reads them once. Default ${DEFAULT_REFRESH_INTERVAL}.`,
+    ),
     secrets: z
       .array(EsoSecret)
       .max(MAX_SECRETS)
