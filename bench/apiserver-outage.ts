@@ -23,7 +23,12 @@ import { acquireDirectoryLock } from "../lib/local-plane/lock.js";
 import { apiOutageRelay } from "../test/support/api-outage.js";
 import { emptyNamespace } from "../test/support/namespace-content.js";
 import { startOperatorProcess, stopOperatorProcess } from "../test/support/operator-process.js";
-import { createConnectionSecret, createPostgresCluster, readPostgresCluster } from "../test/support/postgres.js";
+import {
+  createConnectionSecret,
+  createPostgresCluster,
+  deletePostgresCluster,
+  readPostgresCluster,
+} from "../test/support/postgres.js";
 import { outputContains } from "../test/support/two-operators.js";
 
 const { values: flags } = parseArgs({
@@ -90,7 +95,18 @@ try {
     for (;;) {
       const resource = await readPostgresCluster(client, NAMESPACE, name);
       if (resource?.status?.conditions.find((c) => c.type === "Ready")?.status === "True") break;
-      if (Date.now() - back > 120_000) throw new Error(`${name} not Ready 120 s after the apiserver's return`);
+      if (Date.now() - back > 120_000) {
+        for (const [i, operator] of operators.entries())
+          process.stderr.write(
+            `--- operator ${i + 1}, its output's end:\n${operator
+              .output()
+              .split("\n")
+              .filter((line) => !line.includes("trying to acquire"))
+              .slice(-40)
+              .join("\n")}\n`,
+          );
+        throw new Error(`${name} not Ready 120 s after the apiserver's return`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     times.push(Date.now() - back);
@@ -98,8 +114,10 @@ try {
     process.stdout.write(
       `round ${round}: apiserver away ${OUTAGE_MS / 1000} s; the resource created meanwhile Ready ${times.at(-1)} ms after its return; operator processes exited: ${exited}\n`,
     );
-    // Steady again before the next outage.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Gone before the next round (Community admits two PostgresClusters), finalized by the leader.
+    await deletePostgresCluster(client, NAMESPACE, name);
+    while (await readPostgresCluster(client, NAMESPACE, name)) await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
   }
   const sorted = [...times].sort((x, y) => x - y);
   process.stdout.write(

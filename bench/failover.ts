@@ -12,7 +12,7 @@
  * The License and the leader Lease are cluster-wide: the bench takes the plane's capability lock, as the
  * test suites do, and removes both when done.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,6 +55,8 @@ const lockPath = join(
   tmpdir(),
   plane && plane !== "local" ? `navique-test-capabilities-${plane}.lock` : "navique-test-capabilities.lock",
 );
+if (!flags["no-stress"] && spawnSync("stress-ng", ["--version"]).error)
+  throw new Error("stress-ng is not on PATH: install it (apt-get install stress-ng) or pass --no-stress");
 const unlock = await acquireDirectoryLock(lockPath, (line) => process.stderr.write(`${line}\n`));
 const stress: ChildProcess | undefined = flags["no-stress"]
   ? undefined

@@ -6,7 +6,7 @@ import { parseChartSource } from "../catalog/chart-source.js";
 import { NO_RETRY } from "../cluster/api-retry.js";
 import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
-import { LeaderElector } from "../cluster/leader-election.js";
+import { LEADER_RETRY_PERIOD_MS, LeaderElector } from "../cluster/leader-election.js";
 import { killRunningCommands } from "../cluster/process.js";
 import { stderrReporter } from "../reporter.js";
 import { cliHelm } from "./helm-binary.js";
@@ -121,7 +121,18 @@ async function leadWhileElected(
   operator.watchAll();
   while (!signal.aborted) {
     if (!(await elector.acquire(signal))) return;
-    await operator.lead();
+    try {
+      await operator.lead();
+    } catch (error) {
+      // Its CRDs not applied (an apiserver going away again): the term is given up, and tried again.
+      stderrReporter(
+        `[operator] could not start leading, giving the lead up: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      await elector.release().catch(() => undefined);
+      await operator.standBy();
+      await new Promise((resolve) => setTimeout(resolve, LEADER_RETRY_PERIOD_MS));
+      continue;
+    }
     const lost = await new Promise<string | undefined>((resolve) => {
       elector.keepRenewing(resolve);
       signal.addEventListener("abort", () => resolve(undefined), { once: true });

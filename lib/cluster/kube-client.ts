@@ -60,8 +60,9 @@ class RequestCounter implements Middleware {
 }
 
 /**
- * A write this client refused to send: its fence says the process may not write now (an operator that
- * lost the lead: lib/cli/operator-command.ts). Not a transport error, so it is never retried.
+ * A write this client refused to send, or a read it refused to send again: its fence says the process may
+ * not write now (an operator that lost the lead: lib/cli/operator-command.ts). Not a transport error, so
+ * it is never retried.
  */
 export class WriteFencedError extends Error {
   constructor(what: string, why: string) {
@@ -120,13 +121,17 @@ class RetryingHttpLibrary implements HttpLibrary {
     const headers = request.getHeaders();
     const contentType = Object.entries(headers).find(([key]) => key.toLowerCase() === "content-type")?.[1];
     const what = `${method} ${new URL(request.getUrl()).pathname}`;
+    let attempts = 0;
     return new Observable(
       sendWithRetries(
         this.policy,
         { method, contentType },
         () => {
-          // Checked before every attempt, a retry's too: a fence raised meanwhile stops it.
-          const fenced = method === "GET" ? undefined : this.fence();
+          // Checked before every attempt, a retry's too: a fence raised meanwhile stops a write, and stops a
+          // read from being sent again (a pass of an operator that lost the lead ends at once, not after
+          // a minute of retries against an apiserver away; its watches restart on their own).
+          attempts += 1;
+          const fenced = method === "GET" && attempts === 1 ? undefined : this.fence();
           if (fenced) return Promise.reject(new WriteFencedError(what, fenced));
           return this.inner.send(request).toPromise();
         },
