@@ -7,9 +7,14 @@
  * object's own, since another writer that changes one takes it over (the field leaves the manager's set).
  * An apply changes nothing exactly when the desired object is that applied configuration.
  *
+ * A Secret is compared as stored (lib/engine/stored-secret.ts): the `stringData` the manager applied is
+ * never returned by a read, its keys are read where the apiserver put them, in `data`.
+ *
  * Anything this cannot read for certain — no entry of the manager, another version, a path the object
- * no longer holds, a key form it does not know — answers "may change": the apply is made, as before.
+ * no longer holds (a Secret seen without its data), a key form it does not know — answers "may change".
  */
+
+import { isCoreSecret, storedFieldSet, storedForm } from "./stored-secret.js";
 
 /** One entry of `metadata.managedFields`, as the apiserver returns it. */
 interface ManagedFieldsEntry {
@@ -127,9 +132,15 @@ function appliedContent(desired: object): Record<string, unknown> {
 /**
  * The configuration `manager` last applied to `live` (its fields, with the object's values), or undefined
  * when it cannot be read for certain: no Apply entry of the manager for the object's main resource in
- * `apiVersion`, or a set the object does not match.
+ * `apiVersion`, or a set the object does not match. Of a Secret (`kind`), as stored: what the manager
+ * applied as `stringData` is read in `data`.
  */
-export function lastApplied(live: object, manager: string, apiVersion: string): Record<string, unknown> | undefined {
+export function lastApplied(
+  live: object,
+  manager: string,
+  apiVersion: string,
+  kind?: string,
+): Record<string, unknown> | undefined {
   const metadata = (live as { metadata?: { managedFields?: readonly ManagedFieldsEntry[] } }).metadata;
   const entries = (metadata?.managedFields ?? []).filter(
     (entry) => entry.manager === manager && entry.operation === "Apply" && !entry.subresource,
@@ -137,17 +148,19 @@ export function lastApplied(live: object, manager: string, apiVersion: string): 
   const [entry, ...others] = entries;
   if (!entry || others.length > 0) return undefined;
   if (entry.apiVersion !== apiVersion || (entry.fieldsType ?? "FieldsV1") !== "FieldsV1") return undefined;
-  const applied = extract(JSON.parse(JSON.stringify(live)) as unknown, entry.fieldsV1);
+  const set = isCoreSecret({ apiVersion, kind }) ? storedFieldSet(entry.fieldsV1) : entry.fieldsV1;
+  const applied = extract(JSON.parse(JSON.stringify(live)) as unknown, set);
   return applied === UNREADABLE || !isMap(applied) ? undefined : applied;
 }
 
 /**
  * Whether a server-side apply of `desired` by `manager` would change nothing on `live`: the manager's last
- * applied configuration is exactly `desired`. False whenever that cannot be known (see lastApplied).
+ * applied configuration is exactly `desired` (a Secret's, as stored). False whenever that cannot be known
+ * (see lastApplied).
  */
 export function applyChangesNothing(desired: object, live: object | undefined, manager: string): boolean {
   if (!live) return false;
-  const apiVersion = (desired as { apiVersion?: string }).apiVersion ?? "";
-  const applied = lastApplied(live, manager, apiVersion);
-  return applied !== undefined && jsonEqual(applied, appliedContent(desired));
+  const { apiVersion = "", kind } = desired as { apiVersion?: string; kind?: string };
+  const applied = lastApplied(live, manager, apiVersion, kind);
+  return applied !== undefined && jsonEqual(applied, appliedContent(storedForm(desired)));
 }

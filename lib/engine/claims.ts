@@ -85,6 +85,31 @@ export function claimsOn(
   return claims.sort((a, b) => a.claimant.localeCompare(b.claimant));
 }
 
+/** Whether a dependency asks for a claim on `target`: it names exactly that resource, with a claim. */
+function claimsTarget(dependency: Dependency, target: EngineResource): boolean {
+  if (!dependency.claim || dependency.kind !== target.kind) return false;
+  return dependency.name === target.metadata.name && dependency.namespace === target.metadata.namespace;
+}
+
+/**
+ * Whether a resource of another namespace than `target`'s asks for a claim on it. Only such a claim
+ * stands by a grant — one in the target's namespace (claimedOn) —, so only then do the grants there
+ * decide anything about its claims: other referrers elsewhere, which claim on other targets, do not.
+ */
+export function claimedFromElsewhere(
+  target: EngineResource,
+  referrers: readonly { readonly module: KindModule; readonly resources: readonly EngineResource[] }[],
+): boolean {
+  return referrers.some(({ module, resources }) =>
+    resources.some(
+      (resource) =>
+        resource.metadata.namespace !== target.metadata.namespace &&
+        !resource.metadata.deletionTimestamp &&
+        dependenciesOf(module, resource).some((dependency) => claimsTarget(dependency, target)),
+    ),
+  );
+}
+
 /** Whether one dependency of a resource is a claim on `target` that stands: auto-wired, and granted. */
 function claimedOn(
   target: EngineResource,
@@ -93,8 +118,7 @@ function claimedOn(
   entitlements: Entitlements,
   grants: readonly ObservedGrant[],
 ): boolean {
-  if (!dependency.claim || dependency.kind !== target.kind) return false;
-  if (dependency.name !== target.metadata.name || dependency.namespace !== target.metadata.namespace) return false;
+  if (!claimsTarget(dependency, target)) return false;
   if (wiringOf(dependency, entitlements).mode !== "auto") return false;
   const referrer = { group: dependency.group, kind: resource.kind, namespace: resource.metadata.namespace };
   return referencePermitted(referrer, dependency, grants);

@@ -4,6 +4,7 @@ import type { CapabilityDecision } from "../capabilities/provenance.js";
 import type { WorkloadReleaser } from "../capabilities/workload-releaser.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { Reporter } from "../reporter.js";
+import type { AppliedVersions } from "./applied-versions.js";
 import type { CapabilityCatalog } from "./capabilities.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import type { CachedInstances, ObserveOptions } from "./observe.js";
@@ -40,6 +41,14 @@ export interface ReconcileContext extends CapabilityCatalog {
    * (the operator) must not decide from a copy older than that (providers/operator/own-writes.ts).
    */
   readonly statusWritten?: (resource: EngineResource, resourceVersion: string) => void;
+  /** The ReferenceGrants of a namespace from a watch cache, when one is complete (ObserveOptions). */
+  readonly grants?: ObserveOptions["grants"];
+  /**
+   * This process's last apply of each object and the resourceVersion it left: an apply of the same body
+   * to the object at that version is not sent (lib/engine/applied-versions.ts). Without it, only the
+   * managed fields judge.
+   */
+  readonly appliedVersions?: AppliedVersions;
 }
 
 /** What observing needs from a context: the catalog, the registry, the clock and the licence keys. */
@@ -55,6 +64,7 @@ export function observeOptions(context: ReconcileContext): ObserveOptions {
     ...(context.detect ? { detect: context.detect } : {}),
     ...(context.cached ? { cached: context.cached } : {}),
     ...(context.userSecret ? { userSecret: context.userSecret } : {}),
+    ...(context.grants ? { grants: context.grants } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { keyOf } from "./objects.js";
 import type { PlanStep } from "./steps.js";
+import { storedForm } from "./stored-secret.js";
 import type { EngineView } from "./view.js";
 
 /**
@@ -21,30 +22,26 @@ function holds(live: unknown, desired: unknown): boolean {
   return live === desired;
 }
 
-/** A Secret's `stringData` as the apiserver stores it: base64 in `data`. */
-function stored(object: object): object {
-  const { stringData, ...rest } = object as { stringData?: Record<string, string>; data?: Record<string, string> };
-  if (!stringData) return object;
-  const encoded = Object.fromEntries(
-    Object.entries(stringData).map(([key, value]) => [key, Buffer.from(value, "utf8").toString("base64")]),
-  );
-  return { ...rest, data: { ...rest.data, ...encoded } };
-}
-
 /**
  * Whether a step would change nothing in the cluster as observed: an apply whose object is there with
- * every field it sets, or a generated Secret already there (never overwritten). Deletions, releases,
- * installs and the finalizer's removal always change something. The preview leaves such steps out, so
- * that it shows decisions only where something would change.
+ * every field it sets, a generated Secret already there (never overwritten), or a workload release its
+ * step found current (lib/engine/workload-release.ts: no helm is run, no revision written). Deletions,
+ * retained objects, installs and the finalizer's removal always change something. The preview leaves
+ * such steps out, so that it shows decisions only where something would change; the executor skips a
+ * generated Secret and a workload release by this same rule (lib/engine/execute.ts). An apply it sends
+ * unless it knows the apply changes nothing (lib/engine/applied-fields.ts), and the apiserver has the
+ * last word on whether it changed anything.
  */
 export function changesNothing(step: PlanStep, view: EngineView): boolean {
   switch (step.kind) {
     case "apply": {
       const live = view.objects.get(keyOf(step.object));
-      return live !== undefined && holds(live, stored(step.object));
+      return live !== undefined && holds(live, storedForm(step.object));
     }
     case "generate-secret":
       return view.objects.has(keyOf(step.object));
+    case "workload-release":
+      return step.current;
     default:
       return false;
   }

@@ -10,13 +10,22 @@ import { capInstances, observeEntitlements } from "../observe/license.js";
 import { listStored } from "../observe/stored.js";
 import { instanceOf } from "./admission.js";
 import { type CapabilityCatalog, expandNeeds, mayRelease, neededBefore, neededNow } from "./capabilities.js";
-import { type Claim, type ClaimedView, claimantKey, claimantKinds, claimsOn, publishedClaim } from "./claims.js";
+import {
+  type Claim,
+  type ClaimedView,
+  claimantKey,
+  claimantKinds,
+  claimedFromElsewhere,
+  claimsOn,
+  publishedClaim,
+} from "./claims.js";
 import { resourceLabel } from "./conditions.js";
 import { allReferences, dependenciesOf, wiringOf } from "./dependencies.js";
 import { referrerOf } from "./gates.js";
 import type { Desired, EngineResource, KindModule, ObservedRead } from "./kind-module.js";
 import { type Credentials, decodeCredentials, type KubeObject, keyOf, objectKey } from "./objects.js";
-import { observeReferenceGrants } from "./observe-reference-grants.js";
+import { observeNamespace } from "./observe-namespace.js";
+import { type CachedGrants, observeReferenceGrants } from "./observe-reference-grants.js";
 import { observeWorkloadRelease } from "./observe-workload-release.js";
 import { grantNamespaces, type ObservedGrant, type Reference, ungrantedReferences } from "./reference-grants.js";
 import type { Consumer, EngineView, ObservedView } from "./view.js";
@@ -69,6 +78,14 @@ export interface ObserveOptions extends Pick<CapabilityCatalog, "withPrerequisit
     reader: string,
     read: () => Promise<KubeObject | undefined>,
   ) => Promise<KubeObject | undefined>;
+  /**
+   * The ReferenceGrants of a namespace as stored, from a watch cache kept current (the operator's), or
+   * undefined when none complete holds that namespace: then they are listed. Read for the references a
+   * resource holds into other namespaces and for the claims made on it from others. A grant removed
+   * leaves the cache before its watch event re-queues the resources it concerned, so the passes that
+   * event brings judge without it.
+   */
+  readonly grants?: CachedGrants;
 }
 
 /** Which object: enough to look it up in a cache or read it. */
@@ -162,9 +179,11 @@ async function observeClaims(
       resources: await resourcesOf(client, referrer, options),
     })),
   );
-  const { namespace } = resource.metadata;
-  const elsewhere = referrers.some((r) => r.resources.some((other) => other.metadata.namespace !== namespace));
-  const grants = elsewhere ? await observeReferenceGrants(client, [namespace]) : [];
+  // A claim from another namespace stands only by a grant in this one: read (from the watch cache when
+  // there is one) only when some resource elsewhere claims on this one.
+  const grants = claimedFromElsewhere(resource, referrers)
+    ? await observeReferenceGrants(client, [resource.metadata.namespace], options.grants)
+    : [];
   return claimsOn(resource, referrers, entitlements, grants);
 }
 
@@ -379,14 +398,16 @@ export async function observeResource(
   const references = allReferences(module, resource);
   const foreign = grantNamespaces(referrer, references);
   const pending = (options.pendingGrants ?? []).filter((g) => foreign.includes(g.namespace));
-  const grants = foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign)), ...pending] : [];
+  const grants =
+    foreign.length > 0 ? [...(await observeReferenceGrants(client, foreign, options.grants)), ...pending] : [];
   // All or nothing: the planner refuses the resource if any reference is not granted, so none is followed.
   const permitted = ungrantedReferences(referrer, references, grants).length === 0;
   // The kind's own reads and its dependencies' targets, together: neither depends on the other.
-  const [reads, dependencies, claims] = await Promise.all([
+  const [reads, dependencies, claims, namespace] = await Promise.all([
     observeReads(client, module, resource, references, permitted, options.userSecret),
     observeDependencies(client, module, resource, permitted, options),
     observeClaims(client, module, resource, entitlements, options),
+    observeNamespace(client, module, resource),
   ]);
   const [claimed, connectionCredentials] = await Promise.all([
     observeClaimed(client, module, resource, dependencies, options.cached),
@@ -402,6 +423,7 @@ export async function observeResource(
     ...(Object.keys(claimed).length > 0 ? { claimed } : {}),
     ...(Object.keys(connectionCredentials).length > 0 ? { connectionCredentials } : {}),
     ...(foreign.length > 0 ? { referenceGrants: grants } : {}),
+    ...(namespace ? { namespace } : {}),
     // The cached order holds for the resource when the cache knows it as it is: admitted or not alike.
     licence: { entitlements, instances, ...(cached ? { ahead: cachedAhead(cached, resource, options.now) } : {}) },
   };

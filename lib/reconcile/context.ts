@@ -4,6 +4,7 @@ import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
 import type { ChartSource } from "../catalog/chart-source.js";
 import type { HelmCli } from "../cluster/helm-cli.js";
 import type { KubeClient } from "../cluster/kube-client.js";
+import { AppliedVersions } from "../engine/applied-versions.js";
 import type { ReconcileContext } from "../engine/context.js";
 import { REGISTRY } from "../kinds/registry.js";
 import type { Reporter } from "../reporter.js";
@@ -37,6 +38,7 @@ export function createReconcileContext(options: {
     client: options.client,
     installer,
     releases,
+    appliedVersions: new AppliedVersions(),
     registry: REGISTRY.kinds,
     withPrerequisites: (name) => withPrerequisites(name, CATALOG),
     releaseOf: (name) => capability(name, CATALOG).release,

@@ -144,3 +144,59 @@ describe("applyChangesNothing (what the product's field manager last applied)", 
     expect(applyChangesNothing(withSet, live({ set: indexed }), MANAGER)).toBe(true);
   });
 });
+
+// A Secret's stringData is written, never stored: the apiserver records the manager's `f:stringData`
+// keys, and a read returns them in `data`, base64 — where the comparison reads them.
+describe("applyChangesNothing of a Secret written with stringData", () => {
+  const secret = {
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "Opaque",
+    metadata: { name: "llm-database", namespace: "apps", labels: { "core.navique.com/owned-by": "gateway.apps.llm" } },
+    stringData: { url: "postgresql://u:p@db:5432/app" },
+  };
+  const set = {
+    "f:metadata": { "f:labels": { "f:core.navique.com/owned-by": {} } },
+    "f:stringData": { "f:url": {} },
+    "f:type": {},
+  };
+  const stored = (data: Record<string, string> | undefined, fieldsV1: object = set) => ({
+    apiVersion: "v1",
+    kind: "Secret",
+    type: "Opaque",
+    metadata: {
+      ...secret.metadata,
+      resourceVersion: "7",
+      managedFields: [{ manager: MANAGER, operation: "Apply", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1 }],
+    },
+    ...(data ? { data } : {}),
+  });
+  const base64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+
+  it("is true when data holds what stringData said, and false when a value differs", () => {
+    expect(applyChangesNothing(secret, stored({ url: base64(secret.stringData.url) }), MANAGER)).toBe(true);
+    expect(lastApplied(stored({ url: base64("x") }), MANAGER, "v1", "Secret")).toEqual({
+      metadata: { labels: secret.metadata.labels },
+      data: { url: base64("x") },
+      type: "Opaque",
+    });
+    expect(applyChangesNothing(secret, stored({ url: base64("postgresql://u:rotated@db:5432/app") }), MANAGER)).toBe(
+      false,
+    );
+    // A key the product no longer writes is removed by the apply.
+    const fewer = { ...secret, stringData: {} };
+    expect(applyChangesNothing(fewer, stored({ url: base64(secret.stringData.url) }), MANAGER)).toBe(false);
+  });
+
+  it("is false when the Secret is seen without its data (a watch of metadata only)", () => {
+    expect(applyChangesNothing(secret, stored(undefined), MANAGER)).toBe(false);
+  });
+
+  it("reads keys written in data and in stringData alike", () => {
+    const both = { ...secret, data: { ca: base64("pem") } };
+    const bothSet = { ...set, "f:data": { "f:ca": {} } };
+    const data = { url: base64(secret.stringData.url), ca: base64("pem") };
+    expect(applyChangesNothing(both, stored(data, bothSet), MANAGER)).toBe(true);
+    expect(applyChangesNothing(both, stored({ ...data, ca: base64("other") }, bothSet), MANAGER)).toBe(false);
+  });
+});

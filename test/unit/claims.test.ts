@@ -1,5 +1,5 @@
 import { API_GROUP, API_GROUP_VERSION } from "../../lib/api/group.js";
-import { claimsOn, publishedClaim, takesClaims } from "../../lib/engine/claims.js";
+import { claimedFromElsewhere, claimsOn, publishedClaim, takesClaims } from "../../lib/engine/claims.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import type { ObservedGrant } from "../../lib/engine/reference-grants.js";
 import { GATEWAY_MODULE } from "../../lib/kinds/gateway/module.js";
@@ -68,6 +68,18 @@ describe("claims", () => {
     ).toEqual([]);
     // Without the grant, none from another namespace.
     expect(claimsOn(cluster, [{ module: GATEWAY_MODULE as never, resources }], AUTO_WIRING, [])).toEqual([]);
+  });
+
+  // The grants of the cluster's namespace are read only when they decide something: a claim on it from
+  // another namespace. Referrers elsewhere that claim on another target, or are leaving, do not need them.
+  it("need the grants of the target's namespace only for a claim on it from another namespace", () => {
+    const on = (resources: EngineResource[]) =>
+      claimedFromElsewhere(cluster, [{ module: GATEWAY_MODULE as never, resources }]);
+    expect(on([gateway("apps", "llm", onShared)])).toBe(true);
+    expect(on([gateway("data", "llm", { postgresClusterRef: { name: "shared" } })])).toBe(false);
+    expect(on([gateway("apps", "other", { postgresClusterRef: { name: "other", namespace: "data" } })])).toBe(false);
+    expect(on([gateway("apps", "leaving", onShared, true)])).toBe(false);
+    expect(on([])).toBe(false);
   });
 
   it("name a database and user no two claimants share, within PostgreSQL's 63 bytes, and a Secret beside the cluster", () => {
