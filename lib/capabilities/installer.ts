@@ -80,7 +80,8 @@ export interface CapabilityInstallerOptions {
 /** A helm install or upgrade this process carried out: what a resource's Event records. */
 export interface PerformedInstall {
   readonly capability: string;
-  readonly action: "install" | "upgrade";
+  /** A restore re-applies the release as it is (helm upgrade to the same chart and values). */
+  readonly action: "install" | "upgrade" | "restore";
   /** The chart version installed: the catalog's pin, which every chart source holds to. */
   readonly chartVersion: string;
   readonly release: { readonly name: string; readonly namespace: string };
@@ -93,8 +94,9 @@ export function capabilityLockName(name: string): string {
 
 /**
  * Performs the provenance decisions: installs Absent capabilities as releases stamped with the ownership
- * marks, upgrades Owned ones to the pinned version, never touches Adopted ones, and uninstalls only what
- * is Owned and unused. Every helm operation runs under the capability's Lease lock and re-observes first,
+ * marks, upgrades Owned ones to the pinned version and restores what drifted of them (a helm upgrade to
+ * the same chart and values re-applies every object of the release), never touches Adopted ones, and
+ * uninstalls only what is Owned and unused. Every helm operation runs under the capability's Lease lock and re-observes first,
  * so two processes deciding the same install at once install once.
  */
 export class CapabilityInstaller {

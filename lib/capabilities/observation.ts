@@ -15,12 +15,22 @@ export interface ControllerSighting {
   readonly namespace: string;
   /** Which identity matched: `label app.kubernetes.io/name=cloudnative-pg` or `image ghcr.io/...`. */
   readonly matchedBy: string;
+  /** Its rollout is complete, as `kubectl rollout status` says (lib/capabilities/workload-readiness.ts). */
   readonly ready: boolean;
+  /** The replicas it asks for now (`spec.replicas`). */
+  readonly replicas: number;
+  /** Its replicas available now (`status.availableReplicas`): none, and nothing serves the capability. */
+  readonly availableReplicas: number;
 }
 
 export interface WorkloadState extends ReleaseWorkload {
   readonly exists: boolean;
+  /** Its rollout is complete, as `kubectl rollout status` says (lib/capabilities/workload-readiness.ts). */
   readonly ready: boolean;
+  /** The replicas it asks for now (`spec.replicas`); 0 when it does not exist. */
+  readonly replicas: number;
+  /** Its replicas available now; 0 when it does not exist. */
+  readonly availableReplicas: number;
 }
 
 /** Everything detection and readiness need to know about one capability, read from the cluster. */

@@ -1,4 +1,4 @@
-import { setHeaderMiddleware, type V1Deployment } from "@kubernetes/client-node";
+import { setHeaderMiddleware, type V1Deployment, type V1StatefulSet } from "@kubernetes/client-node";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { imageRepository, matchingUpstreamImage } from "../catalog/image-identity.js";
 import {
@@ -13,7 +13,7 @@ import { objectNames } from "../cluster/object-names.js";
 import type { ReleaseRecord, ReleaseWorkload } from "../cluster/release-record.js";
 import { servedResources } from "../cluster/served-resources.js";
 import type { CapabilityObservation, ControllerSighting, CrdState, WorkloadState } from "./observation.js";
-import { deploymentReady, statefulSetReady } from "./workload-readiness.js";
+import { availableReplicas, deploymentReady, statefulSetReady, wantedReplicas } from "./workload-readiness.js";
 
 const DEPLOYMENT_PAGE = 250;
 
@@ -69,6 +69,18 @@ async function observeCrds(client: KubeClient, names: readonly string[]): Promis
 
 interface Readiness {
   readonly ready: boolean;
+  readonly replicas: number;
+  readonly availableReplicas: number;
+}
+
+/** What readiness reads of a Deployment or StatefulSet, `ready` judged by its kind's rollout. */
+function readiness(workload: V1Deployment | V1StatefulSet, ready: boolean): Readiness & { readonly name: string } {
+  return {
+    name: workload.metadata?.name ?? "",
+    ready,
+    replicas: wantedReplicas(workload),
+    availableReplicas: availableReplicas(workload),
+  };
 }
 
 /** The workloads of one kind in one namespace, by name: one list, however many the release declares. */
@@ -79,14 +91,10 @@ async function workloadsByName(
 ): Promise<ReadonlyMap<string, Readiness>> {
   const found =
     kind === "Deployment"
-      ? (await client.apps.listNamespacedDeployment({ namespace })).items.map((d) => ({
-          name: d.metadata?.name ?? "",
-          ready: deploymentReady(d),
-        }))
-      : (await client.apps.listNamespacedStatefulSet({ namespace })).items.map((s) => ({
-          name: s.metadata?.name ?? "",
-          ready: statefulSetReady(s),
-        }));
+      ? (await client.apps.listNamespacedDeployment({ namespace })).items.map((d) => readiness(d, deploymentReady(d)))
+      : (await client.apps.listNamespacedStatefulSet({ namespace })).items.map((s) =>
+          readiness(s, statefulSetReady(s)),
+        );
   return new Map(found.map((workload) => [workload.name, workload]));
 }
 
@@ -106,7 +114,13 @@ async function observeWorkloads(client: KubeClient, workloads: readonly ReleaseW
   return Promise.all(
     workloads.map(async (workload) => {
       const found = (await listFor(workload)).get(workload.name);
-      return { ...workload, exists: found !== undefined, ready: found?.ready ?? false };
+      return {
+        ...workload,
+        exists: found !== undefined,
+        ready: found?.ready ?? false,
+        replicas: found?.replicas ?? 0,
+        availableReplicas: found?.availableReplicas ?? 0,
+      };
     }),
   );
 }
@@ -117,6 +131,8 @@ function sighting(deployment: V1Deployment, matchedBy: string): ControllerSighti
     namespace: deployment.metadata?.namespace ?? "",
     matchedBy,
     ready: deploymentReady(deployment),
+    replicas: wantedReplicas(deployment),
+    availableReplicas: availableReplicas(deployment),
   };
 }
 

@@ -58,25 +58,78 @@ export function detectProvenance(entry: CapabilityEntry, observation: Capability
   return { state: "Absent", evidence: `no release ${where}; ${crdSummary(observation)}; no controller` };
 }
 
-/** Readiness of a capability (SPEC 3.3): every CRD Established AND every Deployment/StatefulSet Ready. */
+/** One workload a capability's controller runs as, as readiness judges it. */
+interface ControllerWorkload {
+  /** `Deployment namespace/name`. */
+  readonly what: string;
+  readonly exists: boolean;
+  readonly ready: boolean;
+  readonly replicas: number;
+  readonly availableReplicas: number;
+  /** What the release declares, for a release's workload. */
+  readonly declaredReplicas?: number;
+}
+
+/** The workloads readiness looks at: the release's when there is one, else the controllers found by identity. */
+function controllerWorkloads(observation: CapabilityObservation): ControllerWorkload[] {
+  if (observation.release !== undefined) {
+    return observation.releaseWorkloads.map((w) => ({ ...w, what: `${w.kind} ${w.namespace}/${w.name}` }));
+  }
+  return observation.controllers.map((c) => ({ ...c, what: `Deployment ${c.namespace}/${c.name}`, exists: true }));
+}
+
+/**
+ * Why a workload serves nothing now, if it does not: missing, or without an available replica. A workload
+ * its release declares with 0 replicas is off by the chart's choice, and serves nothing by design.
+ */
+function outage(workload: ControllerWorkload): string | undefined {
+  if (!workload.exists) return `${workload.what} is missing`;
+  if (workload.declaredReplicas === 0 || workload.availableReplicas > 0) return undefined;
+  return `${workload.what} has no available replica${workload.replicas === 0 ? " (scaled to 0)" : ""}`;
+}
+
+/**
+ * Readiness of a capability (SPEC 3.3): every CRD Established AND every Deployment/StatefulSet rolled
+ * out with an available replica — a rollout is complete for a Deployment scaled to 0, whose controller
+ * serves nothing. `unavailable` says, workload by workload, why the controller serves nothing now.
+ */
 export function capabilityReadiness(
   verdict: ProvenanceVerdict,
   observation: CapabilityObservation,
-): { ready: boolean; waitingFor: string[] } {
+): { ready: boolean; waitingFor: string[]; unavailable: string[] } {
   const waitingFor: string[] = [];
+  const unavailable: string[] = [];
   for (const crd of observation.crds) {
     if (!crd.established) waitingFor.push(`CRD ${crd.name} ${crd.exists ? "not Established" : "missing"}`);
   }
   if (verdict.state === "Absent") waitingFor.push("not installed");
-  const workloads =
-    observation.release !== undefined
-      ? observation.releaseWorkloads.map((w) => ({ what: `${w.kind} ${w.namespace}/${w.name}`, ready: w.ready }))
-      : observation.controllers.map((c) => ({ what: `Deployment ${c.namespace}/${c.name}`, ready: c.ready }));
-  for (const workload of workloads) if (!workload.ready) waitingFor.push(`${workload.what} not Ready`);
-  return { ready: waitingFor.length === 0, waitingFor };
+  for (const workload of controllerWorkloads(observation)) {
+    const down = outage(workload);
+    if (down) unavailable.push(down);
+    if (down || !workload.ready) waitingFor.push(down ?? `${workload.what} not Ready`);
+  }
+  return { ready: waitingFor.length === 0, waitingFor, unavailable };
 }
 
-export type CapabilityAction = "install" | "upgrade" | "none";
+/**
+ * What of an Owned release's workloads re-applying the release brings back: a workload deleted, or scaled
+ * below the replicas its manifest declares. Re-applying mends nothing else (pods that crash, a node
+ * gone): those are only reported, so that no pass upgrades in a loop.
+ */
+function restorable(observation: CapabilityObservation): string[] {
+  return observation.releaseWorkloads.flatMap((w) => {
+    const what = `${w.kind} ${w.namespace}/${w.name}`;
+    if (!w.exists) return [`${what} is missing`];
+    const declared = w.declaredReplicas;
+    if (declared === undefined || w.replicas >= declared) return [];
+    return [
+      `${what} scaled to ${w.replicas} of the ${declared} replica${declared === 1 ? "" : "s"} its release declares`,
+    ];
+  });
+}
+
+/** What the product does about a capability: installs it, upgrades it to the pin, restores what drifted of its release, or nothing. */
+export type CapabilityAction = "install" | "upgrade" | "restore" | "none";
 
 /** What to do about one capability the desired state needs, and why; derived from detection alone. */
 export interface CapabilityDecision extends ProvenanceVerdict {
@@ -86,18 +139,23 @@ export interface CapabilityDecision extends ProvenanceVerdict {
   readonly summary: string;
   readonly ready: boolean;
   readonly waitingFor: readonly string[];
+  /** Why its controller serves nothing now, workload by workload (capabilityReadiness); empty while it serves. */
+  readonly unavailable: readonly string[];
   readonly chartVersion?: string;
 }
 
 /**
  * The decision for a capability some resource needs: Absent → install our release; Owned → upgrade when
- * the pinned version differs or the last revision did not deploy, else keep; Adopted → record, never touch.
+ * the pinned version differs or the last revision did not deploy, restore (re-apply the release as it
+ * is) when a workload of it was deleted or scaled below what it declares, else keep; Adopted → record,
+ * never touch, whatever became of its controller.
  */
 export function decideCapability(entry: CapabilityEntry, observation: CapabilityObservation): CapabilityDecision {
   const verdict = detectProvenance(entry, observation);
   const readiness = capabilityReadiness(verdict, observation);
   const pinned = entry.chart.version;
   const installed = observation.release?.chart?.version;
+  const drifted = verdict.state === "Owned" ? restorable(observation) : [];
   let action: CapabilityAction = "none";
   let summary: string;
   if (verdict.state === "Absent") {
@@ -110,6 +168,9 @@ export function decideCapability(entry: CapabilityEntry, observation: Capability
         ? `from ${installed ?? "unknown"} to the pinned ${pinned}`
         : `to repair revision status ${observation.release?.status}`;
     summary = `upgrade ${entry.name} ${why} (${verdict.evidence})`;
+  } else if (drifted.length > 0) {
+    action = "restore";
+    summary = `restore ${entry.name}: ${drifted.join(", ")}; re-applying release ${entry.release.namespace}/${entry.release.name} ${pinned} with the product's values (${verdict.evidence})`;
   } else if (verdict.state === "Owned") {
     summary = `keep ${entry.name} ${pinned} (${verdict.evidence})`;
   } else {
@@ -122,6 +183,7 @@ export function decideCapability(entry: CapabilityEntry, observation: Capability
     summary,
     ready: action === "none" && readiness.ready,
     waitingFor: action === "none" ? readiness.waitingFor : [`${action} ${entry.name}`],
+    unavailable: readiness.unavailable,
     ...(installed ? { chartVersion: installed } : {}),
   };
 }

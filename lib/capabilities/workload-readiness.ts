@@ -31,7 +31,7 @@ export function deploymentRollout(deployment: V1Deployment): RolloutStatus {
   if (progressing?.reason === PROGRESS_DEADLINE_EXCEEDED)
     return { done: false, failed: true, message: `deployment "${name}" exceeded its progress deadline` };
   // The apiserver defaults spec.replicas to 1; kubectl skips the check only for an unset (never-stored) value.
-  const wanted = deployment.spec?.replicas ?? 1;
+  const wanted = wantedReplicas(deployment);
   const updated = status.updatedReplicas ?? 0;
   if (updated < wanted)
     return waiting(
@@ -62,7 +62,7 @@ export function statefulSetRollout(statefulSet: V1StatefulSet): RolloutStatus {
   const observed = status.observedGeneration ?? 0;
   if (observed === 0 || (statefulSet.metadata?.generation ?? 0) > observed)
     return waiting("Waiting for statefulset spec update to be observed...");
-  const wanted = statefulSet.spec?.replicas ?? 1;
+  const wanted = wantedReplicas(statefulSet);
   const ready = status.readyReplicas ?? 0;
   if (ready < wanted) return waiting(`Waiting for ${wanted - ready} pods to be ready...`);
   const strategy = statefulSet.spec?.updateStrategy;
@@ -90,6 +90,20 @@ export function statefulSetRollout(statefulSet: V1StatefulSet): RolloutStatus {
     failed: false,
     message: `statefulset rolling update complete ${status.currentReplicas ?? 0} pods at revision ${status.currentRevision ?? ""}...`,
   };
+}
+
+/** The replicas a workload asks for (`spec.replicas`), which the apiserver defaults to 1. */
+export function wantedReplicas(workload: V1Deployment | V1StatefulSet): number {
+  return workload.spec?.replicas ?? 1;
+}
+
+/**
+ * The replicas a workload serves with now (`status.availableReplicas`: ready for minReadySeconds). A
+ * rollout can be complete with none — a Deployment scaled to 0 — so readiness alone does not say that
+ * something answers.
+ */
+export function availableReplicas(workload: V1Deployment | V1StatefulSet): number {
+  return workload.status?.availableReplicas ?? 0;
 }
 
 /** Ready as `kubectl rollout status` means it (see deploymentRollout). */

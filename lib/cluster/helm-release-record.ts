@@ -58,13 +58,19 @@ function workloadsOf(manifest: string, releaseNamespace: string): ReleaseWorkloa
   for (const text of manifest.split(/^---\s*$/m)) {
     if (!WORKLOAD_DOCUMENT.test(text)) continue;
     for (const document of parseAllDocuments(text)) {
-      const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string } } | null;
+      const object = document.toJS() as {
+        kind?: string;
+        metadata?: { name?: string; namespace?: string };
+        spec?: { replicas?: unknown };
+      } | null;
       if (!object || (object.kind !== "Deployment" && object.kind !== "StatefulSet") || !object.metadata?.name)
         continue;
+      const replicas = object.spec?.replicas;
       workloads.push({
         kind: object.kind,
         name: object.metadata.name,
         namespace: object.metadata.namespace ?? releaseNamespace,
+        ...(typeof replicas === "number" ? { declaredReplicas: replicas } : {}),
       });
     }
   }

@@ -8,6 +8,11 @@ export interface ReleaseWorkload {
   readonly kind: "Deployment" | "StatefulSet";
   readonly name: string;
   readonly namespace: string;
+  /**
+   * The replicas the manifest sets (`spec.replicas`), when it sets them: what re-applying the release
+   * brings the workload back to. Absent when the chart leaves the field to the apiserver's default.
+   */
+  readonly declaredReplicas?: number;
 }
 
 /** What the product reads from one revision of a Helm release record. */

@@ -55,7 +55,50 @@ export function mayRelease(before: readonly string[], now: readonly string[]): b
   return before.some((name) => !now.includes(name));
 }
 
-/** OperatorsReady: True when nothing is needed or every needed capability is Ready; else what is awaited. */
+/**
+ * Reason of OperatorsReady (and Ready) while a capability the resource relied on serves nothing: its
+ * controller has no available replica, a workload of it is missing, or its release is gone. It stays the
+ * reason until the capability is Ready again, through the restore or reinstall of an Owned one.
+ */
+export const OPERATOR_UNAVAILABLE = "OperatorUnavailable";
+
+/** What an Adopted capability's outage adds: the product repairs nothing of it. */
+const ADOPTED_OUTAGE = "adopted: the product leaves it to whoever installed it";
+
+/**
+ * Whether `decision` means a capability the resource relied on has stopped serving: OperatorsReady was
+ * True with the capability recorded (or the loss is reported already), and now its controller serves
+ * nothing, its release lost a workload or replicas (restored), or the capability is not there at all.
+ * A capability still being installed for the first time, or upgraded to a new pin, is no loss.
+ */
+function lost(resource: EngineResource, decision: CapabilityDecision): boolean {
+  const down = decision.unavailable.length > 0 || decision.action === "restore" || decision.state === "Absent";
+  if (decision.ready || !down) return false;
+  const stored = resource.status?.conditions?.find((c) => c.type === OPERATORS_READY);
+  if (stored?.status === "False" && stored.reason === OPERATOR_UNAVAILABLE) return true;
+  const relied = resource.status?.capabilities?.some((c) => c.name === decision.capability) ?? false;
+  return stored?.status === "True" && relied;
+}
+
+/**
+ * One capability not Ready, in a line: why its controller serves nothing, if it does not, then what is
+ * being done (the install, upgrade or restore) or what else is awaited.
+ */
+function pendingLine(decision: CapabilityDecision): string {
+  const { unavailable } = decision;
+  const rest =
+    decision.action !== "none"
+      ? [decision.summary]
+      : decision.waitingFor.filter((w) => !unavailable.includes(w)).map((w) => `waiting for ${w}`);
+  const left = decision.state === "Adopted" && unavailable.length > 0 ? [ADOPTED_OUTAGE] : [];
+  const said = unavailable.filter((u) => !rest.some((r) => r.includes(u)));
+  return `${decision.capability}: ${[...said, ...rest, ...left].join("; ")}`;
+}
+
+/**
+ * OperatorsReady: True when nothing is needed or every needed capability is Ready; else what is awaited,
+ * OperatorUnavailable first when a capability relied on stopped serving.
+ */
 export function operatorsCondition(
   resource: EngineResource,
   needed: readonly string[],
@@ -74,11 +117,12 @@ export function operatorsCondition(
       decisions.map((d) => `${d.capability} ${d.state.toLowerCase()}, Ready`).join("; "),
     );
   }
-  const installing = pending.some((d) => d.action !== "none");
-  const message = pending
-    .map((d) => `${d.capability}: ${d.action !== "none" ? d.summary : `waiting for ${d.waitingFor.join(", ")}`}`)
-    .join("; ");
-  return condition(resource, OPERATORS_READY, false, installing ? "Installing" : "WaitingForOperators", message);
+  const reason = pending.some((d) => lost(resource, d))
+    ? OPERATOR_UNAVAILABLE
+    : pending.some((d) => d.action !== "none")
+      ? "Installing"
+      : "WaitingForOperators";
+  return condition(resource, OPERATORS_READY, false, reason, pending.map(pendingLine).join("; "));
 }
 
 /** Adoptions seen for the first time: recorded once, the status remembers them after. */
@@ -87,6 +131,24 @@ export function adoptionEvents(resource: EngineResource, decisions: readonly Cap
     .filter((d) => d.state === "Adopted")
     .filter((d) => !resource.status?.capabilities?.some((c) => c.name === d.capability && c.provenance === "adopted"))
     .map((d) => ({ type: "Normal", reason: "CapabilityAdopted", message: `${d.capability}: ${d.summary}` }));
+}
+
+/**
+ * A Warning for each capability the resource relied on that stopped serving, when its OperatorsReady
+ * was True: once, for OperatorsReady is False from the pass that records it on.
+ */
+export function outageEvents(resource: EngineResource, decisions: readonly CapabilityDecision[]): PlannedEvent[] {
+  const stored = resource.status?.conditions?.find((c) => c.type === OPERATORS_READY);
+  if (stored?.status !== "True") return [];
+  return decisions
+    .filter((d) => lost(resource, d))
+    .map((d) => ({
+      type: "Warning",
+      reason: OPERATOR_UNAVAILABLE,
+      message: pendingLine(d),
+      // One Event per capability and outage, whatever the message says from one pass to the next.
+      cause: `${OPERATOR_UNAVAILABLE}:${d.capability}`,
+    }));
 }
 
 /** A release that waits: the capability, and its objects this resource emitted that are still there. */

@@ -31,15 +31,26 @@ export interface OwnedReleases {
    * the records of releases someone else installed concern no one.
    */
   released(object: KubernetesObject, event: string): string | undefined;
+  /**
+   * The capabilities whose fixed release lives in `namespace`: those whose readiness the Deployments
+   * there decide (a controller scaled to 0, deleted, back).
+   */
+  installedIn(namespace: string): readonly string[];
 }
 
 /** The owned releases of a catalog: by `namespace/name` of the fixed release, the capability it installs. */
 export function ownedReleases(catalog: ReadonlyMap<string, CapabilityEntry>): OwnedReleases {
   const byRelease = new Map<string, string>();
-  for (const entry of catalog.values()) byRelease.set(`${entry.release.namespace}/${entry.release.name}`, entry.name);
-  const namespaces = [...new Set([...catalog.values()].map((e) => e.release.namespace))].sort();
+  const byNamespace = new Map<string, string[]>();
+  for (const entry of catalog.values()) {
+    const { name, namespace } = entry.release;
+    byRelease.set(`${namespace}/${name}`, entry.name);
+    byNamespace.set(namespace, [...(byNamespace.get(namespace) ?? []), entry.name]);
+  }
+  const namespaces = [...byNamespace.keys()].sort();
   return {
     namespaces,
+    installedIn: (namespace) => byNamespace.get(namespace) ?? [],
     released: (object, event) => {
       const labels = object.metadata?.labels ?? {};
       const gone = event === "delete" || labels[HELM_STATUS_LABEL] === "uninstalled";

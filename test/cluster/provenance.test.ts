@@ -330,7 +330,7 @@ describe("capability provenance on the local control plane", () => {
     });
     expect(decision.state).toBe("Owned");
     expect(decision.ready).toBe(false);
-    expect(decision.waitingFor).toContain("Deployment cert-manager/cert-manager not Ready");
+    expect(decision.waitingFor).toContain("Deployment cert-manager/cert-manager has no available replica");
     // cloudnative-pg waits for its prerequisite and is not installed meanwhile.
     const pass = await installer.ensure("cloudnative-pg");
     expect(pass.map((d) => d.capability)).toEqual(["cert-manager"]);

@@ -37,6 +37,7 @@ const ready = (capability: string): CapabilityDecision => ({
   summary: `keep ${capability}`,
   ready: true,
   waitingFor: [],
+  unavailable: [],
 });
 
 const longest = `p${"a".repeat(MAX_POSTGRES_CLUSTER_NAME - 1)}`;

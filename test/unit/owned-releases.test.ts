@@ -48,4 +48,13 @@ describe("the owned capability releases the operator watches", () => {
     expect(releases.released(releaseSecret(namespace, name, "deployed", false), "delete")).toBeUndefined();
     expect(releases.released(releaseSecret(namespace, name, "uninstalled", false), "update")).toBeUndefined();
   });
+
+  it("name the capabilities installed in a release namespace, whose controllers its Deployments are", () => {
+    expect(releases.installedIn("ot-operators")).toEqual(["redis-operator"]);
+    for (const namespace of releases.namespaces) {
+      const installed = [...CATALOG.values()].filter((e) => e.release.namespace === namespace).map((e) => e.name);
+      expect(releases.installedIn(namespace)).toEqual(installed);
+    }
+    expect(releases.installedIn("default")).toEqual([]);
+  });
 });
