@@ -52,16 +52,26 @@ export const ReferenceGrantTo = z
 export type ReferenceGrantTo = z.infer<typeof ReferenceGrantTo>;
 
 /**
- * The lists of a grant: 1 to MAX_GRANT_ENTRIES entries, combined with OR. A set for the apiserver (each
- * entry is compared whole, `atomic`): an entry written twice is refused there at its index, as zod
- * refuses it below.
+ * The lists of a grant: 1 to MAX_GRANT_ENTRIES entries, combined with OR, each written once. Atomic for the
+ * apiserver, with a CEL rule refusing an entry written twice: a `set` of objects would say so at the
+ * entry's index, but server-side apply refuses every list of that type whose items are maps ("associative
+ * list without keys has an element that's a map type"), and the product applies grants server-side. zod
+ * refuses the repetition at its index (below).
  */
 const entries = <T extends z.ZodType>(entry: T, what: string) =>
   z
     .array(entry)
     .min(1)
     .max(MAX_GRANT_ENTRIES)
-    .meta({ "x-kubernetes-list-type": "set" })
+    .meta({
+      "x-kubernetes-list-type": "atomic",
+      "x-kubernetes-validations": [
+        {
+          rule: "self.all(x, self.exists_one(y, y == x))",
+          message: "an entry is written twice: each entry is written once; remove the repetition",
+        },
+      ],
+    })
     .describe(`${what} Entries are combined with OR; each is written once.`);
 
 /** An entry of a set: compared whole by the apiserver, never merged field by field. */

@@ -12,7 +12,8 @@ import { stepFailureOf } from "./failure.js";
 import { type CachedInstances, listResources } from "./observe.js";
 import { failedPlan } from "./plan.js";
 import type { DeclaredResource, InputRegistry, PlanInputs } from "./plan-inputs.js";
-import { type PlannedPass, previewDesired } from "./preview.js";
+import { type PlannedPass, previewDesired, reliedOn } from "./preview.js";
+import { DECLARED_IN_THE_FILES } from "./retained-with-namespace.js";
 import type { PlanStep } from "./steps.js";
 
 /**
@@ -145,7 +146,7 @@ async function collision(
   passes: readonly PlannedPass[],
 ): Promise<{ pass: PlannedPass; decision: CapabilityDecision; line: string } | undefined> {
   for (const pass of passes) {
-    for (const decision of pass.view.capabilities) {
+    for (const decision of reliedOn(pass.plan, pass.view)) {
       if (decision.action === "none") continue;
       const { conflict } = await run.foresee(decision.capability);
       if (!conflict) continue;
@@ -168,7 +169,8 @@ async function collision(
 async function planOne(run: RunObservations, declared: DeclaredResource, inputs: PlanInputs): Promise<ResourcePlan> {
   const { resource, where } = declared;
   const subject = resourceLabel(resource);
-  const decisions = await previewDesired(run.context, resource, { pendingGrants: inputs.grants });
+  const declaredNamespaces = (inputs.namespaces ?? []).map((name) => ({ name, ...DECLARED_IN_THE_FILES }));
+  const decisions = await previewDesired(run.context, resource, { pendingGrants: inputs.grants, declaredNamespaces });
   if (decisions.refusal) return { subject, where, outcome: "refused", lines: decisions.lines };
   if (decisions.stalled) return { subject, where, outcome: "stalled", lines: decisions.lines };
   const collided = await collision(run, decisions.passes);
@@ -177,9 +179,11 @@ async function planOne(run: RunObservations, declared: DeclaredResource, inputs:
     return { subject, where, outcome: "stalled", lines: [...capabilities, collided.line] };
   }
   if (decisions.inPlace) return { subject, where, outcome: "in-place", lines: [] };
+  // What deletionPolicy Retain would keep in a namespace these files delete too, said after the decisions.
+  const lines = [...decisions.lines, ...(decisions.warnings ?? []).map((w) => `warning: ${w}`)];
   // Nothing the product would do, and not Ready: the preview's lines say what it waits for.
-  if (!decisions.changes) return { subject, where, outcome: "waiting", lines: decisions.lines };
-  return { subject, where, outcome: "changes", lines: decisions.lines };
+  if (!decisions.changes) return { subject, where, outcome: "waiting", lines };
+  return { subject, where, outcome: "changes", lines };
 }
 
 /** The declared licence judged as the operator would judge it once applied: its token verified at the run's time. */

@@ -68,6 +68,12 @@ export interface PlannedEvent {
   readonly message: string;
   /** What identifies the cause (a failure's fingerprint), so that it is recorded once; the message when unset. */
   readonly cause?: string;
+  /**
+   * The cluster-scoped object the Event is about, when it cannot be recorded about the resource: a
+   * namespace being deleted refuses every new object, Events included. Recorded in `default`, as
+   * Kubernetes records Events about Nodes, with the resource as the related object.
+   */
+  readonly regarding?: { readonly apiVersion: string; readonly kind: string; readonly name: string };
 }
 
 /** The decisions of one pass over one resource of any kind. */
@@ -82,4 +88,11 @@ export interface Plan<Status = Record<string, unknown>> {
   readonly requeue: boolean;
   /** When to look again, where the verdict asks for a delay of its own (Verdict.requeueAfterMs). */
   readonly requeueAfterMs?: number;
+  /**
+   * Set when the pass goes on to the resource's capability operators: it ensures each (installs, upgrades
+   * or waits for it) and records it relied on. Absent when the resource is held back before them (the
+   * licence, the operator's scope, a grant, a dependency) or refused (a name taken, a Stalled verdict):
+   * nothing is installed or relied on for it. Decided by planResource alone; every preview reads it here.
+   */
+  readonly reachesOperators?: true;
 }

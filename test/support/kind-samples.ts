@@ -1,7 +1,9 @@
 /**
  * Valid specs of every kind, one per mode, each holding every field of its mode: what the registry's
- * contract tests plan (test/unit/registry-contract.test.ts, every mode sampled) and what the fuzz test
- * breaks (test/e2e/malformed-specs.test.ts). A kind added to the registry needs its samples here.
+ * contract tests plan (test/unit/registry-contract.test.ts, every mode sampled), what the fuzz test
+ * breaks (test/e2e/malformed-specs.test.ts) and what the front ends must decide alike on the real plane
+ * (test/cluster/decisions-contract.test.ts; test/support/sample-world.ts gives each a place). A kind added
+ * to the registry needs its samples here.
  */
 const SECRET = { name: "pg", key: "password", namespace: "data" };
 

@@ -4,8 +4,8 @@ import { TEST_SUITE_LABEL } from "./cluster.js";
 /**
  * Plays the storage provisioner the local plane lacks: a hostPath PersistentVolume bound to the claim.
  * The real PV controller binds them, the real scheduler places the pod on a kwok node, kwok runs it and
- * the real StatefulSet controller reports the rollout. Its capacity, 10Gi unless said, must cover the claim;
- * labelled with the suite, by which its cleanup finds it.
+ * the real StatefulSet controller reports the rollout. Its capacity, 10Gi unless said, must cover the claim,
+ * and its class be the claim's; labelled with the suite, by which its cleanup finds it.
  */
 export async function provisionVolume(
   client: KubeClient,
@@ -13,6 +13,7 @@ export async function provisionVolume(
   namespace: string,
   claim: string,
   capacity = "10Gi",
+  storageClassName?: string,
 ): Promise<void> {
   const name = `${namespace}-${claim}`;
   if (await orUndefined(client.core.readPersistentVolume({ name }))) return;
@@ -25,6 +26,8 @@ export async function provisionVolume(
         hostPath: { path: `/tmp/${name}` },
         claimRef: { namespace, name: claim },
         persistentVolumeReclaimPolicy: "Delete",
+        // A claim naming a class binds only to a volume of that class.
+        ...(storageClassName ? { storageClassName } : {}),
       },
     },
   });

@@ -9,9 +9,11 @@ import {
 } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";
 import { type PlanContext, planResource } from "../../lib/engine/plan.js";
+import { reliedOn } from "../../lib/engine/preview.js";
 import type { EngineView } from "../../lib/engine/view.js";
 import { COMMUNITY_CAPS, communityEntitlements, type Entitlements } from "../../lib/licence/entitlements.js";
 import { CONSUMER } from "../support/consumer-kind.js";
+import { ownedCapability } from "../support/plans.js";
 
 const context: PlanContext = { withPrerequisites: (name) => [name], releaseOf: (name) => ({ name, namespace: name }) };
 
@@ -106,6 +108,30 @@ describe("dependencies between the product's kinds", () => {
     });
     // Waiting for a target to become Ready is no failure: no Event; missing or refused is one.
     expect(held.events.length).toBe(reason === "DependencyNotReady" ? 0 : 1);
+  });
+
+  // GIVEN a capability the resource's pass would install
+  // WHEN the resource is held back by its dependency, then once the dependency is Ready
+  // THEN the plan reaches its operators only then, and a preview relies on the capability only then: the
+  //      operator installs nothing for a resource it holds back, so no front end may say it would
+  it("reaches its operators only once its dependencies are Ready: before, a preview relies on no capability", () => {
+    const install = ownedCapability("gizmo-operator", {
+      state: "Absent",
+      action: "install",
+      ready: false,
+      summary: "install gizmo-operator",
+    });
+    const waiting = view(undefined, { capabilities: [install] });
+    const held = plan(gateway({ name: "shared" }), waiting);
+    expect(held.reachesOperators).toBeUndefined();
+    expect(reliedOn(held, waiting)).toEqual([]);
+    const served = view(
+      { "spec.databaseRef": postgres([condition("Ready", "True")], CONNECTION) },
+      { capabilities: [install] },
+    );
+    const ready = plan(gateway({ name: "shared" }), served);
+    expect(ready.reachesOperators).toBe(true);
+    expect(reliedOn(ready, served)).toEqual([install]);
   });
 
   it("once the target is Ready with its connection: the desired state is applied, wired from it; DependenciesReady True", () => {

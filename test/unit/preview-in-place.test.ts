@@ -21,6 +21,14 @@ const cluster: KubeObject = {
   spec: { instances: 1, storage: { size: "10Gi" } },
 };
 const apply = (object: KubeObject): PlanStep => ({ kind: "apply", object, description: "apply" });
+const release = (current: boolean): PlanStep => ({
+  kind: "workload-release",
+  object: { apiVersion: "helm.sh/release.v1", kind: "Release", metadata: { name: "search", namespace: "apps" } },
+  workload: "meilisearch",
+  values: {},
+  current,
+  description: current ? "Helm release apps/search is current" : "upgrade Helm release apps/search",
+});
 
 // What a preview leaves out: a step whose object is already as it would make it. The live objects carry
 // what the apiserver and other managers add (defaults, status, managedFields, resourceVersion).
@@ -80,6 +88,18 @@ describe("a step that changes nothing", () => {
       },
       [{ apiVersion: "v1", kind: "Secret", metadata: { name: "s", namespace: "apps" } }],
       true,
+    ],
+    [
+      "a workload release its step found current (no helm run, no revision written)",
+      release(true),
+      [{ apiVersion: "helm.sh/release.v1", kind: "Release", metadata: { name: "search", namespace: "apps" } }],
+      true,
+    ],
+    [
+      "a workload release to upgrade",
+      release(false),
+      [{ apiVersion: "helm.sh/release.v1", kind: "Release", metadata: { name: "search", namespace: "apps" } }],
+      false,
     ],
     [
       "a deletion",
