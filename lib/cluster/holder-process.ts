@@ -102,7 +102,6 @@ export function holderProcessGone(
   if (!holder.success) return false;
   const { host, boot, pidNamespace, pid, start, pod } = holder.data;
   if (pod !== undefined && pod === self.pod && pidNamespace !== self.pidNamespace) return true;
-  if (host !== self.host || boot !== self.boot || pidNamespace !== self.pidNamespace)
-    return false;
+  if (host !== self.host || boot !== self.boot || pidNamespace !== self.pidNamespace) return false;
   return startTicks(pid) !== start;
 }

@@ -5,6 +5,7 @@ import type { ReconcileContext } from "./context.js";
 import { removeFinalizer } from "./finalizer.js";
 import { emittedKindOf } from "./garbage.js";
 import { generatedData, rotationEvent } from "./generated-secret.js";
+import { changesNothing } from "./in-place.js";
 import type { EngineResource, KindModule } from "./kind-module.js";
 import { keyOf } from "./objects.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";
@@ -79,25 +80,35 @@ function versionOf(object: unknown): string | undefined {
   return (object as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
 }
 
-/** Reasons of the Normal Event of an install or upgrade this pass made. */
+/** Reasons of the Normal Event of an install, upgrade or restore this pass made. */
 export const CAPABILITY_INSTALLED = "CapabilityInstalled";
 export const CAPABILITY_UPGRADED = "CapabilityUpgraded";
+export const CAPABILITY_RESTORED = "CapabilityRestored";
 
-/** The Normal Event of an install or upgrade made for the resource: which capability, version and release. */
+/** The Normal Event of an install, upgrade or restore made for the resource: which capability, version and release. */
 function installedEvent(performed: PerformedInstall): PlannedEvent {
   const { capability, chartVersion, release } = performed;
   const where = `release ${release.namespace}/${release.name}`;
-  return performed.action === "install"
-    ? {
+  switch (performed.action) {
+    case "install":
+      return {
         type: "Normal",
         reason: CAPABILITY_INSTALLED,
         message: `installed ${capability} ${chartVersion} as ${where}`,
-      }
-    : {
+      };
+    case "upgrade":
+      return {
         type: "Normal",
         reason: CAPABILITY_UPGRADED,
         message: `upgraded ${capability} to ${chartVersion} (${where})`,
       };
+    case "restore":
+      return {
+        type: "Normal",
+        reason: CAPABILITY_RESTORED,
+        message: `restored ${capability}: re-applied ${where} ${chartVersion} with the product's values`,
+      };
+  }
 }
 
 /** A generated Secret made unless it was observed; re-made after a deletion, a rotation said as it happens. */
@@ -109,7 +120,7 @@ async function generated(
 ): Promise<StepResult> {
   // Seen by this pass's observation: never overwritten, so nothing to do (one read fewer per pass). One
   // deleted since is re-created by the pass its deletion's watch event brings.
-  if (view.objects.has(keyOf(step.object))) return "unchanged";
+  if (changesNothing(step, view)) return "unchanged";
   const created = await generateSecret(client, step);
   if (created === undefined) return "unchanged";
   // Made before and created again: deleted by someone, a rotation — said by the process that made it.
@@ -124,7 +135,7 @@ async function released(
   step: Extract<PlanStep, { kind: "workload-release" }>,
   view: EngineView,
 ): Promise<StepResult> {
-  if (step.current) return "unchanged";
+  if (changesNothing(step, view)) return "unchanged";
   const live = view.objects.get(keyOf(step.object)) as ObservedRelease | undefined;
   await context.releases.apply(
     {
@@ -161,10 +172,14 @@ export async function execute(
       return "stop";
     case "apply": {
       const before = view.objects.get(keyOf(step.object));
-      // What the product last applied is what it would apply now: no request (lib/engine/applied-fields.ts).
+      // What the product last applied is what it would apply now: no request. Read in the object's managed
+      // fields (lib/engine/applied-fields.ts), or, where the view does not show its content (a Secret from
+      // a watch of metadata only), known from this process's own last apply (lib/engine/applied-versions.ts).
       if (applyChangesNothing(step.object, before, FIELD_MANAGER)) return "unchanged";
+      if (context.appliedVersions?.holds(step.object, before)) return "unchanged";
       // Server-side apply of identical content changes nothing on the server (the resourceVersion stays).
       const after = await client.apply(step.object);
+      context.appliedVersions?.record(step.object, versionOf(after));
       return before && versionOf(before) === versionOf(after) ? "unchanged" : "continue";
     }
     case "generate-secret":

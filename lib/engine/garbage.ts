@@ -1,12 +1,13 @@
 import type { EmittedObject } from "../api/resource-status.js";
+import { keptUnderRetain } from "./deletion-policy.js";
 import type { EmittedKind, EngineResource, KindModule } from "./kind-module.js";
 import { type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
 import { ownedBy } from "./ownership.js";
 import { releaseMarks } from "./release-marks.js";
+import { goesWithNamespace, type KeptObject } from "./retained-with-namespace.js";
 import type { PlannedEvent, PlanStep } from "./steps.js";
 
-/** Annotation on an emitted stateful object: the deletion policy in force when it was created. */
-export const DELETION_POLICY_ANNOTATION = "core.navique.com/deletion-policy";
+export { DELETION_POLICY_ANNOTATION } from "./deletion-policy.js";
 
 /** An object emitted before and not desired now, as it is in the cluster. */
 export interface Orphan {
@@ -21,6 +22,11 @@ export function emittedKindOf(
   object: { readonly apiVersion: string; readonly kind: string },
 ): EmittedKind | undefined {
   return module.emits.find((e) => e.apiVersion === object.apiVersion && e.kind === object.kind);
+}
+
+/** Of the objects a desired state makes, those deletionPolicy Retain would keep were the resource deleted. */
+export function wouldBeRetained(module: Pick<KindModule, "emits">, objects: readonly KubeObject[]): KubeObject[] {
+  return objects.filter((o) => keptUnderRetain(emittedKindOf(module, o), o));
 }
 
 const where = ({ emitted }: Orphan) => `${emitted.namespace}/${emitted.name}`;
@@ -49,10 +55,7 @@ export function ownOrphans(
 }
 
 function retained(orphan: Orphan): boolean {
-  return (
-    orphan.kind?.stateful !== undefined &&
-    (orphan.current.metadata.annotations?.[DELETION_POLICY_ANNOTATION] ?? "Retain") !== "Delete"
-  );
+  return keptUnderRetain(orphan.kind, orphan.current);
 }
 
 /** What is kept with a retained stateful object: what its kind says it keeps, in its namespace. */
@@ -89,9 +92,27 @@ function retention(stateful: Orphan, kept: readonly Orphan[], why: string): { st
     event: {
       type: "Warning",
       reason: "DatastoreRetained",
-      message: `${label} may hold data and was kept (deletionPolicy Retain) ${why}${released}`,
+      message: `${label} may hold data and was kept (deletionPolicy Retain) ${why}${released}${goesWithNamespace(stateful.emitted.namespace, kept.length + 1)}`,
     },
   };
+}
+
+/**
+ * What Retain keeps of `orphans`, named as messages name them: each stateful one under Retain and what its
+ * kind keeps with it — those being deleted already too (lib/engine/retained-with-namespace.ts names what a
+ * namespace being deleted takes with it).
+ */
+export function keptByRetain(orphans: readonly Orphan[]): KeptObject[] {
+  const statefuls = orphans.filter(retained);
+  const kept = new Set(statefuls.flatMap((s) => keptWith(s, orphans)));
+  return orphans
+    .filter((o) => statefuls.includes(o) || kept.has(o))
+    .map((o) => ({
+      kind: o.emitted.kind,
+      label: o.kind?.label ?? o.emitted.kind,
+      namespace: o.emitted.namespace,
+      name: o.emitted.name,
+    }));
 }
 
 function deletion(orphan: Orphan, why: string): { step: PlanStep; event: PlannedEvent } {

@@ -11,17 +11,19 @@ import {
   neededBefore,
   neededNow,
   operatorsCondition,
+  outageEvents,
   releases,
 } from "./capabilities.js";
 import { condition, resourceLabel, stalledCondition } from "./conditions.js";
 import { DEPENDENCIES_READY, dependencyVerdict } from "./dependencies.js";
 import { withFailure } from "./failed-plan.js";
-import { collect, emittedKindOf, ownOrphans } from "./garbage.js";
+import { collect, emittedKindOf, keptByRetain, ownOrphans, wouldBeRetained } from "./garbage.js";
 import { type GateContext, heldBack, waitingForDependencies } from "./gates.js";
 import { rotations } from "./generated-secret.js";
 import type { Desired, EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { emittedOf, type KubeObject, keyOf, labelOf, objectKey } from "./objects.js";
 import { marked, ownedBy } from "./ownership.js";
+import { lostWithNamespace, RETAIN_LOST_WITH_NAMESPACE } from "./retained-with-namespace.js";
 import type { DesiredStep, Plan, PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView, ObservedView } from "./view.js";
 
@@ -152,6 +154,8 @@ interface Pass<Status> {
   readonly waitingForMembers?: string;
   /** The releases held until the objects of their operators are gone (lib/engine/capabilities.ts). */
   readonly held?: readonly HeldRelease[];
+  /** A deletion that keeps its finalizer this pass, to say something first (lib/engine/retained-with-namespace.ts). */
+  readonly finalizerHeld?: true;
 }
 
 /** Phase 2 gates phase 3: nothing of the operator's kinds is applied before its CRDs and controller are Ready. */
@@ -195,12 +199,31 @@ function deletionPass<Status>(
   const collected = collect(orphans, changeReason(module, resource));
   const released = releases(resource, view, before, needed, catalog, retainedBy(collected.steps));
   const users = stillInUse(resource, view);
+  // Its namespace being deleted too, what Retain keeps goes with it: said before the resource goes.
+  const retains = wouldBeRetained(
+    module,
+    desired.steps.map((s) => s.object),
+  );
+  const lost = lostWithNamespace(
+    resource,
+    keptByRetain(orphans),
+    retains.length > 0,
+    view.namespace,
+    reportedBefore(resource.status?.conditions, module.phase, RETAIN_LOST_WITH_NAMESPACE),
+  );
   return {
     steps: [...collected.steps, ...released.steps],
-    events: [...collected.events, ...(users ? [users.event] : [])],
-    verdict: { ok: false, reason: "Deleting", message: users ? `deleting, ${users.said}` : "deleting" },
+    // What the collection would say of keeping and deleting is moot (and its namespace takes no Event) when
+    // the namespace goes: the loss is said instead.
+    events: [...(lost ? [] : collected.events), ...(users ? [users.event] : []), ...(lost?.event ? [lost.event] : [])],
+    verdict: lost?.verdict ?? {
+      ok: false,
+      reason: "Deleting",
+      message: users ? `deleting, ${users.said}` : "deleting",
+    },
     made: [],
     held: released.held,
+    ...(lost?.event ? { finalizerHeld: true as const } : {}),
   };
 }
 
@@ -399,7 +422,10 @@ export function planResource<Status = Record<string, unknown>>(
   const before = neededBefore(module, resource, context);
   const desired = markedDesired<Status>(module, resource, view);
   const refusal = deleting ? undefined : refusalOf(module, resource, view, desired);
-  const events: PlannedEvent[] = adoptionEvents(resource, view.capabilities);
+  const events: PlannedEvent[] = [
+    ...adoptionEvents(resource, view.capabilities),
+    ...outageEvents(resource, view.capabilities),
+  ];
   const observed = operatorsCondition(resource, needed, view.capabilities);
   const operatorsOk = observed.status === "True";
   const refused = refusal !== undefined;
@@ -411,7 +437,7 @@ export function planResource<Status = Record<string, unknown>>(
     catalog: context,
     desired,
   });
-  const { steps, verdict, made, waitingForMembers } = pass;
+  const { steps, verdict, made, waitingForMembers, finalizerHeld } = pass;
   // The kind's own status and Ready message: only from a pass that applied (or judged) its desired state.
   const judged = pass.desired;
   const heldReleases = pass.held ?? [];
@@ -421,7 +447,7 @@ export function planResource<Status = Record<string, unknown>>(
       ? operatorsHeld(resource, needed, refusal)
       : operatorsAfter(resource, observed, heldReleases);
   events.push(...pass.events);
-  if (deleting && !waitingForMembers && heldReleases.length === 0) {
+  if (deleting && !waitingForMembers && heldReleases.length === 0 && !finalizerHeld) {
     steps.push({ kind: "remove-finalizer", description: "remove the finalizer: everything owned is released" });
   }
 
@@ -450,9 +476,10 @@ export function planResource<Status = Record<string, unknown>>(
     emitted: emittedAfter(resource, made, steps, view, heldReleases),
   } as Status;
   const again = deleting
-    ? { requeue: waitingForMembers !== undefined || heldReleases.length > 0 }
+    ? { requeue: waitingForMembers !== undefined || heldReleases.length > 0 || finalizerHeld === true }
     : lookAgain(ready, verdict);
-  return { steps, conditions, events, status, ...again };
+  // Past the gates and not refused: its operators are ensured (a deletion's too, to remove their objects).
+  return { steps, conditions, events, status, ...again, ...(refused ? {} : { reachesOperators: true as const }) };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { LicenceRefusal } from "../licence/enforce.js";
 import { resourceLabel, stalledLine } from "./conditions.js";
 import { moduleOf, observeOptions, planContext, type ReconcileContext } from "./context.js";
 import { dependenciesOf, wiringLine, wiringOf } from "./dependencies.js";
+import { emittedKindOf, wouldBeRetained } from "./garbage.js";
 import { changesNothing } from "./in-place.js";
 import type { EngineResource } from "./kind-module.js";
 import { membersIn } from "./members.js";
@@ -11,6 +12,7 @@ import { observeResource } from "./observe.js";
 import { planResource } from "./plan.js";
 import { readResource } from "./reconcile.js";
 import type { ObservedGrant } from "./reference-grants.js";
+import { previewWarning } from "./retained-with-namespace.js";
 import { specChanges } from "./spec-changes.js";
 import type { Plan, PlannedEvent, PlanStep } from "./steps.js";
 import type { EngineView } from "./view.js";
@@ -32,6 +34,20 @@ export interface PreviewOptions {
    * read of one not there yet is not a missing object, and what depends on it is decided once it exists.
    */
   readonly createdFirst?: readonly ObjectName[];
+  /**
+   * Namespaces that what declares the resource declares too, and so deletes with it (a Namespace resource
+   * of the same Pulumi program, a Namespace in the same files): what Retain would keep there is warned of.
+   */
+  readonly declaredNamespaces?: readonly DeclaredNamespace[];
+}
+
+/** A namespace declared with the resource: what deletes it, and how its user keeps it, as a warning says them. */
+export interface DeclaredNamespace {
+  readonly name: string;
+  /** `a Namespace resource of this program, which \`pulumi destroy\` deletes after it`. */
+  readonly deletedBy: string;
+  /** `give that Namespace resource the option retainOnDelete: true, …`. */
+  readonly keep: string;
 }
 
 /** Every decision a reconcile would make, stated before anything changes. */
@@ -62,6 +78,11 @@ export interface PreviewDecisions {
    * then, in the preview, that it has a helm to run.
    */
   readonly helmFor: readonly HelmUse[];
+  /**
+   * What a front end prints as a warning, beside the lines of a resource that is not in place: what
+   * deletionPolicy Retain would keep in a namespace deleted with it (lib/engine/retained-with-namespace.ts).
+   */
+  readonly warnings?: readonly string[];
   /** Set when the licence refuses or skips the resource: then nothing else would happen for it. */
   readonly refusal?: LicenceRefusal;
   /**
@@ -85,6 +106,15 @@ export interface PlannedPass {
   readonly live: EngineResource | undefined;
   readonly view: EngineView;
   readonly plan: Plan<unknown>;
+}
+
+/**
+ * The capability decisions a pass acts on: every one when the plan goes on to the resource's operators,
+ * none when it holds the resource back or refuses it (nothing is installed or relied on for it). The plan
+ * decides (Plan.reachesOperators); a preview only reads it.
+ */
+export function reliedOn(plan: Plan<unknown>, view: EngineView): readonly CapabilityDecision[] {
+  return plan.reachesOperators ? view.capabilities : [];
 }
 
 /**
@@ -191,9 +221,7 @@ export async function previewDecisions(
     .map((d) => `${prefix}: ${wiringLine(d, wiringOf(d, view.licence.entitlements))}`);
   const withWiring = <D extends { readonly lines: readonly string[] }>(decided: D): D =>
     decided.lines.length > 0 ? { ...decided, lines: [...decided.lines, ...wiring] } : decided;
-  // A Stalled resource is refused before any capability is ensured (lib/engine/plan.ts): none is
-  // installed or relied on for it.
-  const relied = stalled ? [] : view.capabilities;
+  const relied = reliedOn(plan, view);
   const changing = steps.filter((s) => !changesNothing(s, view));
   const lines = changeLines(prefix, resource, relied, changing, options.live);
   const operators =
@@ -233,6 +261,29 @@ export async function previewDecisions(
 }
 
 /**
+ * The warning for a pass that says something (a resource in place says nothing), when its namespace is
+ * declared with it and its desired state holds what Retain would keep.
+ */
+function namespaceWarnings(
+  context: ReconcileContext,
+  decisions: Pick<PreviewDecisions, "lines" | "passes">,
+  declared: readonly DeclaredNamespace[],
+): string[] {
+  const [pass] = decisions.passes;
+  if (!pass || decisions.lines.length === 0) return [];
+  const namespace = declared.find((d) => d.name === pass.resource.metadata.namespace);
+  if (!namespace) return [];
+  const module = moduleOf(context, pass.resource.kind);
+  const made = pass.plan.steps.flatMap((s) => ("object" in s ? [s.object] : []));
+  const retains = wouldBeRetained(module, made).map((o) => ({
+    label: emittedKindOf(module, o)?.label ?? o.kind,
+    name: o.metadata.name,
+  }));
+  const line = previewWarning(pass.resource, retains, namespace);
+  return line ? [line] : [];
+}
+
+/**
  * What a preview plans: the desired spec on the live object when there is a valid one (its status says
  * what was emitted and admitted before), otherwise the desired object as a new one.
  */
@@ -244,7 +295,8 @@ function asPlanned(desired: EngineResource, live: EngineResource | undefined): E
  * The decisions for a desired resource of any kind that may or may not exist yet, planned against the
  * live object when there is a valid one; a composite's members are previewed after it, each as the
  * resource of its own kind it becomes. `options.pendingGrants`: grants applied together with it,
- * counted as if in the cluster already; `options.createdFirst`: objects the same run creates before it.
+ * counted as if in the cluster already; `options.createdFirst`: objects the same run creates before it;
+ * `options.declaredNamespaces`: namespaces deleted with it, where what Retain would keep is warned of.
  */
 export async function previewDesired(
   context: ReconcileContext,
@@ -256,6 +308,7 @@ export async function previewDesired(
   const live = await readResource(context, module, namespace, name).catch(() => undefined);
   const decisions = await previewDecisions(context, asPlanned(desired, live), { ...options, live });
   if (decisions.refusal) return decisions;
+  const warnings = namespaceWarnings(context, decisions, options.declaredNamespaces ?? []);
   const lines = [...decisions.lines];
   const passes = [...decisions.passes];
   let stalled = decisions.stalled;
@@ -267,11 +320,21 @@ export async function previewDesired(
     const parsed = memberModule.schema.parse(member);
     const memberDecisions = await previewDesired(context, parsed, options);
     lines.push(...memberDecisions.lines);
+    warnings.push(...(memberDecisions.warnings ?? []));
     passes.push(...memberDecisions.passes);
     stalled ??= memberDecisions.stalled;
     changes ||= memberDecisions.changes;
     inPlace &&= memberDecisions.inPlace;
     for (const use of memberDecisions.helmFor) helmFor.add(use);
   }
-  return { ...decisions, lines, passes, changes, inPlace, helmFor: [...helmFor], ...(stalled ? { stalled } : {}) };
+  return {
+    ...decisions,
+    lines,
+    passes,
+    changes,
+    inPlace,
+    helmFor: [...helmFor],
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(stalled ? { stalled } : {}),
+  };
 }

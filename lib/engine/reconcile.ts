@@ -64,6 +64,28 @@ async function withFinalizer(
 }
 
 /**
+ * Reports a pass's plan — its Events and its status — before the pass installs, upgrades or restores a
+ * capability, which takes helm seconds to minutes: a capability gone (its release uninstalled by hand,
+ * its controller scaled to 0) is said while it is brought back, not once it is back. Returns the
+ * resource as the write left it, which the pass's last status write is then conditional on.
+ */
+async function reportBeforeInstall<Status>(
+  context: ReconcileContext,
+  module: KindModule,
+  resource: EngineResource,
+  plan: Plan<Status>,
+  now: Date,
+): Promise<EngineResource> {
+  await recordEvents(context.client, resource, plan.events, now, context.report ?? silentReporter);
+  const status = plan.status as unknown as { conditions: never[] };
+  const written = await writeStatus(context.client, module.definition.plural, resource, status, now);
+  if (written.outcome !== "written") return resource;
+  if (written.resourceVersion) context.statusWritten?.(resource, written.resourceVersion);
+  const metadata = { ...resource.metadata, resourceVersion: written.resourceVersion };
+  return { ...resource, metadata, status: written.status } as EngineResource;
+}
+
+/**
  * One reconcile pass of a resource of any kind stored in the cluster: observe, plan, perform the steps in
  * order (stopping after operators are ensured, so that their new kinds are discovered before use), record
  * Events, write status. Safe to repeat: every step is idempotent and a pass interrupted anywhere leaves a
@@ -86,6 +108,11 @@ export async function reconcileResource<Status = Record<string, unknown>>(
   const where = `${resource.metadata.namespace}/${resource.metadata.name}`;
   const view = await observeResource(context.client, context.installer, module, resource, observeOptions(context));
   let plan = planResource<Status>(module, resource, view, planContext(context));
+  // An install, upgrade or restore of a capability comes alone, first (lib/engine/plan.ts).
+  const installing = plan.steps[0]?.kind === "ensure-capability";
+  const reported = installing ? plan.events : [];
+  // What the pass's last status write is conditional on: the resource read, or as its first write left it.
+  const current = installing ? await reportBeforeInstall(context, module, resource, plan, now()) : resource;
   const performed: string[] = [];
   let stoppedEarly = false;
   let failure: ReconcileFailure | undefined;
@@ -107,25 +134,25 @@ export async function reconcileResource<Status = Record<string, unknown>>(
       break;
     }
   }
-  await recordEvents(context.client, resource, [...plan.events, ...happened], now(), report);
+  const events = [...plan.events.filter((e) => !reported.includes(e)), ...happened];
+  await recordEvents(context.client, resource, events, now(), report);
   const finalized = !failure && plan.steps.some((s) => s.kind === "remove-finalizer");
-  const written: StatusWrite = finalized
+  const last: StatusWrite = finalized
     ? { outcome: "unchanged" }
     : await writeStatus(
         context.client,
         module.definition.plural,
-        resource,
+        current,
         plan.status as unknown as { conditions: never[] },
         now(),
       );
-  if (written.outcome === "written" && written.resourceVersion) {
-    context.statusWritten?.(resource, written.resourceVersion);
+  if (last.outcome === "written" && last.resourceVersion) {
+    context.statusWritten?.(resource, last.resourceVersion);
   }
   if (failure) throw failure;
   // Changed meanwhile by another process: the next pass decides from what it wrote.
-  const requeue = plan.requeue || stoppedEarly || written.outcome === "conflict";
+  const requeue = plan.requeue || stoppedEarly || last.outcome === "conflict";
   // The verdict's own delay holds only when the pass did all it had to: otherwise look again soon.
-  const requeueAfterMs =
-    plan.requeue && !stoppedEarly && written.outcome !== "conflict" ? plan.requeueAfterMs : undefined;
+  const requeueAfterMs = plan.requeue && !stoppedEarly && last.outcome !== "conflict" ? plan.requeueAfterMs : undefined;
   return { plan, performed, requeue, finalized, ...(requeueAfterMs ? { requeueAfterMs } : {}) };
 }

@@ -24,7 +24,8 @@ export interface ReportedResource {
 const CLUSTER_EVENT_NAMESPACE = "default";
 
 /**
- * Records an Event about a navique resource (events.k8s.io/v1), as `kubectl describe` shows them. True
+ * Records an Event about a navique resource (events.k8s.io/v1), as `kubectl describe` shows them — or
+ * about the cluster-scoped object the planned Event names (`regarding`), the resource related. True
  * when this call recorded it; false when it was recorded already (by this or another process).
  */
 export async function recordEvent(
@@ -34,7 +35,16 @@ export async function recordEvent(
   now: Date,
   action = "Reconcile",
 ): Promise<boolean> {
-  const namespace = resource.metadata.namespace ?? CLUSTER_EVENT_NAMESPACE;
+  const namespace = event.regarding
+    ? CLUSTER_EVENT_NAMESPACE
+    : (resource.metadata.namespace ?? CLUSTER_EVENT_NAMESPACE);
+  const about = {
+    apiVersion: API_GROUP_VERSION,
+    kind: resource.kind,
+    name: resource.metadata.name,
+    ...(resource.metadata.namespace ? { namespace: resource.metadata.namespace } : {}),
+    uid: resource.metadata.uid ?? "",
+  };
   try {
     await client.events.createNamespacedEvent({
       namespace,
@@ -48,13 +58,8 @@ export async function recordEvent(
         action,
         reportingController: `${API_GROUP}/${OPERATOR_NAME}`,
         reportingInstance: HOLDER_IDENTITY.slice(0, 128),
-        regarding: {
-          apiVersion: API_GROUP_VERSION,
-          kind: resource.kind,
-          name: resource.metadata.name,
-          ...(resource.metadata.namespace ? { namespace: resource.metadata.namespace } : {}),
-          uid: resource.metadata.uid ?? "",
-        },
+        // About a cluster-scoped object when the planned Event says so: the resource is then the related one.
+        ...(event.regarding ? { regarding: event.regarding, related: about } : { regarding: about }),
       },
     });
     return true;
@@ -109,7 +114,12 @@ export function withTransitionTimes(
  * meanwhile: nothing left to report on).
  */
 export type StatusWrite =
-  | { readonly outcome: "written"; readonly resourceVersion: string | undefined }
+  | {
+      readonly outcome: "written";
+      readonly resourceVersion: string | undefined;
+      /** The status as written: its conditions with their transition times. */
+      readonly status: { readonly conditions: readonly Condition[] };
+    }
   | { readonly outcome: "unchanged" | "conflict" | "gone" };
 
 /**
@@ -147,7 +157,7 @@ export async function writeStatus(
       },
       undefined,
     )) as { metadata?: { resourceVersion?: string } } | undefined;
-    return { outcome: "written", resourceVersion: patched?.metadata?.resourceVersion };
+    return { outcome: "written", resourceVersion: patched?.metadata?.resourceVersion, status: value };
   } catch (error) {
     if (statusOf(error) === 409) return { outcome: "conflict" };
     // Deleted meanwhile (another front end finalized it): success, as for every vanished resource.

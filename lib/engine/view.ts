@@ -5,6 +5,7 @@ import type { Claim, ClaimedView } from "./claims.js";
 import type { Desired, Reads } from "./kind-module.js";
 import type { Credentials, KubeObject } from "./objects.js";
 import type { ObservedGrant } from "./reference-grants.js";
+import type { ObservedNamespace } from "./retained-with-namespace.js";
 
 /** A resource of any kind that needs capabilities now: what reference counts are made of. */
 export interface Consumer {
@@ -45,6 +46,12 @@ export interface EngineView {
    * in its namespace). Absent: none observed, so no reference into another namespace is honoured.
    */
   readonly referenceGrants?: readonly ObservedGrant[];
+  /**
+   * The resource's namespace while the resource is being deleted and its kind may keep data: whether the
+   * namespace goes too, and then the claims of its volumes (lib/engine/observe-namespace.ts). Absent
+   * otherwise, or when it cannot be read.
+   */
+  readonly namespace?: ObservedNamespace;
   /** The entitlements in force, and every resource of the kind as the cap sees it (this one included). */
   readonly licence: {
     readonly entitlements: Entitlements;

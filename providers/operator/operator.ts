@@ -267,6 +267,7 @@ export class NaviqueOperator {
         return cache?.synced ? cache.informer.list() : undefined;
       },
       cached: (key) => this.cachedObject(key),
+      grants: (namespace) => this.cachedGrants(namespace),
       userSecret: (key, reader, read) => this.userSecrets.read(key, reader, read),
       detect: (capability) => this.decisions.decide(capability),
       statusWritten: (resource, resourceVersion) =>
@@ -321,6 +322,16 @@ export class NaviqueOperator {
     const cache = caches?.get(this.namespaces ? key.namespace : ALL_NAMESPACES);
     if (!cache?.synced) return undefined;
     return cache.informer.get(key.name, key.namespace) as KubeObject | undefined;
+  }
+
+  /**
+   * The ReferenceGrants of a namespace as the grants watch holds them: no list per pass. Undefined while
+   * that watch is not complete, or when it does not cover the namespace (one not served): they are listed.
+   */
+  private cachedGrants(namespace: string): readonly KubernetesObject[] | undefined {
+    const caches = this.objectCaches.get(`${API_GROUP_VERSION}/${this.registry.grants.kind}`);
+    const cache = caches?.get(this.namespaces ? namespace : ALL_NAMESPACES);
+    return cache?.synced ? cache.informer.list(namespace) : undefined;
   }
 
   /** A list-watch's cache, recorded under its kind and namespace (incomplete until its informer says). */
@@ -558,7 +569,9 @@ export class NaviqueOperator {
    * Deployments of each release namespace of the catalog, and the cluster's CRDs. Any event of theirs
    * forgets the kept decisions (CapabilityDecisions). An owned release uninstalled by hand re-queues the
    * resources needing it (its dependants' through their prerequisites), which install it again at once
-   * rather than at the resync: the decisions are forgotten before those passes are queued.
+   * rather than at the resync: the decisions are forgotten before those passes are queued. So does any
+   * change of a Deployment in a release namespace (scaled, deleted, its replicas gone unavailable or back):
+   * OperatorsReady says a controller that stopped serving at once, and an Owned one is restored.
    */
   private watchCapabilities(): void {
     const releases = ownedReleases(CATALOG);
@@ -585,7 +598,10 @@ export class NaviqueOperator {
       this.watch(
         `/apis/apps/v1/namespaces/${namespace}/deployments`,
         async () => apps.listNamespacedDeployment({ namespace }, METADATA_LIST),
-        changed,
+        () => {
+          this.decisions.changed();
+          return releases.installedIn(namespace).flatMap((capability) => this.consumers.holders(capability));
+        },
         { metadataOnly: true, onSynced: this.decisions.source(`Deployments in ${namespace}`) },
       );
     }
@@ -622,21 +638,45 @@ export class NaviqueOperator {
         for (const key of keysOf(object as KubernetesObject, event)) this.queue.add(key);
       });
     }
+    // client-node's start resolves after a failed list too (its error said through the "error" event): the
+    // cache is complete only when the start it belongs to saw no error.
+    let failedSince: number | undefined;
+    let startFailed = false;
+    const started = () => {
+      if (startFailed) return;
+      onSynced(true);
+      if (failedSince !== undefined) {
+        this.report(`[operator] watch ${path} restored after ${Date.now() - failedSince} ms`);
+        failedSince = undefined;
+      }
+    };
+    const begin = () => {
+      startFailed = false;
+      void informer.start().then(started, restart);
+    };
     const restart = () => {
       if (this.stopped) return;
       // Stopped while waiting: the watch is not started again (a watch opened after stop holds the process).
       const timer = setTimeout(() => {
         this.restarts.delete(timer);
-        if (!this.stopped) void informer.start().then(() => onSynced(true), restart);
+        if (!this.stopped) begin();
       }, WATCH_RETRY_MS);
       this.restarts.add(timer);
     };
-    informer.on("error", () => {
+    informer.on("error", (error: unknown) => {
+      startFailed = true;
       onSynced(false);
+      // Said once per outage, not once a second.
+      if (failedSince === undefined && !this.stopped) {
+        failedSince = Date.now();
+        this.report(
+          `[operator] watch ${path} failed (${error instanceof Error ? error.message.split("\n")[0] : String(error)}): started again every ${WATCH_RETRY_MS} ms until it lists`,
+        );
+      }
       restart();
     });
     this.watches.push(informer);
-    void informer.start().then(() => onSynced(true), restart);
+    begin();
     return informer;
   }
 

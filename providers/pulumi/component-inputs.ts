@@ -9,6 +9,7 @@ import type { KindModule } from "../../lib/engine/kind-module.js";
 import { createdFirst } from "./created-first.js";
 import { inPlace } from "./in-place.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
+import { isProgramNamespace, programNamespace } from "./program-namespace.js";
 import { resourceInputSchema } from "./resource-inputs.js";
 
 /** Default time `pulumi up` waits for a resource to be Ready. */
@@ -173,6 +174,10 @@ export function dynamicInputs(
     .output(args.chartSource ?? process.env.NAVIQUE_CHART_SOURCE)
     .apply(checked(component, where, chartSourceText));
   const timeoutSeconds = pulumi.output(args.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS);
+  // Recorded (only when true) for `pulumi destroy`, which runs no program: it deletes that namespace next.
+  const namespaceResource = namespace.apply(async (ns) =>
+    (await isProgramNamespace([args, specInput], opts, ns)) ? true : undefined,
+  );
   if (pulumi.runtime.isDryRun()) {
     const cluster = pulumi.all([kubeconfig, args.helm, previewChartSource]);
     void (async () => {
@@ -189,9 +194,12 @@ export function dynamicInputs(
         // In place as declared: nothing to say, and nothing of the preview's core to load.
         if (await inPlace(module, k, d)) return;
         const first = await createdFirst([args, specInput], opts, d.namespace);
+        const declared = (await isProgramNamespace([args, specInput], opts, d.namespace))
+          ? [programNamespace(d.namespace)]
+          : [];
         // The core, to observe and plan: loaded in a preview only (an update's program run needs none of it).
         const { logPreview } = await import("./preview-log.js");
-        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource, first);
+        await logPreview(component, { kubeconfig: k, helm, chartSource: source }, resource, first, declared);
       });
       // Bad args are reported on the component by the resource that uses them: nothing more to say here.
     })().catch(() => undefined);
@@ -205,5 +213,6 @@ export function dynamicInputs(
     ...(args.helm === undefined ? {} : { helm: args.helm }),
     chartSource,
     timeoutSeconds,
+    namespaceResource,
   };
 }

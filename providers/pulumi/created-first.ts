@@ -34,6 +34,35 @@ function dependsOnResources(opts: pulumi.ComponentResourceOptions): pulumi.Resou
   return list.filter((r): r is pulumi.Resource => pulumi.Resource.isInstance(r));
 }
 
+/** The resources a component's args are outputs of, and those its `dependsOn` names (as resources). */
+export async function referencedResources(
+  args: unknown,
+  opts: pulumi.ComponentResourceOptions,
+): Promise<pulumi.Resource[]> {
+  const fromArgs = await (
+    pulumi.output(args) as unknown as { allResources?: () => Promise<Set<pulumi.Resource>> }
+  ).allResources?.();
+  return [...new Set([...(fromArgs ?? []), ...dependsOnResources(opts)])];
+}
+
+/**
+ * The kind, namespace and name of the object a @pulumi/kubernetes resource manages, as far as this run
+ * knows them (a name still unknown: undefined). An object given no namespace is taken to be in
+ * `namespace`, the component's.
+ */
+export async function kubernetesObjectName(
+  resource: pulumi.Resource,
+  namespace: string,
+): Promise<ObjectName | undefined> {
+  if (!pulumi.CustomResource.isInstance(resource)) return undefined;
+  const object = resource as unknown as KubernetesObjectOutputs;
+  if (!object.kind || !object.metadata) return undefined;
+  const [kind, metadata] = await Promise.all([valueWithUnknowns(object.kind), valueWithUnknowns(object.metadata)]);
+  const name = text(metadata?.name);
+  if (!text(kind) || !name) return undefined;
+  return { kind: text(kind) as string, namespace: text(metadata?.namespace) ?? namespace, name };
+}
+
 /**
  * The Kubernetes objects this run creates before a component: the @pulumi/kubernetes resources its args
  * are outputs of, or that its `dependsOn` names, whose id the preview does not know yet (created, or
@@ -46,20 +75,12 @@ export async function createdFirst(
   opts: pulumi.ComponentResourceOptions,
   namespace: string,
 ): Promise<ObjectName[]> {
-  const fromArgs = await (
-    pulumi.output(args) as unknown as { allResources?: () => Promise<Set<pulumi.Resource>> }
-  ).allResources?.();
-  const resources = [...new Set([...(fromArgs ?? []), ...dependsOnResources(opts)])];
+  const resources = await referencedResources(args, opts);
   const named = await Promise.all(
     resources.map(async (resource): Promise<ObjectName | undefined> => {
       if (!pulumi.CustomResource.isInstance(resource)) return undefined;
       if (await isKnown(resource.id)) return undefined;
-      const object = resource as unknown as KubernetesObjectOutputs;
-      if (!object.kind || !object.metadata) return undefined;
-      const [kind, metadata] = await Promise.all([valueWithUnknowns(object.kind), valueWithUnknowns(object.metadata)]);
-      const name = text(metadata?.name);
-      if (!text(kind) || !name) return undefined;
-      return { kind: text(kind) as string, namespace: text(metadata?.namespace) ?? namespace, name };
+      return kubernetesObjectName(resource, namespace);
     }),
   );
   return named.filter((n): n is ObjectName => n !== undefined);

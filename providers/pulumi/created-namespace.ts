@@ -19,7 +19,11 @@ function named(kind: string, namespace: string, items: readonly { metadata?: { n
  * or a workload keeps there (Secrets, ConfigMaps, Services, PersistentVolumeClaims, Pods). A kind whose
  * API is not served counts as holding nothing.
  */
-async function heldIn(client: KubeClient, registry: readonly KindModule[], namespace: string): Promise<string[]> {
+export async function heldIn(
+  client: KubeClient,
+  registry: readonly KindModule[],
+  namespace: string,
+): Promise<string[]> {
   const custom = [
     ...registry.map((m) => ({
       apiVersion: `${API_GROUP}/${API_VERSION}`,

@@ -17,18 +17,28 @@ export function engineAddressOf(argv: readonly string[]): string | undefined {
 
 let connected: boolean | undefined;
 
-/** Says `line` on `pulumi up`'s display, in place, until the next line replaces it. */
-export function reportProgress(line: string, ephemeral = true): void {
+/** Whether the SDK's log reaches the engine: connected once, on the first line said. */
+function connect(): boolean {
   if (connected === undefined) {
     const address = engineAddressOf(process.argv);
     connected = address !== undefined;
     // Only the engine's address matters to the log; the program's settings belong to the language host.
     if (address) pulumi.runtime.resetOptions("", "", -1, address, "", false, "");
   }
-  if (connected) void pulumi.log.info(line, undefined, undefined, ephemeral);
+  return connected;
+}
+
+/** Says `line` on `pulumi up`'s display, in place, until the next line replaces it. */
+export function reportProgress(line: string, ephemeral = true): void {
+  if (connect()) void pulumi.log.info(line, undefined, undefined, ephemeral);
 }
 
 /** Says `line` on `pulumi up`'s display, kept in its output (what a destroy left, and why). */
 export function reportLasting(line: string): void {
   reportProgress(line, false);
+}
+
+/** Says `line` as a warning, kept in the output and counted in its summary (what a destroy puts at risk). */
+export function reportWarning(line: string): void {
+  if (connect()) void pulumi.log.warn(line);
 }

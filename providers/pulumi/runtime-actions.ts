@@ -22,6 +22,7 @@ import { readResource } from "../../lib/engine/reconcile.js";
 import type { Plan } from "../../lib/engine/steps.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import { removeCreatedNamespace } from "./created-namespace.js";
+import { destroyWarnings } from "./destroy-warnings.js";
 import { reportLasting, reportProgress } from "./provider-progress.js";
 import type { ClusterInputs, RuntimeInputs } from "./runtime.js";
 
@@ -160,10 +161,14 @@ async function upWith(
   }
 }
 
-/** `destroy` on a context already built: delete the custom resource and finalize it to the end. */
+/**
+ * `destroy` on a context already built: delete the custom resource and finalize it to the end, saying
+ * what that does to data as warnings (destroy-warnings.ts).
+ */
 async function destroyWith(context: ReconcileContext, module: KindModule, inputs: RuntimeInputs): Promise<void> {
   const { client } = context;
   const where = `${module.definition.kind} ${inputs.namespace}/${inputs.name}`;
+  const warnings = destroyWarnings(where);
   await orUndefined(
     client.custom.deleteNamespacedCustomObject({
       group: API_GROUP,
@@ -179,6 +184,8 @@ async function destroyWith(context: ReconcileContext, module: KindModule, inputs
   const finalized = async () => {
     // Its claims go with it: their targets drop them (a virtual key revoked, a database dropped by policy).
     if (last) await reconcileClaimTargets(context, last);
+    if (inputs.namespaceResource === true)
+      await warnings.ofProgramNamespace(client, context.registry, inputs.namespace);
     if (inputs.createdNamespace !== true) return;
     reportLasting(`${where}: ${await removeCreatedNamespace(client, context.registry, inputs.namespace)}`);
   };
@@ -191,6 +198,7 @@ async function destroyWith(context: ReconcileContext, module: KindModule, inputs
       async () => (await readResource(context, module, inputs.namespace, inputs.name)) === undefined,
     );
     if (!result) return finalized();
+    warnings.ofPass([result.outcome, ...result.members]);
     const now = result.outcome.plan.conditions[0]?.message ?? waitingFor;
     if (now !== waitingFor) reportProgress(`${where}: ${now}`);
     waitingFor = now;

@@ -42,6 +42,12 @@ export interface RuntimeInputs extends ClusterInputs {
   readonly timeoutSeconds: number;
   /** Recorded by the provider (an output, not an input): its create made the namespace, which destroy deletes again. */
   readonly createdNamespace?: boolean;
+  /**
+   * The namespace is a Namespace resource of the program (providers/pulumi/program-namespace.ts): `pulumi
+   * destroy` deletes it after this resource, and what deletionPolicy Retain keeps there with it — said by
+   * the destroy. Not compared by `diff`: a state recorded before it knows it from its next update.
+   */
+  readonly namespaceResource?: boolean;
 }
 
 /** The inputs whose change is a change of the resource itself. */

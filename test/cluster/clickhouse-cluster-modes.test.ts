@@ -250,7 +250,7 @@ describe("ClickHouseCluster modes", () => {
     expect(await orUndefined(client.core.readNamespacedService({ name: "traces", namespace: ns }))).toBeDefined();
     const retained = (await recordedEvents(client, ns)).filter((e) => e.reason === "DatastoreRetained");
     expect(retained.map((e) => e.note)).toEqual([
-      `ClickHouseCluster ${ns}/traces may hold data and was kept (deletionPolicy Retain) (ClickHouseCluster ${ns}/traces deleted), with its password Secret ${ns}/traces-credentials and its KeeperCluster ${ns}/traces and its Service ${ns}/traces; they are released to you and no longer managed: dump its data and delete them yourself when safe`,
+      `ClickHouseCluster ${ns}/traces may hold data and was kept (deletionPolicy Retain) (ClickHouseCluster ${ns}/traces deleted), with its password Secret ${ns}/traces-credentials and its KeeperCluster ${ns}/traces and its Service ${ns}/traces; they are released to you and no longer managed: dump its data and delete them yourself when safe. Deleting namespace ${ns} deletes them all the same, and the data on their volumes unless their PersistentVolumes' reclaim policy is Retain`,
     ]);
   });
 

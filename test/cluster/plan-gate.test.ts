@@ -204,7 +204,7 @@ describe("navique plan as a CI gate", () => {
     expect(result.code).toBe(1);
   });
 
-  it("prints nothing for a resource in place and exits 0; a change prints only what would change, and exits 2", async () => {
+  it("prints nothing for a resource in place and exits 0; a change prints only what would change, and exits 2; what Retain would keep in a Namespace of the same files is warned of", async () => {
     const ns = await namespace("plan-in-place");
     await applyLicence(client, testLicenceToken({ caps: { PostgresCluster: 1000 } }));
     const context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE, trustedKeys: TEST_TRUSTED_KEYS });
@@ -221,7 +221,9 @@ describe("navique plan as a CI gate", () => {
     );
     const trust = ["--trust", `${TEST_KEY_ID}=${trustFile}`];
     const file = join(work, "in-place.yaml");
-    await writeFile(file, yaml(postgres(ns, "db")));
+    // The files declare its namespace too, as cdk8s apps do: in place, nothing is said of it either.
+    const namespaceDocument = { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } };
+    await writeFile(file, yaml(namespaceDocument, postgres(ns, "db")));
     const inPlace = await plan(file, ...trust);
     expect(inPlace.stdout).toBe("");
     expect(inPlace.stderr).toContain(
@@ -229,7 +231,7 @@ describe("navique plan as a CI gate", () => {
     );
     expect(inPlace.code).toBe(0);
 
-    await writeFile(file, yaml(postgres(ns, "db", { ...SPEC, managed: { instances: 2 } })));
+    await writeFile(file, yaml(namespaceDocument, postgres(ns, "db", { ...SPEC, managed: { instances: 2 } })));
     const changed = await plan(file, ...trust);
     const lines = changed.stdout.trim().split("\n");
     // The stored spec left `managed` to its defaults; the declared one writes it: the spec line says so.
@@ -241,7 +243,9 @@ describe("navique plan as a CI gate", () => {
         ),
       ),
       `PostgresCluster ${ns}/db: apply CNPG Cluster ${ns}/db (2 instance(s), 10Gi)`,
+      `warning: PostgresCluster ${ns}/db: deletionPolicy Retain keeps CNPG Cluster ${ns}/db when it is deleted, but not when its namespace is: namespace ${ns} is declared in these files too, and deleted with what they declare (kubectl delete -f, an Argo CD Application deleted or pruned): deleting it deletes everything in it, the data on the volumes of its claims included unless their PersistentVolumes' reclaim policy is Retain. If the data must outlive it, create the namespace apart from these files, or, with Argo CD, annotate it argocd.argoproj.io/sync-options: Delete=false,Prune=false`,
     ]);
+    // A warning is no refusal: the gate still says "changes".
     expect(changed.code).toBe(2);
   });
 

@@ -9,6 +9,7 @@ import { pulumiEnvironment } from "../../lib/local-plane/pulumi-environment.js";
 import { createReconcileContext, type ReconcileContext } from "../../lib/reconcile/context.js";
 import {
   CAPABILITY_SUITE_SETUP_MS,
+  FIXTURE_CHARTS,
   FIXTURE_SOURCE,
   lockCapabilities,
   resetCapabilities,
@@ -21,8 +22,12 @@ import { createConnectionSecret, readPostgresCluster } from "../support/postgres
 import { REPOSITORY } from "../support/repository.js";
 import { finalizeEveryKind, reconcileUntil } from "../support/resources.js";
 import { TYPESCRIPT_SOURCES_ENV } from "../support/typescript-sources.js";
+import { deleteProvisionedVolumes, provisionVolume } from "../support/volumes.js";
 
 const PROGRAM = join(REPOSITORY, "test", "fixtures", "pulumi", "refresh-program");
+
+/** What the volume this suite provisions is labelled with. */
+const SUITE = "pulumi-refresh";
 
 /** The state's outputs of one dynamic resource, by its name. */
 function outputsOf(state: string, name: string): Record<string, unknown> | undefined {
@@ -35,7 +40,9 @@ function outputsOf(state: string, name: string): Record<string, unknown> | undef
 
 // What users of pulumi-kubernetes expect of a Pulumi component, through the real pulumi CLI and engine,
 // the TypeScript program test/fixtures/pulumi/refresh-program run from the sources, the dynamic provider
-// in its own process, the Kubernetes resource plugin for the program's own Secret, a local file backend.
+// in its own process, the Kubernetes resource plugin for the program's own Secret and Namespace, a local
+// file backend, workload charts from the fixture mirror. No storage provisioner runs: the test binds the
+// MeilisearchInstance's claim to a volume as one would (test/support/volumes.ts).
 // Two PostgresClusters and two RedisInstances count against the cluster-wide Community caps: the lock.
 describe("Pulumi components as pulumi-kubernetes users expect them", () => {
   let client: KubeClient;
@@ -48,6 +55,8 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
   /** Namespaces no one made before the program: its RedisInstances create them. */
   const kept = `refresh-kept-${suffix}`;
   const emptied = `refresh-emptied-${suffix}`;
+  /** The program's own Namespace resource: its MeilisearchInstance is there, under deletionPolicy Retain. */
+  const own = `refresh-own-${suffix}`;
   const namespaces = suiteNamespaces();
 
   const pulumi = async (args: readonly string[], extra: NodeJS.ProcessEnv = {}) =>
@@ -77,6 +86,8 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
     context = createReconcileContext({ client, helm, source: FIXTURE_SOURCE });
     namespace = await namespaces.create("refresh");
     await createConnectionSecret(client, namespace);
+    // Bound to the claim the MeilisearchInstance will make, once there (its claimRef names it).
+    await provisionVolume(client, SUITE, own, "search-data");
     await client.core.createNamespacedSecret({
       namespace,
       body: { metadata: { name: "pg-other" }, stringData: { host: "other.internal", username: "o", password: "po" } },
@@ -89,6 +100,8 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
       NAVIQUE_TEST_NAMESPACE: namespace,
       NAVIQUE_TEST_NEW_NAMESPACE_A: kept,
       NAVIQUE_TEST_NEW_NAMESPACE_B: emptied,
+      NAVIQUE_TEST_PROGRAM_NAMESPACE: own,
+      NAVIQUE_CHART_SOURCE: `dir:${FIXTURE_CHARTS}`,
       ...TYPESCRIPT_SOURCES_ENV,
     };
     // A salt left beside the program by a run with another passphrase would refuse this one.
@@ -98,7 +111,7 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
 
   afterAll(async () => {
     if (context) {
-      for (const ns of [kept, emptied]) {
+      for (const ns of [kept, emptied, own]) {
         if (!(await orUndefined(client.core.readNamespace({ name: ns })))) continue;
         await finalizeEveryKind(context, ns);
         await discardNamespace(client, ns);
@@ -106,16 +119,21 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
       await namespaces.discard(context);
     }
     await rm(join(PROGRAM, "Pulumi.refresh.yaml"), { force: true });
+    if (client) await deleteProvisionedVolumes(client, SUITE);
     if (work) await rm(work, { recursive: true, force: true });
     await unlock?.();
   });
 
-  it("preview: the Secret the program creates is waited for, not reported missing; a bad value arriving through an output is one message on its component", async () => {
+  it("preview: the Secret the program creates is waited for, not reported missing; what Retain would keep in the program's own Namespace is warned of; a bad value arriving through an output is one message on its component", async () => {
     const preview = await pulumi(["preview"]);
     expect(preview).toContain(
       `PostgresCluster ${namespace}/made-db: decided once Secret ${namespace}/made-here exists: the same run creates it first`,
     );
     expect(preview).not.toContain("made-here (spec.external.connectionSecretRef) does not exist");
+    // Its namespace a Namespace resource of the program: what Retain would keep there is warned of.
+    expect(preview).toContain(
+      `warning: MeilisearchInstance ${own}/search: deletionPolicy Retain keeps PersistentVolumeClaim ${own}/search-data when it is deleted, but not when its namespace is: namespace ${own} is a Namespace resource of this program, which \`pulumi destroy\` deletes after it: deleting it deletes everything in it, the data on the volumes of its claims included unless their PersistentVolumes' reclaim policy is Retain. If the data must outlive it, give that Namespace resource the option retainOnDelete: true, and Pulumi leaves it in the cluster`,
+    );
     expect(preview).toContain(
       `PostgresCluster ${namespace}/db: create it, nothing else: Secret ${namespace}/pg holds host, username and password: consumers are sent to pg.internal:5432 (no port key: 5432), which the product does not contact`,
     );
@@ -150,6 +168,7 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
       `${namespace}/made-db`,
       `${kept}/cache-kept`,
       `${emptied}/cache-emptied`,
+      `${own}/search`,
     ]) {
       expect(preview).not.toContain(subject);
     }
@@ -209,7 +228,7 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
     expect(JSON.parse(await pulumi(["stack", "output", "--json"]))).toMatchObject({ host: "pg.internal" });
   });
 
-  it("destroy deletes a namespace a component created once nothing is left in it, says why it leaves the other, never touches one it found", async () => {
+  it("destroy deletes a namespace a component created once nothing is left in it, says why it leaves the other, never touches one it found; warns of what Retain kept in the program's own Namespace, which it deletes next", async () => {
     // The user's Secret taken out of one of them: nothing left there after the destroy.
     await client.core.deleteNamespacedSecret({ name: "redis-conn", namespace: emptied });
     const destroy = await pulumi(["destroy", "--yes", "--skip-preview"]);
@@ -222,6 +241,21 @@ describe("Pulumi components as pulumi-kubernetes users expect them", () => {
     const gone = await orUndefined(client.core.readNamespace({ name: emptied }));
     expect(gone === undefined || gone.metadata?.deletionTimestamp !== undefined).toBe(true);
     expect((await client.core.readNamespace({ name: kept })).metadata?.deletionTimestamp).toBeUndefined();
+    // The program's own Namespace goes after its MeilisearchInstance, and what Retain kept there with it:
+    // said as warnings, what Retain kept and where, then what the namespace takes with it.
+    expect(destroy).toContain(
+      `warning: MeilisearchInstance ${own}/search: PersistentVolumeClaim ${own}/search-data may hold data and was kept (deletionPolicy Retain) (MeilisearchInstance ${own}/search deleted), with its master key Secret ${own}/search-master-key; they are released to you and no longer managed: dump its data and delete them yourself when safe. Deleting namespace ${own} deletes them all the same, and the data on their volumes unless their PersistentVolumes' reclaim policy is Retain`,
+    );
+    expect(destroy).toContain(
+      `warning: MeilisearchInstance ${own}/search: namespace ${own} is a Namespace resource of this program: this destroy deletes it next, and with it `,
+    );
+    const next = destroy.slice(destroy.indexOf(`namespace ${own} is a Namespace resource of this program`));
+    expect(next).toMatch(/^[^\n]*Secret \S+\/search-master-key/);
+    expect(next).toMatch(/^[^\n]*PersistentVolumeClaim \S+\/search-data/);
+    expect(next).toMatch(/^[^\n]*To keep the namespace, give that Namespace resource the option retainOnDelete: true/);
+    expect(next).toMatch(/^[^\n]*kubectl patch pv VOLUME/);
+    const ownGone = await orUndefined(client.core.readNamespace({ name: own }));
+    expect(ownGone === undefined || ownGone.metadata?.deletionTimestamp !== undefined).toBe(true);
     // The test's own namespace, which the program found, stays with the user's Secrets.
     expect((await client.core.readNamespace({ name: namespace })).metadata?.deletionTimestamp).toBeUndefined();
     expect(await readPostgresCluster(client, namespace, "db")).toBeUndefined();

@@ -28,6 +28,7 @@ export function ownedCapability(capability: string, overrides: Partial<Capabilit
     summary: `keep ${capability}`,
     ready: true,
     waitingFor: [],
+    unavailable: [],
     ...overrides,
   };
 }

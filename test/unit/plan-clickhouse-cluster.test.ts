@@ -328,7 +328,7 @@ describe("a ClickHouseCluster", () => {
     expect(moved.events.map((e) => [e.reason, e.message])).toEqual([
       [
         "DatastoreRetained",
-        "ClickHouseCluster apps/traces may hold data and was kept (deletionPolicy Retain) (mode changed from managed to external), with its password Secret apps/traces-credentials and its KeeperCluster apps/traces and its Service apps/traces; they are released to you and no longer managed: dump its data and delete them yourself when safe",
+        "ClickHouseCluster apps/traces may hold data and was kept (deletionPolicy Retain) (mode changed from managed to external), with its password Secret apps/traces-credentials and its KeeperCluster apps/traces and its Service apps/traces; they are released to you and no longer managed: dump its data and delete them yourself when safe. Deleting namespace apps deletes them all the same, and the data on their volumes unless their PersistentVolumes' reclaim policy is Retain",
       ],
     ]);
   });

@@ -272,7 +272,7 @@ describe("a MongoCluster", () => {
       "release mongodb-kubernetes: no consumer left (uninstalled only if owned)",
     ]);
     expect(moved.events.filter((e) => e.reason === "DatastoreRetained").map((e) => e.message)).toEqual([
-      `MongoDBCommunity data/docs may hold data and was kept (deletionPolicy Retain) (mode changed from managed to external), with its password Secret(s) data/docs-credentials, data/${secret} (passwords unchanged) and the service account its pods run as data/docs-database and its pods' Role data/docs-database and its pods' RoleBinding data/docs-database; they are released to you and no longer managed: dump its data and delete them yourself when safe`,
+      `MongoDBCommunity data/docs may hold data and was kept (deletionPolicy Retain) (mode changed from managed to external), with its password Secret(s) data/docs-credentials, data/${secret} (passwords unchanged) and the service account its pods run as data/docs-database and its pods' Role data/docs-database and its pods' RoleBinding data/docs-database; they are released to you and no longer managed: dump its data and delete them yourself when safe. Deleting namespace data deletes them all the same, and the data on their volumes unless their PersistentVolumes' reclaim policy is Retain`,
     ]);
   });
 

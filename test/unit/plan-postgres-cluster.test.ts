@@ -587,7 +587,7 @@ describe("credentials on deletion and drift", () => {
         {
           type: "Warning",
           reason: "DatastoreRetained",
-          message: `CNPG Cluster team-a/main may hold data and was kept (deletionPolicy Retain) ${why}, with its credentials Secret(s) team-a/main-credentials, team-a/main-langfuse-credentials (passwords unchanged) and its Database object(s) team-a/main-litellm, team-a/main-langfuse; they are released to you and no longer managed: dump its data and delete them yourself when safe`,
+          message: `CNPG Cluster team-a/main may hold data and was kept (deletionPolicy Retain) ${why}, with its credentials Secret(s) team-a/main-credentials, team-a/main-langfuse-credentials (passwords unchanged) and its Database object(s) team-a/main-litellm, team-a/main-langfuse; they are released to you and no longer managed: dump its data and delete them yourself when safe. Deleting namespace team-a deletes them all the same, and the data on their volumes unless their PersistentVolumes' reclaim policy is Retain`,
         },
       ]);
       // Released objects are no longer recorded as emitted: the next pass leaves them alone.

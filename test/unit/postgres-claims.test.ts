@@ -228,7 +228,7 @@ describe("a PostgresCluster's claims", () => {
       `DatabaseRole/${llmObject}`,
     ]);
     expect(plan.events.map((e) => e.message)).toEqual([
-      `CNPG Cluster team-a/main may hold data and was kept (deletionPolicy Retain) (PostgresCluster team-a/main deleted), with its credentials Secret(s) team-a/${llmSecret} (passwords unchanged) and its DatabaseRole object(s) team-a/${llmObject}; they are released to you and no longer managed: dump its data and delete them yourself when safe`,
+      `CNPG Cluster team-a/main may hold data and was kept (deletionPolicy Retain) (PostgresCluster team-a/main deleted), with its credentials Secret(s) team-a/${llmSecret} (passwords unchanged) and its DatabaseRole object(s) team-a/${llmObject}; they are released to you and no longer managed: dump its data and delete them yourself when safe. Deleting namespace team-a deletes them all the same, and the data on their volumes unless their PersistentVolumes' reclaim policy is Retain`,
     ]);
   });
 
