@@ -1,4 +1,5 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
+import pMap from "p-map";
 import { stalledOf } from "../api/conditions.js";
 import type { CapabilityDecision } from "../capabilities/provenance.js";
 import { capOrder, type Instance } from "../licence/enforce.js";
@@ -51,20 +52,6 @@ export interface PlanRun {
 
 /** How many resources are planned at once: their reads overlap, their order on output does not change. */
 const CONCURRENCY = 8;
-
-/** Runs `work` over `items`, at most `limit` at once; results in the items' order. */
-async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 /** Everything a run observes once for all its resources. */
 interface RunObservations {
@@ -251,7 +238,9 @@ export async function planInputs(
     ? ({ metadata: { name: registry.singleton.name }, spec: { token: inputs.licence.token } } as KubernetesObject)
     : undefined;
   const run = await runObservations(context, inputs.resources, declaredLicence, at);
-  const resources = await inOrder(inputs.resources, CONCURRENCY, (declared) => planOne(run, declared, inputs));
+  const resources = await pMap(inputs.resources, (declared) => planOne(run, declared, inputs), {
+    concurrency: CONCURRENCY,
+  });
   const notes: string[] = [];
   for (const [capability, foresight] of run.foreseen) {
     const { unchecked } = await foresight;

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pMap from "p-map";
 import { stringify } from "yaml";
 import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
 import { ensureNaviqueCrds } from "../../lib/apply/navique-crds.js";
@@ -9,6 +10,7 @@ import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import { SEALED_SECRETS } from "../../lib/catalog/sealed-secrets.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
+import { resourceLabel } from "../../lib/engine/conditions.js";
 import { moduleOf, type ReconcileContext } from "../../lib/engine/context.js";
 import type { EngineResource } from "../../lib/engine/kind-module.js";
 import { listResources } from "../../lib/engine/observe.js";
@@ -65,24 +67,6 @@ const LICENCE = {
   features: ["stack", "auto-wiring"],
 } as const satisfies Parameters<typeof testLicenceToken>[0];
 
-/** `Kind namespace/name` of a stored resource: how the decision lines about it begin. */
-const labelOf = (resource: EngineResource) =>
-  `${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}`;
-
-/** Runs `work` over `items`, at most `limit` at once; results in the items' order. */
-async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /** Every resource of every registered kind stored in the given namespaces (members included). */
 async function storedIn(client: KubeClient, namespaces: readonly string[]): Promise<EngineResource[]> {
   const lists = await Promise.all(REGISTRY.kinds.map((module) => listResources(client, module)));
@@ -120,11 +104,15 @@ async function converge(context: ReconcileContext, world: WorldNamespaces): Prom
   for (let round = 1; ; round++) {
     await playWorldControllers(context.client, world);
     const resources = await storedIn(context.client, namespaces);
-    const pending = await inOrder(resources, PASSES_AT_ONCE, async (resource) => {
-      const outcome = await reconcileResource(context, resource).catch((error: Error) => error);
-      if (outcome instanceof Error) return `${labelOf(resource)}: ${outcome.message}`;
-      return outcome.requeue ? `${labelOf(resource)}: ${condition(outcome.plan, "Ready")?.message}` : undefined;
-    });
+    const pending = await pMap(
+      resources,
+      async (resource) => {
+        const outcome = await reconcileResource(context, resource).catch((error: Error) => error);
+        if (outcome instanceof Error) return `${resourceLabel(resource)}: ${outcome.message}`;
+        return outcome.requeue ? `${resourceLabel(resource)}: ${condition(outcome.plan, "Ready")?.message}` : undefined;
+      },
+      { concurrency: PASSES_AT_ONCE },
+    );
     const left = pending.filter((p) => p !== undefined);
     if (left.length === 0) return;
     if (Date.now() > deadline)
@@ -295,8 +283,8 @@ describe("navique plan, the Pulumi preview and the operator decide alike", () =>
     expect(previews).toEqual(expected.map((lines) => ({ changes: false, replaces: [], inPlace: false, lines })));
     for (const stored of [stalledStored, waitingStored]) {
       const pass = await operatorPass(context, stored);
-      expect({ resource: labelOf(stored), writes: pass.writes, events: pass.events }).toEqual({
-        resource: labelOf(stored),
+      expect({ resource: resourceLabel(stored), writes: pass.writes, events: pass.events }).toEqual({
+        resource: resourceLabel(stored),
         writes: [],
         events: [],
       });
@@ -329,21 +317,31 @@ describe("navique plan, the Pulumi preview and the operator decide alike", () =>
     expect(plan.summary).toBe(
       `plan: ${samples.length} judged: 0 to change, ${samples.length} in place, 0 waiting, 0 refused, 0 stalled; 0 input(s) not judged; exit 0 (docs/plan.md)`,
     );
-    const previews = await inOrder(samples, PASSES_AT_ONCE, async (s) => {
-      const { lines, ...decided } = await pulumiPreview(context, kubeconfig, s);
-      // The check that skipped the preview's core agrees with the core: it too would print nothing.
-      const engine = (await enginePreview(context, s)).lines;
-      return { sample: s.label, ...decided, lines, engine };
-    });
+    const previews = await pMap(
+      samples,
+      async (s) => {
+        const { lines, ...decided } = await pulumiPreview(context, kubeconfig, s);
+        // The check that skipped the preview's core agrees with the core: it too would print nothing.
+        const engine = (await enginePreview(context, s)).lines;
+        return { sample: s.label, ...decided, lines, engine };
+      },
+      { concurrency: PASSES_AT_ONCE },
+    );
     expect(previews).toEqual(
       samples.map((s) => ({ sample: s.label, changes: false, replaces: [], inPlace: true, lines: [], engine: [] })),
     );
     const resources = await storedIn(client, Object.values(placed));
-    const passes = await inOrder(resources, PASSES_AT_ONCE, async (r) => {
-      const pass = await operatorPass(context, r);
-      return { resource: labelOf(r), writes: pass.writes, requeue: pass.requeue, events: pass.events };
-    });
-    expect(passes).toEqual(resources.map((r) => ({ resource: labelOf(r), writes: [], requeue: false, events: [] })));
+    const passes = await pMap(
+      resources,
+      async (r) => {
+        const pass = await operatorPass(context, r);
+        return { resource: resourceLabel(r), writes: pass.writes, requeue: pass.requeue, events: pass.events };
+      },
+      { concurrency: PASSES_AT_ONCE },
+    );
+    expect(passes).toEqual(
+      resources.map((r) => ({ resource: resourceLabel(r), writes: [], requeue: false, events: [] })),
+    );
 
     // To change: every sample's spec changed at once, each front end on each. The operator, given the new
     // spec, acts on it: its pass writes (at the least its status, now about that spec).
@@ -353,7 +351,9 @@ describe("navique plan, the Pulumi preview and the operator decide alike", () =>
       `plan: ${changed.length} judged: ${changed.length} to change, 0 in place, 0 waiting, 0 refused, 0 stalled; 0 input(s) not judged; exit 2 (docs/plan.md)`,
     );
     expect(changePlan.code).toBe(2);
-    const changePreviews = await inOrder(changed, PASSES_AT_ONCE, (s) => pulumiPreview(context, kubeconfig, s));
+    const changePreviews = await pMap(changed, (s) => pulumiPreview(context, kubeconfig, s), {
+      concurrency: PASSES_AT_ONCE,
+    });
     changed.forEach((s, i) => {
       const preview = changePreviews[i];
       const planned = about(changePlan.lines, s.label);
@@ -387,11 +387,15 @@ describe("navique plan, the Pulumi preview and the operator decide alike", () =>
         undefined,
       );
     }
-    const changePasses = await inOrder(changed, PASSES_AT_ONCE, async (s) => {
-      const stored = await readStoredResource(client, s.kind, s.namespace, s.name);
-      if (!stored) throw new Error(`${s.label} is gone`);
-      return { sample: s.label, wrote: (await operatorPass(context, stored)).writes.length > 0 };
-    });
+    const changePasses = await pMap(
+      changed,
+      async (s) => {
+        const stored = await readStoredResource(client, s.kind, s.namespace, s.name);
+        if (!stored) throw new Error(`${s.label} is gone`);
+        return { sample: s.label, wrote: (await operatorPass(context, stored)).writes.length > 0 };
+      },
+      { concurrency: PASSES_AT_ONCE },
+    );
     expect(changePasses).toEqual(changed.map((s) => ({ sample: s.label, wrote: true })));
   }, 600_000);
 });

@@ -26,6 +26,7 @@ import {
   createReferenceGrant,
   createResource,
   finalizeResources,
+  gatewayClaimingAcross,
   readStoredResource,
   reconcileUntil,
 } from "../support/resources.js";
@@ -423,14 +424,7 @@ describe("claims: Gateways on a shared PostgresCluster", () => {
   it("through the operator: the cluster makes the claim when a Gateway appears, the Gateway is wired when the claim is published, and follows a rotated password", async () => {
     const data = await namespaces.create("claims-op-data");
     const apps = await namespaces.create("claims-op-apps");
-    await createResource(client, "PostgresCluster", data, "shared", {});
-    await createReferenceGrant(client, data, "gateways", {
-      from: [{ group: "core.navique.com", kind: "Gateway", namespace: apps }],
-      to: [{ group: "core.navique.com", kind: "PostgresCluster", name: "shared" }],
-    });
-    await createResource(client, "Gateway", apps, "llm", {
-      database: { mode: "postgresCluster", postgresClusterRef: { name: "shared", namespace: data } },
-    });
+    await gatewayClaimingAcross(client, data, apps);
     // No resync in the test's time: what carries the claim across is the watches alone.
     const operator = inProcessOperator(client, helm, { resyncMs: 600_000 });
     await operator.start();

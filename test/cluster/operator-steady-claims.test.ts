@@ -11,13 +11,7 @@ import { capabilitySuite } from "../support/capability-suite.js";
 import { condition, eventually } from "../support/cluster.js";
 import { inProcessOperator } from "../support/operator.js";
 import { playCnpgClusterReady, readCnpgCluster } from "../support/postgres.js";
-import {
-  createReferenceGrant,
-  createResource,
-  finalizeResources,
-  readStoredResource,
-  registered,
-} from "../support/resources.js";
+import { finalizeResources, gatewayClaimingAcross, readStoredResource, registered } from "../support/resources.js";
 
 const decoded = (secret: { data?: Record<string, string> } | undefined, key: string) =>
   Buffer.from(secret?.data?.[key] ?? "", "base64").toString();
@@ -49,14 +43,7 @@ describe("the operator's steady state around a claim from another namespace", ()
   it("writes no unchanged copy and lists no grant while nothing changes; a rotation is copied, a grant removed revokes at once", async () => {
     const data = await namespaces.create("steady-claims-data");
     const apps = await namespaces.create("steady-claims-apps");
-    await createResource(client, "PostgresCluster", data, "shared", {});
-    await createReferenceGrant(client, data, "gateways", {
-      from: [{ group: "core.navique.com", kind: "Gateway", namespace: apps }],
-      to: [{ group: "core.navique.com", kind: "PostgresCluster", name: "shared" }],
-    });
-    await createResource(client, "Gateway", apps, "llm", {
-      database: { mode: "postgresCluster", postgresClusterRef: { name: "shared", namespace: data } },
-    });
+    await gatewayClaimingAcross(client, data, apps);
 
     // The operator's own client, its requests counted: the server-side applies of the Gateway's copy, and
     // the lists of ReferenceGrants (its grants watch lists once when it starts, none after while it runs).

@@ -50,6 +50,21 @@ export async function createReferenceGrant(
   });
 }
 
+/**
+ * A PostgresCluster `shared` in `data`, a grant there to the Gateways of `apps`, and a Gateway `llm` in
+ * `apps` whose database is a claim on it: the cross-namespace claim the claim suites start from.
+ */
+export async function gatewayClaimingAcross(client: KubeClient, data: string, apps: string): Promise<void> {
+  await createResource(client, "PostgresCluster", data, "shared", {});
+  await createReferenceGrant(client, data, "gateways", {
+    from: [{ group: "core.navique.com", kind: "Gateway", namespace: apps }],
+    to: [{ group: "core.navique.com", kind: "PostgresCluster", name: "shared" }],
+  });
+  await createResource(client, "Gateway", apps, "llm", {
+    database: { mode: "postgresCluster", postgresClusterRef: { name: "shared", namespace: data } },
+  });
+}
+
 export function readStoredResource(client: KubeClient, kind: string, namespace: string, name: string) {
   return readResource({ client }, registered(kind), namespace, name);
 }
