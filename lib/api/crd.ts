@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { API_GROUP, API_VERSION } from "./group.js";
 import { structuralSchema } from "./openapi.js";
 

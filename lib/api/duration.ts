@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The largest duration Go holds: a time.Duration is an int64 of nanoseconds, so it ends at

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /**
  * The JSON Schema keyword that names the exported constant a field's default comes from. It never reaches

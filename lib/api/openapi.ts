@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_CONSTANT_KEYWORD } from "./named-default.js";
 
 /** A JSON value, as JSON Schema and Kubernetes' JSONSchemaProps hold them. */

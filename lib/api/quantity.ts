@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Longest quantity: Kubernetes' resource.Quantity keeps at most 18 significant digits in memory, so a longer

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalJson } from "./canonical-json.js";
 import { AGE_COLUMN, type KindDefinition } from "./crd.js";
 import { API_GROUP } from "./group.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A Kubernetes object name (RFC 1123 subdomain). */
 export const objectName = z

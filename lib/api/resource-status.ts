@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { Condition } from "./conditions.js";
 import { namespaceName, ObjectRef, objectName } from "./refs.js";
 

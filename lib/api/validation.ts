@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 
 /** One problem with an input, located by a dotted field path (`spec.managed.instances`, `spec.databases[1].name`). */
 export interface FieldProblem {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type V1Lease, V1MicroTime } from "@kubernetes/client-node";
-import { z } from "zod";
+import * as z from "zod";
 import { SYSTEM_NAMESPACE } from "../api/group.js";
 import { holderAnnotations, holderProcessGone } from "../cluster/holder-process.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * A chart the product installs, pinned: its official repository and/or OCI location (a chart published

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { objectName } from "../api/refs.js";
 import { ChartPin } from "./chart-pin.js";
 

@@ -1,6 +1,6 @@
 import { readFileSync, readlinkSync } from "node:fs";
 import { hostname } from "node:os";
-import { z } from "zod";
+import * as z from "zod";
 import { API_GROUP } from "../api/group.js";
 
 /**

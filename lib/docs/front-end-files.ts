@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type ReferenceNode, referenceFields } from "../api/reference-fields.js";
 import type { ReferenceTarget } from "../api/refs.js";
 import type { KindModule } from "../engine/kind-module.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_CONSTANT_KEYWORD } from "../api/named-default.js";
 
 /** A JSON Schema node, as zod's toJSONSchema writes it. */

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { BackendTypes } from "../api/backend-types.js";
 import type { Condition } from "../api/conditions.js";
 import type { KindDefinition } from "../api/crd.js";

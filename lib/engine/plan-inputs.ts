@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { type Document, LineCounter, parseAllDocuments } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { API_GROUP, API_VERSION } from "../api/group.js";
 import { closest, parseInput, ValidationError } from "../api/validation.js";
 import type { Registry } from "../kinds/registry.js";

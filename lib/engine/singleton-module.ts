@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { KindDefinition } from "../api/crd.js";
 import type { KubeClient } from "../cluster/kube-client.js";
 import type { Entitlements } from "../licence/entitlements.js";

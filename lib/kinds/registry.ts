@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { customResourceDefinition, type KindDefinition } from "../api/crd.js";
 import {
   REFERENCE_GRANT_KIND,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Paid features, enumerated: there are no wildcards, and an unknown name is refused everywhere. */
 export const FEATURES = ["auto-wiring", "stack", "identities"] as const;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CAPPED_KINDS, CappedKind, FEATURE_KINDS, Feature } from "./entitlements.js";
 
 /** Text with no control or format characters (line breaks, bidi overrides). */

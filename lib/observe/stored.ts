@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import { API_GROUP, API_VERSION } from "../api/group.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 

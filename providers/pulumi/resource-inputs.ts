@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { namespaceName } from "../../lib/api/refs.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 

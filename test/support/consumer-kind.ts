@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { API_GROUP } from "../../lib/api/group.js";
 import { type Dependency, wiringOf } from "../../lib/engine/dependencies.js";
 import type { EngineResource, KindModule } from "../../lib/engine/kind-module.js";

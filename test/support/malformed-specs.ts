@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { z } from "zod";
+import type * as z from "zod";
 import { structuralSchema } from "../../lib/api/openapi.js";
 
 /** The part of a CRD's OpenAPI schema the generator reads: what the apiserver judges a value by. */

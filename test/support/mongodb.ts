@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { API_GROUP } from "../../lib/api/group.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import { type Dependency, wiringOf } from "../../lib/engine/dependencies.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { DEFAULT_CONSTANT_KEYWORD, withDefault } from "../../lib/api/named-default.js";
 import { fieldDocFiles, referencePagePath } from "../../lib/docs/field-doc-files.js";
 import { inputJsonSchema, schemaFields } from "../../lib/docs/schema-fields.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import ts from "typescript";
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ChatUISpecReferences } from "../../lib/api/generated/chat-ui-spec.js";
 import type { ClickHouseClusterSpecReferences } from "../../lib/api/generated/click-house-cluster-spec.js";
 import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec.js";

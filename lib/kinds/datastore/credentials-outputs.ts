@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CONNECTION_SECRET_KEYS } from "../../api/resource-status.js";
 import type { Credentials } from "../../engine/objects.js";
 

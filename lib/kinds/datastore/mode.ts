@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 // The modes every datastore kind offers, and what a managed one keeps when it goes.
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AGE_COLUMN, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
 import { Connection, ENGINE_STATUS } from "../../api/resource-status.js";
 

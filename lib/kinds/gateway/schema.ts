@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
 import { API_GROUP } from "../../api/group.js";
 import { httpUrl } from "../../api/http-url.js";

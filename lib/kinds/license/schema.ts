@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { Condition } from "../../api/conditions.js";
 import { AGE_COLUMN, type KindDefinition } from "../../api/crd.js";
 import { CappedKind, Feature } from "../../licence/entitlements.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { KindDefinition } from "../../api/crd.js";
 import { withDefault } from "../../api/named-default.js";
 import { byteQuantity } from "../../api/quantity.js";

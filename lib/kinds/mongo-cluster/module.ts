@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { DATASTORE_READY } from "../../api/conditions.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";

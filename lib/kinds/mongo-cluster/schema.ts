@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { BackendTypes } from "../../api/backend-types.js";
 import type { KindDefinition } from "../../api/crd.js";
 import { withDefault } from "../../api/named-default.js";

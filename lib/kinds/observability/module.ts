@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { API_GROUP } from "../../api/group.js";
 import type { KindModule } from "../../engine/kind-module.js";
 import { outputsProjection } from "../../engine/outputs.js";

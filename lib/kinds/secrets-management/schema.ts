@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AGE_COLUMN, type KindDefinition, type PrinterColumn, READY_COLUMN } from "../../api/crd.js";
 import { goDuration } from "../../api/duration.js";
 import { withDefault } from "../../api/named-default.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type Condition, READY, stalledOf } from "../../api/conditions.js";
 import { API_GROUP_VERSION } from "../../api/group.js";
 import type { Connection } from "../../api/resource-status.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { withDefault } from "../../api/named-default.js";
 import { namespaceName, objectName } from "../../api/refs.js";
