@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { inCluster, inClusterKubeconfig } from "../cluster/in-cluster.js";
 import { ambientKubeconfig } from "../cluster/kubeconfig-location.js";
-import { LocalControlPlane } from "../local-plane/plane.js";
 import type { Reporter } from "../reporter.js";
+import { localToolchain, noClusterConfigured } from "./local-toolchain.js";
 
 /** Which cluster a command works on, and why that one. */
 export interface ClusterTarget {
@@ -13,7 +13,7 @@ export interface ClusterTarget {
 /**
  * The cluster to use: an explicit kubeconfig, else `$KUBECONFIG` (its first file), else `~/.kube/config`, else — in a
  * pod — its service account; when none is configured, the built-in local control plane, started (or
- * reused) on loopback.
+ * reused) on loopback — from the repository only: the installed CLI says to configure a cluster.
  */
 export async function resolveClusterTarget(options: {
   readonly kubeconfig?: string;
@@ -23,8 +23,12 @@ export async function resolveClusterTarget(options: {
   const env = options.env ?? process.env;
   if (options.kubeconfig) {
     if (!existsSync(options.kubeconfig)) {
+      // Only the repository has a local control plane to fall back on; the installed CLI must not offer one.
+      const otherwise = (await localToolchain())
+        ? "or omit the flag to use the local control plane"
+        : "or omit the flag to use $KUBECONFIG or ~/.kube/config";
       throw new Error(
-        `--kubeconfig ${options.kubeconfig}: no such file. Give the path of an existing kubeconfig, or omit the flag to use the local control plane.`,
+        `--kubeconfig ${options.kubeconfig}: no such file. Give the path of an existing kubeconfig, ${otherwise}.`,
       );
     }
     return { kubeconfig: options.kubeconfig, source: "flag" };
@@ -33,6 +37,7 @@ export async function resolveClusterTarget(options: {
   if (ambient.from === "KUBECONFIG" || existsSync(ambient.path))
     return { kubeconfig: ambient.path, source: ambient.from };
   if (inCluster(env)) return { kubeconfig: await inClusterKubeconfig(env), source: "in-cluster service account" };
-  const connection = await new LocalControlPlane({ report: options.report, env }).ensureRunning();
-  return { kubeconfig: connection.kubeconfig, source: "local control plane" };
+  const local = await localToolchain();
+  if (!local) throw noClusterConfigured(ambient.path);
+  return { kubeconfig: await local.startPlane({ report: options.report, env }), source: "local control plane" };
 }

@@ -13,21 +13,25 @@ const BUILD_LOCK = join(
 );
 
 /**
- * Builds the package (`npm run build`) and runs `use` while no other suite of this checkout rebuilds
- * dist/ under it: a build rewriting dist/ while another suite packs or copies it would hand that suite
- * a half-written file.
+ * Runs `use` while no other suite of this checkout rebuilds dist/: a build rewriting dist/ while another
+ * suite packs or copies it would hand that suite a half-written file.
  */
-export async function withBuiltPackage<T>(use: () => Promise<T>): Promise<T> {
+async function withBuildLock<T>(use: () => Promise<T>): Promise<T> {
   const release = await acquireDirectoryLock(BUILD_LOCK, (line) => process.stderr.write(`${line}\n`));
   try {
-    await run("npm", ["run", "build"], { cwd: REPOSITORY });
     return await use();
   } finally {
     await release();
   }
 }
 
-/** The repository's root: where the package is built and packed from. */
+/** Builds the package (`npm run build`) and runs `use` while no other suite of this checkout rebuilds dist/. */
+export async function withBuiltPackage<T>(use: () => Promise<T>): Promise<T> {
+  return withBuildLock(async () => {
+    await run("npm", ["run", "build"], { cwd: REPOSITORY });
+    return use();
+  });
+}
 
 interface LockEntry {
   readonly version?: string;
@@ -44,14 +48,34 @@ interface Lockfile {
   readonly packages: Readonly<Record<string, LockEntry>>;
 }
 
-/** Builds the package (`npm run build`) and packs it as npm publishes it; the tarball's path. */
-export async function packPackage(destination: string): Promise<string> {
-  const { stdout } = await withBuiltPackage(() =>
+/** A tarball `npm pack` wrote, as its `--json` report describes it. */
+export interface PackedPackage {
+  readonly tarball: string;
+  /** The tarball's size in bytes. */
+  readonly size: number;
+  /** The sum of its files' sizes in bytes. */
+  readonly unpackedSize: number;
+  /** Each file, its path from the package's root. */
+  readonly files: readonly { readonly path: string; readonly size: number }[];
+}
+
+/**
+ * Packs the package as npm publishes it — `npm pack`, whose `prepack` builds it — into `destination`;
+ * what npm reports of the tarball.
+ */
+export async function packPackageReport(destination: string): Promise<PackedPackage> {
+  const { stdout } = await withBuildLock(() =>
     run("npm", ["pack", "--json", "--pack-destination", destination], { cwd: REPOSITORY }),
   );
-  const [packed] = JSON.parse(stdout) as { filename: string }[];
+  const [packed] = JSON.parse(stdout) as (Omit<PackedPackage, "tarball"> & { filename: string })[];
   if (!packed) throw new Error(`npm pack printed no tarball: ${stdout}`);
-  return join(destination, packed.filename);
+  const { size, unpackedSize, files } = packed;
+  return { tarball: join(destination, packed.filename), size, unpackedSize, files };
+}
+
+/** Packs the package as npm publishes it (packPackageReport); the tarball's path. */
+export async function packPackage(destination: string): Promise<string> {
+  return (await packPackageReport(destination)).tarball;
 }
 
 /** Where a package `name` needed at `from` lies in a lock's tree, by Node's lookup: nested first, then each parent. */

@@ -3,16 +3,13 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import type { ProviderResource } from "@pulumi/pulumi";
 import { resolveClusterTarget } from "../../lib/cli/target.js";
+import { clusterServer } from "../../lib/cluster/cluster-server.js";
 import { resolveHelm } from "../../lib/cluster/helm-binary.js";
-import {
-  ambientKubeconfig,
-  clusterServer,
-  isKubeconfigContent,
-  kubeconfigContent,
-} from "../../lib/cluster/kubeconfig-location.js";
+import { ambientKubeconfig, isKubeconfigContent, kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
 import { choosingContext, clusterAccess } from "../../lib/cluster/kubeconfig-source.js";
 import { NODE_REQUIREMENT } from "../../lib/package/manifest.js";
 import { assertNodeVersion } from "../../lib/package/node-requirement.js";
+import { packageEntries, reachedFiles } from "../../lib/package/prune-dist.js";
 import { silentReporter } from "../../lib/reporter.js";
 import { kubernetesProviderKubeconfig } from "../../providers/pulumi/kubernetes-provider.js";
 import { npmInstallPackages, readmeProjects } from "../support/readme-projects.js";
@@ -40,6 +37,62 @@ describe("the Node.js the package needs", () => {
       /^@navique\/ai-core needs Node\.js 22\.19 or later; this is Node\.js 22\.18\.9 \(/,
     );
     expect(() => assertNodeVersion("20.19.5")).toThrow("this is Node.js 20.19.5");
+  });
+});
+
+describe("the files the package keeps in dist/", () => {
+  it("are what its exports and bin name: types for TypeScript, the other conditions for Node.js, not the repository's sources", () => {
+    expect(
+      packageEntries({
+        types: "./dist/lib/index.d.ts",
+        exports: {
+          ".": { types: "./dist/lib/index.d.ts", default: "./dist/lib/index.js" },
+          "./runtime": { types: "./dist/r.d.ts", "navique-sources": "./r.ts", default: "./dist/r-entry.js" },
+          "./package.json": "./package.json",
+        },
+        bin: { navique: "./dist/navique.js" },
+      }),
+    ).toEqual({
+      code: ["dist/lib/index.js", "dist/r-entry.js", "package.json", "dist/navique.js"],
+      types: ["dist/lib/index.d.ts", "dist/lib/index.d.ts", "dist/r.d.ts"],
+    });
+  });
+
+  it("and every file they import, statically or not, at any depth; one missing is named", async () => {
+    const root = await mkdtemp(join(tmpdir(), "navique-prune-"));
+    try {
+      await mkdir(join(root, "dist", "chunks"), { recursive: true });
+      const files: Record<string, string> = {
+        "dist/entry.js": 'import "./check.js";\nexport * from "./bundle.js";\n',
+        "dist/check.js": 'import manifest from "./package.json" with { type: "json" };\nimport "node:fs";\n',
+        "dist/package.json": "{}",
+        // Minified, as a bundle is: imports with no spaces, a chunk loaded on demand.
+        "dist/bundle.js": 'import{a as b}from"./chunks/chunk-A.js";export const c=()=>import("./chunks/late-B.js");',
+        "dist/chunks/chunk-A.js": "export const a=1;",
+        "dist/chunks/late-B.js": 'import"zod";export const b=2;',
+        "dist/builder.js": 'import "./check.js";\n',
+        "dist/entry.d.ts": 'export * from "./types.js";\nexport type T = import("./more.js").M;\n',
+        "dist/types.d.ts": "export declare const x: number;\n",
+        "dist/more.d.ts": "export type M = string;\n",
+      };
+      for (const [file, content] of Object.entries(files)) await writeFile(join(root, file), content);
+      expect([...(await reachedFiles(root, ["dist/entry.js"]))].sort()).toEqual([
+        "dist/bundle.js",
+        "dist/check.js",
+        "dist/chunks/chunk-A.js",
+        "dist/chunks/late-B.js",
+        "dist/entry.js",
+        "dist/package.json",
+      ]);
+      const declarations = await reachedFiles(root, ["dist/entry.d.ts"], (s) => s.replace(/\.js$/, ".d.ts"));
+      expect([...declarations].sort()).toEqual(["dist/entry.d.ts", "dist/more.d.ts", "dist/types.d.ts"]);
+      await writeFile(join(root, "dist/chunks/chunk-A.js"), 'import "./gone.js";');
+      await expect(reachedFiles(root, ["dist/entry.js"])).rejects.toThrow(
+        "dist/chunks/gone.js, which an entry point of the package reaches, cannot be read (ENOENT)",
+      );
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
 
