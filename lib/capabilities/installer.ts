@@ -13,6 +13,7 @@ import {
 import { type KubeClient, type ObjectHeader, orUndefined, statusOf } from "../cluster/kube-client.js";
 import type { ReleaseRecord } from "../cluster/release-record.js";
 import { type Reporter, silentReporter } from "../reporter.js";
+import type { CapabilityInstallObserver, CapabilityInstallResult } from "./install-observer.js";
 import { type LeaseLockOptions, withLeaseLock } from "./lease-lock.js";
 import type { CapabilityObservation } from "./observation.js";
 import { observeCapability } from "./observe.js";
@@ -75,6 +76,8 @@ export interface CapabilityInstallerOptions {
   readonly source?: ChartSource;
   readonly catalog?: ReadonlyMap<string, CapabilityEntry>;
   readonly report?: Reporter;
+  /** Told how each install, upgrade or restore begun ended (the operator's metrics). @default none */
+  readonly observer?: CapabilityInstallObserver;
 }
 
 /** A helm install or upgrade this process carried out: what a resource's Event records. */
@@ -86,6 +89,13 @@ export interface PerformedInstall {
   readonly chartVersion: string;
   readonly release: { readonly name: string; readonly namespace: string };
 }
+
+/** What an install, upgrade or restore that ended without an error is counted as. */
+const PERFORMED: Readonly<Record<PerformedInstall["action"], CapabilityInstallResult>> = {
+  install: "installed",
+  upgrade: "upgraded",
+  restore: "restored",
+};
 
 /** The name of the Lease that serialises helm operations on one capability, across processes. */
 export function capabilityLockName(name: string): string {
@@ -105,6 +115,7 @@ export class CapabilityInstaller {
   private readonly source: ChartSource;
   private readonly catalog: ReadonlyMap<string, CapabilityEntry>;
   private readonly report: Reporter;
+  private readonly observer: CapabilityInstallObserver | undefined;
 
   constructor(options: CapabilityInstallerOptions) {
     this.client = options.client;
@@ -112,6 +123,7 @@ export class CapabilityInstaller {
     this.source = options.source ?? OFFICIAL_REPOSITORIES;
     this.catalog = options.catalog ?? CATALOG;
     this.report = options.report ?? silentReporter;
+    this.observer = options.observer;
   }
 
   entry(name: string): CapabilityEntry {
@@ -250,37 +262,44 @@ export class CapabilityInstaller {
         // Another process may have acted while we waited for the lock: decide again on fresh state.
         const { observation, decision } = await this.observe(name);
         if (decision.action === "none") return { decision };
-        this.report(`[${name}] ${decision.summary}`);
-        const chart = await resolveChart(entry, this.source);
-        const options = this.installOptions(entry, chart);
-        const pending = observation.release?.status.startsWith("pending-") ?? false;
-        const orphanedCrds = await this.preflight(entry, chart.ref, options, {
-          verb: decision.action === "install" ? "install" : "upgrade",
-          // helm refuses any operation on a pending release, its dry run included; the repair below
-          // gets it out of that state first.
-          helmDryRun: !pending,
-        });
-        await this.stampOrphanedCrds(entry, orphanedCrds);
-        await this.asInstallFailure(entry, "the install", async () => {
-          if (decision.action === "install") {
-            await this.helm.install(entry.release.name, chart.ref, options);
-          } else if (pending && observation.release) {
-            // A previous operation died midway (we hold the lock, so nobody else runs one), and helm
-            // refuses to upgrade a pending release.
-            await this.repairPending(
-              name,
-              observation.release,
-              async () => {
-                await this.helm.upgrade(entry.release.name, chart.ref, options);
-              },
-              async () => {
-                await this.helm.install(entry.release.name, chart.ref, options);
-              },
-            );
-          } else {
-            await this.helm.upgrade(entry.release.name, chart.ref, options);
-          }
-        });
+        // Counted once it has ended: a refusal before helm ran (a conflict, a dry run refused) fails it too.
+        try {
+          this.report(`[${name}] ${decision.summary}`);
+          const chart = await resolveChart(entry, this.source);
+          const options = this.installOptions(entry, chart);
+          const pending = observation.release?.status.startsWith("pending-") ?? false;
+          const orphanedCrds = await this.preflight(entry, chart.ref, options, {
+            verb: decision.action === "install" ? "install" : "upgrade",
+            // helm refuses any operation on a pending release, its dry run included; the repair below
+            // gets it out of that state first.
+            helmDryRun: !pending,
+          });
+          await this.stampOrphanedCrds(entry, orphanedCrds);
+          await this.asInstallFailure(entry, "the install", async () => {
+            if (decision.action === "install") {
+              await this.helm.install(entry.release.name, chart.ref, options);
+            } else if (pending && observation.release) {
+              // A previous operation died midway (we hold the lock, so nobody else runs one), and helm
+              // refuses to upgrade a pending release.
+              await this.repairPending(
+                name,
+                observation.release,
+                async () => {
+                  await this.helm.upgrade(entry.release.name, chart.ref, options);
+                },
+                async () => {
+                  await this.helm.install(entry.release.name, chart.ref, options);
+                },
+              );
+            } else {
+              await this.helm.upgrade(entry.release.name, chart.ref, options);
+            }
+          });
+        } catch (error) {
+          this.observer?.capabilityInstall(name, "failed");
+          throw error;
+        }
+        this.observer?.capabilityInstall(name, PERFORMED[decision.action]);
         // The chart may have brought new CRDs: the next apply must discover them.
         this.client.refreshDiscovery();
         const performed: PerformedInstall = {

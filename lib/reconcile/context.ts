@@ -1,3 +1,4 @@
+import type { CapabilityInstallObserver } from "../capabilities/install-observer.js";
 import { CapabilityInstaller } from "../capabilities/installer.js";
 import { WorkloadReleaser } from "../capabilities/workload-releaser.js";
 import { CATALOG, capability, withPrerequisites } from "../catalog/catalog.js";
@@ -21,12 +22,15 @@ export function createReconcileContext(options: {
   readonly trustedKeys?: ReadonlyMap<string, string>;
   /** The namespaces an operator serves (--watch-namespaces); undefined: every namespace. */
   readonly watchNamespaces?: readonly string[];
+  /** Told how each capability install, upgrade or restore ended (the operator's metrics). @default none */
+  readonly installObserver?: CapabilityInstallObserver;
 }): ReconcileContext {
   const installer = new CapabilityInstaller({
     client: options.client,
     helm: options.helm,
     ...(options.source ? { source: options.source } : {}),
     ...(options.report ? { report: options.report } : {}),
+    ...(options.installObserver ? { observer: options.installObserver } : {}),
   });
   const releases = new WorkloadReleaser({
     client: options.client,

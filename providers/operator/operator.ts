@@ -23,12 +23,14 @@ import { createReconcileContext, type ReconcileContext } from "../../lib/reconci
 import { type Reporter, stderrReporter } from "../../lib/reporter.js";
 import { CapabilityDecisions } from "./capability-decisions.js";
 import { METADATA_LIST, metadataOnlyWatches } from "./metadata-only.js";
+import type { OperatorObserver, ReconcileResult } from "./operator-observer.js";
 import { OwnWrites } from "./own-writes.js";
 import { HELM_RECORD_SELECTOR, ownedReleases } from "./owned-releases.js";
 import { ReferenceIndex } from "./reference-index.js";
 import { RefusedResources } from "./refused-resources.js";
 import { ReverseIndex } from "./reverse-index.js";
 import { UserSecrets } from "./user-secrets.js";
+import { type Readiness, WatchReadiness } from "./watch-readiness.js";
 import { backoffMs, WorkQueue } from "./work-queue.js";
 
 export interface OperatorOptions {
@@ -56,6 +58,8 @@ export interface OperatorOptions {
    * @default DEFAULT_WORKERS
    */
   readonly workers?: number;
+  /** Told of each pass and each capability install (the process's metrics). @default none */
+  readonly observer?: OperatorObserver;
 }
 
 /**
@@ -213,6 +217,8 @@ export class NaviqueOperator {
    */
   private readonly objectCaches = new Map<string, Map<string, ObjectCache>>();
   private readonly watches: Watch[] = [];
+  /** Whether every watch has listed and watches: the process's readiness. */
+  private readonly watchReadiness = new WatchReadiness(WATCH_RETRY_MS);
   private resync: NodeJS.Timeout | undefined;
   private readonly report: Reporter;
   private stopped = false;
@@ -258,6 +264,7 @@ export class NaviqueOperator {
         ...(options.now ? { now: options.now } : {}),
         ...(options.trustedKeys ? { trustedKeys: options.trustedKeys } : {}),
         ...(this.namespaces ? { watchNamespaces: this.namespaces } : {}),
+        ...(options.observer ? { installObserver: options.observer } : {}),
       }),
       registry: this.registry.kinds,
       instances: (kind) => this.cachedInstances(kind),
@@ -280,7 +287,7 @@ export class NaviqueOperator {
       (capability) => this.context.installer.observe(capability),
       new Set(ownedReleases(CATALOG).namespaces),
     );
-    this.queue = new WorkQueue((key) => this.reconcile(key), Date.now, options.workers ?? DEFAULT_WORKERS);
+    this.queue = new WorkQueue((key) => this.pass(key), Date.now, options.workers ?? DEFAULT_WORKERS);
   }
 
   private get singletonKey(): string {
@@ -346,6 +353,19 @@ export class NaviqueOperator {
 
   private module(kind: string): KindModule | undefined {
     return this.registry.kinds.find((m) => m.definition.kind === kind);
+  }
+
+  /**
+   * Ready once every watch has listed and watches, a standby's as a leader's (WatchReadiness); not ready
+   * before the watches start, nor while one that failed is restoring, the reason saying which and why.
+   */
+  readiness(): Readiness {
+    return this.watchReadiness.readiness();
+  }
+
+  /** The keys waiting in the work queue: its depth, as the metrics report it. */
+  get queueDepth(): number {
+    return this.queue.size;
   }
 
   /**
@@ -626,6 +646,7 @@ export class NaviqueOperator {
   ): Watch {
     const { labelSelector, onSynced = () => {}, metadataOnly = false } = options;
     const { kubeconfig } = this.options.client;
+    const progress = this.watchReadiness.track(path);
     const informer = makeInformer(
       metadataOnly ? metadataOnlyWatches(kubeconfig) : kubeconfig,
       path,
@@ -645,6 +666,7 @@ export class NaviqueOperator {
     const started = () => {
       if (startFailed) return;
       onSynced(true);
+      progress.listed();
       if (failedSince !== undefined) {
         this.report(`[operator] watch ${path} restored after ${Date.now() - failedSince} ms`);
         failedSince = undefined;
@@ -652,7 +674,11 @@ export class NaviqueOperator {
     };
     const begin = () => {
       startFailed = false;
-      void informer.start().then(started, restart);
+      void informer.start().then(started, (error: unknown) => {
+        // Its watch request refused after the list (no "error" event then): not watching, so not synced.
+        progress.failed(error);
+        restart();
+      });
     };
     const restart = () => {
       if (this.stopped) return;
@@ -666,6 +692,7 @@ export class NaviqueOperator {
     informer.on("error", (error: unknown) => {
       startFailed = true;
       onSynced(false);
+      progress.failed(error);
       // Said once per outage, not once a second.
       if (failedSince === undefined && !this.stopped) {
         failedSince = Date.now();
@@ -795,7 +822,7 @@ export class NaviqueOperator {
     return lists.flat();
   }
 
-  private async reconcileSingleton(): Promise<void> {
+  private async reconcileSingleton(): Promise<ReconcileResult> {
     const key = this.singletonKey;
     try {
       // The same clock and keys as every other reconcile.
@@ -816,8 +843,10 @@ export class NaviqueOperator {
       const changed = this.entitlementsInForce !== undefined && inForce !== this.entitlementsInForce;
       this.entitlementsInForce = inForce;
       if (changed) await this.enqueueResources();
+      return "success";
     } catch (error) {
       this.retryLater(key, error);
+      return "error";
     }
   }
 
@@ -910,13 +939,22 @@ export class NaviqueOperator {
     return undefined;
   }
 
-  private async reconcile(key: string): Promise<void> {
+  /** One pass of a key, told to the observer with its kind, how it ended and how long it took. */
+  private async pass(key: string): Promise<void> {
+    const started = performance.now();
+    const result = await this.reconcile(key);
+    const kind = key.split("/")[0] ?? key;
+    if (result) this.options.observer?.reconciled(kind, result, (performance.now() - started) / 1000);
+  }
+
+  /** How the pass ended; undefined when the key is not this operator's to reconcile (no pass made). */
+  private async reconcile(key: string): Promise<ReconcileResult | undefined> {
     if (key === this.singletonKey) return this.reconcileSingleton();
     const [kind = "", namespace = "", name = ""] = key.split("/");
     const module = this.module(kind);
-    if (!module) return;
+    if (!module) return undefined;
     // A key can name another namespace (an owner of an adopted object, a referrer): not ours to serve.
-    if (this.namespaces && !this.namespaces.includes(namespace)) return;
+    if (this.namespaces && !this.namespaces.includes(namespace)) return undefined;
     try {
       const resource = await this.read(key, module, namespace, name);
       const outcome = resource ? await reconcileResource(this.context, resource) : undefined;
@@ -927,11 +965,14 @@ export class NaviqueOperator {
       if (!resource) this.forget(key);
       this.rememberRefusal(key, kind, resource, outcome);
       this.succeeded(key);
-      if (outcome?.requeue) this.queue.add(key, outcome.requeueAfterMs ?? this.options.requeueMs ?? 2_000);
+      if (!outcome?.requeue) return "success";
+      this.queue.add(key, outcome.requeueAfterMs ?? this.options.requeueMs ?? 2_000);
+      return "requeue";
     } catch (error) {
       // A step failed, maybe an install midway: nothing kept is trusted.
       this.decisions.changed();
       this.retryLater(key, error);
+      return "error";
     }
   }
 }
