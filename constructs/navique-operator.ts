@@ -1,7 +1,9 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
+import * as z from "zod";
 import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
 import { imageReference, pinnedReference } from "../lib/api/image-reference.js";
+import { OPERATOR_PORTS, OPERATOR_PROBE_PATHS } from "../lib/api/operator-ports.js";
 import {
   OPERATOR_NODE_OPTIONS,
   OPERATOR_RESOURCES,
@@ -17,6 +19,7 @@ import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { operatorClusterRules, operatorSystemNamespaceRules, policyRules } from "../lib/package/operator-rbac.js";
 import { clusterScoped } from "./cluster-scoped.js";
+import { operatorLabels, operatorSelectorLabels } from "./operator-labels.js";
 import { PropsProblems } from "./props-problems.js";
 
 /** What the messages call this construct. */
@@ -48,29 +51,79 @@ export interface NaviqueOperatorProps {
    * @default OPERATOR_RESOURCES (requests 100m CPU and 256Mi memory, limit 512Mi memory)
    */
   readonly resources?: ResourceRequirements;
+  /**
+   * How many operator pods run: one leads and reconciles, the others stand by with warm caches and take
+   * over when it ends (docs/adr/0027-leader-election.md). With more than one, a PodDisruptionBudget keeps
+   * one running through a drain and the pods prefer distinct nodes.
+   * @default OPERATOR_REPLICAS (2)
+   */
+  readonly replicas?: number;
+  /**
+   * The namespace of the operator's Deployment, ServiceAccount, metrics Service and PodDisruptionBudget,
+   * which the app makes unless it is navique-system (rendered by this construct). Its install locks and
+   * leader Lease stay in navique-system whatever this says — the Pulumi front end and `navique plan` take
+   * the same locks there —, and so do the Role and RoleBinding that let it take them
+   * (docs/adr/0041-operator-chart-namespaces.md).
+   * @default SYSTEM_NAMESPACE (navique-system)
+   */
+  readonly namespace?: string;
 }
 
 /**
- * The operator's own install, for GitOps: the product's CRDs (generated from the zod schemas), its
- * namespace, identity and permissions, and its Deployment running `navique operator`.
+ * The operator's own install, for GitOps: the product's CRDs (generated from the zod schemas), the
+ * namespace of its locks, its identity and permissions, its Deployment running `navique operator` (probed
+ * on /healthz and /readyz, docs/operator.md), the Service of its metrics and, with more than one replica,
+ * a PodDisruptionBudget. The operator chart renders the same objects (constructs/operator-chart.ts).
  *
  * Its permissions are what the operator does (lib/package/operator-rbac.ts, each rule with its reason),
- * and a Role for its install locks in its own namespace. One part stays broad: installing a capability
- * chart creates that controller's RBAC, which Kubernetes allows only a subject that holds every permission
- * granted or may escalate and bind (docs/adr/0024-operator-rbac.md).
+ * and a Role for its install locks and leader Lease in navique-system, wherever the operator runs. One
+ * part stays broad: installing a capability chart creates that controller's RBAC, which Kubernetes
+ * allows only a subject that holds every permission granted or may escalate and bind
+ * (docs/adr/0024-operator-rbac.md).
  */
 export class NaviqueOperator extends Construct {
   constructor(scope: Construct, id: string, props: NaviqueOperatorProps = {}) {
     super(scope, id);
+    // Every problem is reported at synth, with every other construct's, under this construct's path.
+    const problems = new PropsProblems();
+    this.node.addValidation({ validate: () => [...problems.lines(OPERATOR_CONSTRUCT), ...this.otherOperators()] });
+    const namespace = props.namespace ?? SYSTEM_NAMESPACE;
+    problems.take(checkInput(namespaceName, namespace, "namespace"));
+    const replicas = props.replicas ?? OPERATOR_REPLICAS;
+    problems.take(checkInput(operatorReplicas, replicas, "replicas"));
+    const image = props.image ?? DEFAULT_OPERATOR_IMAGE;
+    problems.take(checkInput(imageReference, image, "image"));
+    const mirror = chartMirror(props, problems);
+    const resources = props.resources ?? OPERATOR_RESOURCES;
+    problems.take(checkInput(resourceRequirements, resources, "resources"));
+    const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
+    if (props.chartSource) args.push("--chart-source", props.chartSource);
+    if (props.watchNamespaces && props.watchNamespaces.length > 0) {
+      for (const [i, name] of props.watchNamespaces.entries()) {
+        problems.take(checkInput(namespaceName, name, `watchNamespaces[${i}]`));
+      }
+      args.push("--watch-namespaces", props.watchNamespaces.join(","));
+    }
+    // The ports the pod declares, whatever the command's defaults become.
+    args.push(
+      "--metrics-bind-address",
+      `:${OPERATOR_PORTS.metrics.port}`,
+      "--health-probe-bind-address",
+      `:${OPERATOR_PORTS.health.port}`,
+    );
+
     for (const crd of allCustomResourceDefinitions()) clusterScoped(new ApiObject(this, crd.metadata.name, crd));
-    const labels = { "app.kubernetes.io/name": OPERATOR_NAME, "app.kubernetes.io/component": "operator" };
+    const labels = operatorLabels();
+    const selector = operatorSelectorLabels();
+    // navique-system holds the install locks and the leader Lease wherever the operator runs; the
+    // operator's own namespace, when another, is the user's to make.
     clusterScoped(
       new ApiObject(this, "Namespace", { apiVersion: "v1", kind: "Namespace", metadata: { name: SYSTEM_NAMESPACE } }),
     );
     new ApiObject(this, "ServiceAccount", {
       apiVersion: "v1",
       kind: "ServiceAccount",
-      metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels },
+      metadata: { name: OPERATOR_NAME, namespace, labels },
     });
     clusterScoped(
       new ApiObject(this, "ClusterRole", {
@@ -80,7 +133,7 @@ export class NaviqueOperator extends Construct {
         rules: policyRules(operatorClusterRules()),
       }),
     );
-    const subjects = [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE }];
+    const subjects = [{ kind: "ServiceAccount", name: OPERATOR_NAME, namespace }];
     clusterScoped(
       new ApiObject(this, "ClusterRoleBinding", {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -103,35 +156,20 @@ export class NaviqueOperator extends Construct {
       roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: OPERATOR_NAME },
       subjects,
     });
-    // Every problem is reported at synth, with every other construct's, under this construct's path.
-    const problems = new PropsProblems();
-    this.node.addValidation({ validate: () => [...problems.lines(OPERATOR_CONSTRUCT), ...this.otherOperators()] });
-    const image = props.image ?? DEFAULT_OPERATOR_IMAGE;
-    problems.take(checkInput(imageReference, image, "image"));
-    const mirror = chartMirror(props, problems);
-    const resources = props.resources ?? OPERATOR_RESOURCES;
-    problems.take(checkInput(resourceRequirements, resources, "resources"));
-    const args = ["operator", "--resync", String(props.resyncSeconds ?? 30)];
-    if (props.chartSource) args.push("--chart-source", props.chartSource);
-    if (props.watchNamespaces && props.watchNamespaces.length > 0) {
-      for (const [i, name] of props.watchNamespaces.entries()) {
-        problems.take(checkInput(namespaceName, name, `watchNamespaces[${i}]`));
-      }
-      args.push("--watch-namespaces", props.watchNamespaces.join(","));
-    }
     new ApiObject(this, "Deployment", {
       apiVersion: "apps/v1",
       kind: "Deployment",
-      metadata: { name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE, labels },
+      metadata: { name: OPERATOR_NAME, namespace, labels },
       spec: {
-        // Two replicas, one leader (docs/adr/0027-leader-election.md): the standby takes over within
-        // ~15 s of the leader's death, or at once when the leader stops gracefully.
-        replicas: OPERATOR_REPLICAS,
-        selector: { matchLabels: labels },
+        // One leader, the others standing by (docs/adr/0027-leader-election.md): a standby takes over
+        // within ~15 s of the leader's death, or at once when the leader stops gracefully.
+        replicas,
+        selector: { matchLabels: selector },
         template: {
           metadata: { labels },
           spec: {
             serviceAccountName: OPERATOR_NAME,
+            ...(replicas > 1 ? { affinity: spreadOverNodes(selector) } : {}),
             // Pod Security Standards' "restricted" profile: what a hardened namespace admits.
             securityContext: {
               runAsNonRoot: true,
@@ -143,6 +181,7 @@ export class NaviqueOperator extends Construct {
               {
                 name: "operator",
                 image,
+                imagePullPolicy: "IfNotPresent",
                 args,
                 env: [
                   { name: "NODE_OPTIONS", value: OPERATOR_NODE_OPTIONS },
@@ -150,6 +189,11 @@ export class NaviqueOperator extends Construct {
                   // predecessor, whose Leases name this Pod, has ended (lib/cluster/holder-process.ts).
                   { name: POD_UID_ENV, valueFrom: { fieldRef: { fieldPath: "metadata.uid" } } },
                 ],
+                ports: [
+                  { name: OPERATOR_PORTS.metrics.name, containerPort: OPERATOR_PORTS.metrics.port, protocol: "TCP" },
+                  { name: OPERATOR_PORTS.health.name, containerPort: OPERATOR_PORTS.health.port, protocol: "TCP" },
+                ],
+                ...OPERATOR_PROBES,
                 resources,
                 securityContext: {
                   allowPrivilegeEscalation: false,
@@ -173,6 +217,33 @@ export class NaviqueOperator extends Construct {
         },
       },
     });
+    new ApiObject(this, "MetricsService", {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: `${OPERATOR_NAME}-metrics`, namespace, labels },
+      spec: {
+        type: "ClusterIP",
+        selector,
+        ports: [
+          {
+            name: OPERATOR_PORTS.metrics.name,
+            port: OPERATOR_PORTS.metrics.port,
+            targetPort: OPERATOR_PORTS.metrics.name,
+            protocol: "TCP",
+          },
+        ],
+      },
+    });
+    // A drain evicts one pod at a time and waits for another to be ready: the operator is never without
+    // a pod with warm caches. With one replica such a budget would forbid every drain.
+    if (replicas > 1) {
+      new ApiObject(this, "PodDisruptionBudget", {
+        apiVersion: "policy/v1",
+        kind: "PodDisruptionBudget",
+        metadata: { name: OPERATOR_NAME, namespace, labels },
+        spec: { minAvailable: 1, selector: { matchLabels: selector } },
+      });
+    }
   }
 
   /**
@@ -192,6 +263,48 @@ export class NaviqueOperator extends Construct {
 
 /** The operator's replicas: one leader reconciles, the other waits on the leader Lease as a standby. */
 export const OPERATOR_REPLICAS = 2;
+
+/** A count of operator pods: at least one; the chart's `replicaCount` has the same bounds. */
+export const operatorReplicas = z.int().min(1).max(10);
+
+/**
+ * The kubelet's probes of the operator container (docs/operator.md). Liveness asks whether the process
+ * runs and is not shutting down: /healthz answers before the operator connects, so no start-up probe or
+ * delay is needed, and a busy event loop is given 5 s per answer and three misses before a restart.
+ * Readiness asks whether every watch has listed: the Deployment's rollout and the PodDisruptionBudget
+ * count a pod whose caches are behind as unavailable.
+ */
+export const OPERATOR_PROBES = {
+  livenessProbe: {
+    httpGet: { path: OPERATOR_PROBE_PATHS.liveness, port: OPERATOR_PORTS.health.name },
+    periodSeconds: 10,
+    timeoutSeconds: 5,
+    failureThreshold: 3,
+  },
+  readinessProbe: {
+    httpGet: { path: OPERATOR_PROBE_PATHS.readiness, port: OPERATOR_PORTS.health.name },
+    periodSeconds: 5,
+    timeoutSeconds: 5,
+    failureThreshold: 3,
+  },
+} as const;
+
+/**
+ * The pods of several replicas preferring distinct nodes: a node's loss then takes the leader or its
+ * standby, not both. Preferred, not required, so that a one-node cluster still runs every replica.
+ */
+function spreadOverNodes(selector: Readonly<Record<string, string>>) {
+  return {
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        {
+          weight: 100,
+          podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: selector } },
+        },
+      ],
+    },
+  };
+}
 
 /** The volume of the mirrored charts. */
 export const CHART_MIRROR = "chart-mirror";

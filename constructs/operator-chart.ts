@@ -1,9 +1,8 @@
 import { Chart, Testing } from "cdk8s";
 import { Document, stringify, type YAMLMap, type YAMLSeq } from "yaml";
-import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
-import { OPERATOR_RESOURCES } from "../lib/api/operator-process.js";
+import { OPERATOR_NAME } from "../lib/api/group.js";
+import { OPERATOR_PORTS } from "../lib/api/operator-ports.js";
 import { crdFiles, GENERATED_HEADER as HEADER } from "../lib/kinds/crd-files.js";
-import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import {
   type OperatorRule,
   operatorClusterRules,
@@ -11,23 +10,71 @@ import {
   policyRules,
 } from "../lib/package/operator-rbac.js";
 import { NaviqueOperator } from "./navique-operator.js";
+import {
+  helpersTpl,
+  include,
+  includeBlock,
+  notesTxt,
+  serviceMonitorYaml,
+  systemNamespaceYaml,
+} from "./operator-chart-helpers.js";
+import { operatorChartValuesSchema, operatorChartValuesYaml } from "./operator-chart-values.js";
+import { operatorLabels, operatorSelectorLabels } from "./operator-labels.js";
 
-// Sentinels replaced by template expressions: the chart renders what the NaviqueOperator construct does.
-// Each is a value the construct accepts (an image reference, a dir: chart source, a namespace name).
+// The chart renders what the NaviqueOperator construct does: the construct is synthesized once with
+// sentinels — values it accepts, which no real install has — and its objects become templates, each
+// sentinel replaced by the template expression of its value. A construct change reaches the chart by
+// `npm run generate`; one that moves what a replacement expects fails here, not in a cluster.
 const IMAGE = "navique-image-sentinel";
-const RESYNC = "__NAVIQUE_RESYNC__";
 const MIRROR_PATH = "/navique-chart-mirror-sentinel";
 const CHART_SOURCE = `dir:${MIRROR_PATH}`;
 const MIRROR_VOLUME = "navique-chart-mirror-sentinel";
 const WATCH_NAMESPACES = "navique-watch-namespaces-sentinel";
-const RESOURCES = "navique-resources-sentinel";
+const RELEASE_NAMESPACE = "navique-release-namespace-sentinel";
+
+/**
+ * Tokens put in the construct's objects, then replaced in their YAML. A scalar token becomes an
+ * expression in place; a block token, alone after its key, becomes that key's block.
+ */
+const SCALARS: Readonly<Record<string, string>> = {
+  __FULLNAME__: include("fullname"),
+  __NAMESPACE__: include("namespace"),
+  __SERVICE_ACCOUNT__: include("serviceAccountName"),
+  __REPLICAS__: "{{ .Values.replicaCount }}",
+  __IMAGE__: `{{ include "${OPERATOR_NAME}.image" . | quote }}`,
+  __PULL_POLICY__: "{{ .Values.image.pullPolicy }}",
+  __RESYNC__: "{{ .Values.resyncSeconds | quote }}",
+  __METRICS_ADDRESS__: `{{ ternary ":${OPERATOR_PORTS.metrics.port}" "0" .Values.metrics.enabled | quote }}`,
+  __HEALTH_ADDRESS__: `":${OPERATOR_PORTS.health.port}"`,
+  __METRICS_SERVICE_PORT__: "{{ .Values.metrics.service.port }}",
+  __MIN_AVAILABLE__: "{{ .Values.podDisruptionBudget.minAvailable }}",
+};
+
+/** Block tokens: the lines that follow `key:` at `column`, the key's own column plus two. */
+const BLOCKS: Readonly<Record<string, (column: number) => string[]>> = {
+  __LABELS__: (column) => [includeBlock("labels", column)],
+  __SELECTOR__: (column) => [includeBlock("selectorLabels", column)],
+  __POD_LABELS__: (column) => [
+    includeBlock("labels", column),
+    "{{- with .Values.podLabels }}",
+    `{{- toYaml . | nindent ${column} }}`,
+    "{{- end }}",
+  ],
+  __RESOURCES__: (column) => [`{{- toYaml .Values.resources | nindent ${column} }}`],
+};
+
+/** Optional tokens: the key and its block, rendered only when the value is not empty. */
+const OPTIONAL: Readonly<Record<string, string>> = {
+  __SA_ANNOTATIONS__: ".Values.serviceAccount.annotations",
+  __POD_ANNOTATIONS__: ".Values.podAnnotations",
+  __SERVICE_ANNOTATIONS__: ".Values.metrics.service.annotations",
+  __PULL_SECRETS__: ".Values.imagePullSecrets",
+  __NODE_SELECTOR__: ".Values.nodeSelector",
+  __TOLERATIONS__: ".Values.tolerations",
+  __SPREAD__: ".Values.topologySpreadConstraints",
+};
 
 const IF_MIRROR = '{{- if hasPrefix "dir:" .Values.chartSource }}';
-const MIRROR_REQUIRED =
-  "chartSource dir:PATH is read from a volume: set chartMirror.volume to a VolumeSource holding the packaged charts (e.g. persistentVolumeClaim: {claimName: chart-mirror})";
-const WRONG_NAMESPACE = `the operator runs in ${SYSTEM_NAMESPACE}, where its install locks are: install the chart with -n ${SYSTEM_NAMESPACE} --create-namespace`;
-const MIRROR_REFUSED =
-  "chartMirror.volume is read only with a dir: chartSource: drop it, or set chartSource to dir:PATH";
 
 /** `text` with the one occurrence of `from` replaced: a construct change that moves it fails here, not in the chart. */
 function replaceOnce(text: string, from: string, to: string): string {
@@ -38,71 +85,200 @@ function replaceOnce(text: string, from: string, to: string): string {
   return text.slice(0, at) + to + text.slice(at + from.length);
 }
 
+/** Each line `key: TOKEN` (or `- key: TOKEN`) replaced by what `expand` makes of the key at its column. */
+function expandLines(text: string, token: string, expand: (key: string, indent: string, column: number) => string[]) {
+  const line = new RegExp(`^( *)(- )?([^\\s:]+): ${token}$`, "gm");
+  return text.replace(line, (_match, indent: string, dash: string | undefined, key: string) => {
+    const keyIndent = indent + (dash ? "  " : "");
+    const [first = "", ...rest] = expand(key, keyIndent, keyIndent.length + 2);
+    return [`${indent}${dash ?? ""}${first.trimStart()}`, ...rest].join("\n");
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function sameMap(value: unknown, map: Readonly<Record<string, string>>): boolean {
+  return (
+    isRecord(value) &&
+    Object.keys(value).length === Object.keys(map).length &&
+    Object.entries(map).every(([k, v]) => value[k] === v)
+  );
+}
+
+/** Every map equal to the construct's labels or selector labels, anywhere in `value`, as its token. */
+function tokenizeLabels(value: unknown): unknown {
+  if (sameMap(value, operatorLabels())) return "__LABELS__";
+  if (sameMap(value, operatorSelectorLabels())) return "__SELECTOR__";
+  if (Array.isArray(value)) return value.map(tokenizeLabels);
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, tokenizeLabels(v)]));
+}
+
+/** What the chart reads and sets of the construct's objects; the rest passes through. */
+interface ConstructObject {
+  readonly kind: string;
+  readonly metadata: { name: string; namespace?: string; annotations?: unknown };
+  readonly roleRef?: { name: string };
+  readonly subjects?: { kind: string; name: string; namespace?: string }[];
+  readonly rules?: unknown;
+  readonly spec?: Record<string, unknown>;
+}
+
+interface DeploymentObject {
+  readonly spec: {
+    replicas: unknown;
+    readonly template: {
+      readonly metadata: { labels?: unknown; annotations?: unknown };
+      readonly spec: Record<string, unknown> & {
+        readonly containers: ({ image: unknown; args: string[] } & Record<string, unknown>)[];
+      };
+    };
+  };
+}
+
+/** The object's names and namespaces as the release's: the chart's full name, its namespace, its ServiceAccount. */
+function releaseNames(object: ConstructObject): void {
+  const { metadata } = object;
+  if (metadata.name === OPERATOR_NAME) metadata.name = "__FULLNAME__";
+  else if (metadata.name === `${OPERATOR_NAME}-metrics`) metadata.name = "__FULLNAME__-metrics";
+  if (metadata.namespace === RELEASE_NAMESPACE) metadata.namespace = "__NAMESPACE__";
+  if (object.roleRef?.name === OPERATOR_NAME) object.roleRef.name = "__FULLNAME__";
+  for (const subject of object.subjects ?? []) {
+    if (subject.kind === "ServiceAccount" && subject.name === OPERATOR_NAME) subject.name = "__SERVICE_ACCOUNT__";
+    if (subject.namespace === RELEASE_NAMESPACE) subject.namespace = "__NAMESPACE__";
+  }
+}
+
+/** The Deployment's values put in: replicas, pod metadata and scheduling, image, args, resources. */
+function deploymentValues(deployment: DeploymentObject): { defaultAffinity: unknown } {
+  deployment.spec.replicas = "__REPLICAS__";
+  const { template } = deployment.spec;
+  template.metadata.labels = "__POD_LABELS__";
+  template.metadata.annotations = "__POD_ANNOTATIONS__";
+  const pod = template.spec;
+  pod.serviceAccountName = "__SERVICE_ACCOUNT__";
+  const defaultAffinity = pod.affinity;
+  if (!defaultAffinity) throw new Error("operator chart: the construct's Deployment of two replicas has no affinity");
+  pod.affinity = "__AFFINITY__";
+  pod.imagePullSecrets = "__PULL_SECRETS__";
+  pod.nodeSelector = "__NODE_SELECTOR__";
+  pod.tolerations = "__TOLERATIONS__";
+  pod.topologySpreadConstraints = "__SPREAD__";
+  pod.priorityClassName = "__PRIORITY_CLASS__";
+  const [container] = pod.containers;
+  if (!container) throw new Error("operator chart: the construct's Deployment has no container");
+  if (container.image !== IMAGE)
+    throw new Error("operator chart: the construct's container does not run the image given");
+  container.image = "__IMAGE__";
+  container.imagePullPolicy = "__PULL_POLICY__";
+  container.resources = "__RESOURCES__";
+  const { args } = container;
+  const at = (flag: string) => {
+    const index = args.indexOf(flag);
+    if (index === -1) throw new Error(`operator chart: the construct's container passes no ${flag}`);
+    return index + 1;
+  };
+  args[at("--resync")] = "__RESYNC__";
+  args[at("--metrics-bind-address")] = "__METRICS_ADDRESS__";
+  args[at("--health-probe-bind-address")] = "__HEALTH_ADDRESS__";
+  return { defaultAffinity: tokenizeLabels(defaultAffinity) };
+}
+
 /**
- * An object as YAML; a ClusterRole's or Role's rules each under a comment saying why the operator needs
- * it, so that whoever reviews the chart reads the reasons beside the permissions.
+ * An object as YAML, keys sorted; a ClusterRole's or Role's rules each under a comment saying why the
+ * operator needs it, so that whoever reviews the chart reads the reasons beside the permissions.
  */
-function objectYaml(object: { kind: string; rules?: unknown }): string {
+function objectYaml(object: ConstructObject): string {
   const reasons: Record<string, readonly OperatorRule[]> = {
     ClusterRole: operatorClusterRules(),
     Role: operatorSystemNamespaceRules(),
   };
   const explained = reasons[object.kind];
-  if (!explained) return stringify(object, { lineWidth: 0 });
-  // The construct's rules are these, in this order: a reason can only sit above its own rule.
-  const canonical = (rules: unknown) =>
-    JSON.stringify(rules, (_key, value: unknown) =>
-      value && typeof value === "object" && !Array.isArray(value)
-        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
-        : value,
-    );
-  if (canonical(object.rules) !== canonical(policyRules(explained))) {
-    throw new Error(`operator chart: the construct's ${object.kind} rules are not lib/package/operator-rbac.ts's`);
+  const document = new Document(object, { sortMapEntries: true });
+  if (explained) {
+    // The construct's rules are these, in this order: a reason can only sit above its own rule.
+    const canonical = (rules: unknown) =>
+      JSON.stringify(rules, (_key, value: unknown) =>
+        isRecord(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) : value,
+      );
+    if (canonical(object.rules) !== canonical(policyRules(explained))) {
+      throw new Error(`operator chart: the construct's ${object.kind} rules are not lib/package/operator-rbac.ts's`);
+    }
+    const rules = document.get("rules") as YAMLSeq<YAMLMap>;
+    rules.items.forEach((rule, index) => {
+      rule.commentBefore = ` ${explained[index]?.why ?? ""}`;
+    });
   }
-  const document = new Document(object);
-  const rules = document.get("rules") as YAMLSeq<YAMLMap>;
-  rules.items.forEach((rule, index) => {
-    rule.commentBefore = ` ${explained[index]?.why ?? ""}`;
-  });
   return document.toString({ lineWidth: 0 });
 }
 
-/**
- * The operator's Helm chart, path → text: Chart.yaml, values.yaml, the CRDs in crds/, and the
- * namespace, RBAC and Deployment of the NaviqueOperator construct as one template.
- */
-export function operatorChartFiles(version: string): Map<string, string> {
-  const chart = new Chart(Testing.app(), "operator-chart", { disableResourceNameHashes: true });
-  new NaviqueOperator(chart, "operator", {
-    image: IMAGE,
-    chartSource: CHART_SOURCE,
-    chartMirrorVolume: { [MIRROR_VOLUME]: {} },
-    watchNamespaces: [WATCH_NAMESPACES],
-  });
-  const objects = (
-    chart.toJson() as { kind: string; spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } } }[]
-  ).filter(
-    // CRDs go to crds/; the namespace is helm's (--create-namespace), not a template.
-    (o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace",
-  );
-  for (const object of objects) {
-    const container = object.spec?.template?.spec?.containers?.[0];
-    if (container?.args) container.args = container.args.map((arg) => (arg === "30" ? RESYNC : arg));
-    if (container) (container as Record<string, unknown>).resources = RESOURCES;
+/** The affinity the values give, or the construct's preference for distinct nodes when several replicas run. */
+function affinityBlock(defaultAffinity: unknown): (key: string, indent: string, column: number) => string[] {
+  return (key, indent, column) => {
+    const pad = " ".repeat(column);
+    const defaults = stringify(defaultAffinity, { lineWidth: 0, sortMapEntries: true })
+      .trimEnd()
+      .split("\n")
+      .map((line) => pad + line);
+    return [
+      `${indent}{{- if .Values.affinity }}`,
+      `${indent}${key}:`,
+      `${pad}{{- toYaml .Values.affinity | nindent ${column} }}`,
+      `${indent}{{- else if gt (int .Values.replicaCount) 1 }}`,
+      `${indent}${key}:`,
+      ...defaults,
+      `${indent}{{- end }}`,
+    ];
+  };
+}
+
+/** The YAML of the construct's objects with every token replaced by its template. */
+function templated(yaml: string, defaultAffinity: unknown): string {
+  let text = expandLines(yaml, "__AFFINITY__", affinityBlock(defaultAffinity));
+  for (const [token, value] of Object.entries(OPTIONAL)) {
+    text = expandLines(text, token, (key, indent, column) => [
+      `${indent}{{- with ${value} }}`,
+      `${indent}${key}:`,
+      `${" ".repeat(column)}{{- toYaml . | nindent ${column} }}`,
+      `${indent}{{- end }}`,
+    ]);
   }
-  let template = objects.map(objectYaml).join("---\n");
+  text = expandLines(text, "__PRIORITY_CLASS__", (key, indent) => [
+    `${indent}{{- with .Values.priorityClassName }}`,
+    `${indent}${key}: {{ . }}`,
+    `${indent}{{- end }}`,
+  ]);
+  for (const [token, block] of Object.entries(BLOCKS)) {
+    text = expandLines(text, token, (key, indent, column) => [
+      `${indent}${key}:`,
+      ...block(column).map((line) => " ".repeat(column) + line),
+    ]);
+  }
+  for (const [token, value] of Object.entries(SCALARS)) text = text.replaceAll(token, value);
+  const left = /__[A-Z_]+__/.exec(text);
+  if (left) throw new Error(`operator chart: ${left[0]} left in a template`);
+  return text;
+}
+
+/** The Deployment's flags and volumes that depend on values: each replacement must apply exactly once. */
+function deploymentTemplate(text: string): string {
   const replacements: [string, string][] = [
-    [
-      `image: ${IMAGE}`,
-      'image: "{{ .Values.image.repository }}:{{ .Values.image.tag }}{{ with .Values.image.digest }}@{{ . }}{{ end }}"',
-    ],
-    [RESYNC, "{{ .Values.resyncSeconds | quote }}"],
-    [`resources: ${RESOURCES}`, "resources: {{- toYaml .Values.resources | nindent 12 }}"],
     // The default source and an empty namespace list are the operator's defaults: no flag, as the
     // construct passes none for them.
     [
       `            - --chart-source\n            - ${CHART_SOURCE}\n`,
-      '            {{- if and .Values.chartSource (ne .Values.chartSource "official") }}\n            - --chart-source\n            - {{ .Values.chartSource | quote }}\n            {{- end }}\n',
+      '            {{- if ne .Values.chartSource "official" }}\n            - --chart-source\n            - {{ .Values.chartSource | quote }}\n            {{- end }}\n',
+    ],
+    [
+      `            - --watch-namespaces\n            - ${WATCH_NAMESPACES}\n`,
+      '            {{- with .Values.watchNamespaces }}\n            - --watch-namespaces\n            - {{ join "," . | quote }}\n            {{- end }}\n',
+    ],
+    // Nothing listens on the metrics port with metrics off.
+    [
+      `            - containerPort: ${OPERATOR_PORTS.metrics.port}\n              name: ${OPERATOR_PORTS.metrics.name}\n              protocol: TCP\n`,
+      `            {{- if .Values.metrics.enabled }}\n            - containerPort: ${OPERATOR_PORTS.metrics.port}\n              name: ${OPERATOR_PORTS.metrics.name}\n              protocol: TCP\n            {{- end }}\n`,
     ],
     // The mirror's mount and volume exist for a dir: source only.
     [
@@ -111,26 +287,93 @@ export function operatorChartFiles(version: string): Map<string, string> {
     ],
     [
       `        - name: chart-mirror\n          ${MIRROR_VOLUME}: {}\n`,
-      `        ${IF_MIRROR}\n        - name: chart-mirror\n          {{- required ${JSON.stringify(MIRROR_REQUIRED)} .Values.chartMirror.volume | toYaml | nindent 10 }}\n        {{- end }}\n`,
-    ],
-    [
-      `            - --watch-namespaces\n            - ${WATCH_NAMESPACES}\n`,
-      '            {{- with .Values.watchNamespaces }}\n            - --watch-namespaces\n            - {{ join "," . | quote }}\n            {{- end }}\n',
+      `        ${IF_MIRROR}\n        - name: chart-mirror\n          {{- toYaml .Values.chartMirror.volume | nindent 10 }}\n        {{- end }}\n`,
     ],
   ];
-  for (const [from, to] of replacements) template = replaceOnce(template, from, to);
-  const namespaceGuard = `{{- if ne .Release.Namespace ${JSON.stringify(SYSTEM_NAMESPACE)} }}{{ fail ${JSON.stringify(WRONG_NAMESPACE)} }}{{ end }}\n`;
-  const guard = `{{- if and .Values.chartMirror.volume (not (hasPrefix "dir:" .Values.chartSource)) }}{{ fail ${JSON.stringify(MIRROR_REFUSED)} }}{{ end }}\n`;
+  let result = text;
+  for (const [from, to] of replacements) result = replaceOnce(result, from, to);
+  const left = /navique-[a-z-]+-sentinel/.exec(result);
+  if (left) throw new Error(`operator chart: ${left[0]} left in a template`);
+  return `{{- include "${OPERATOR_NAME}.checks" . }}\n${result}`;
+}
+
+/** The values put in an object of the construct; the Deployment's default affinity, kept aside. */
+function valuesOf(object: ConstructObject): { defaultAffinity?: unknown } {
+  if (object.kind === "ServiceAccount") object.metadata.annotations = "__SA_ANNOTATIONS__";
+  if (object.kind === "Deployment") return deploymentValues(object as unknown as DeploymentObject);
+  if (object.kind === "Service") {
+    object.metadata.annotations = "__SERVICE_ANNOTATIONS__";
+    const [port] = (object.spec?.ports ?? []) as Record<string, unknown>[];
+    if (!port) throw new Error("operator chart: the construct's metrics Service has no port");
+    port.port = "__METRICS_SERVICE_PORT__";
+  }
+  if (object.kind === "PodDisruptionBudget" && object.spec) object.spec.minAvailable = "__MIN_AVAILABLE__";
+  return {};
+}
+
+/** The template file of each kind the construct renders, and the condition its objects are rendered on. */
+const TEMPLATE_FILES: Readonly<Record<string, { file: string; when?: string }>> = {
+  ServiceAccount: { file: "serviceaccount.yaml", when: "{{- if .Values.serviceAccount.create }}" },
+  ClusterRole: { file: "rbac.yaml" },
+  ClusterRoleBinding: { file: "rbac.yaml" },
+  Role: { file: "rbac.yaml" },
+  RoleBinding: { file: "rbac.yaml" },
+  Deployment: { file: "deployment.yaml" },
+  Service: { file: "metrics-service.yaml", when: "{{- if .Values.metrics.enabled }}" },
+  PodDisruptionBudget: {
+    file: "poddisruptionbudget.yaml",
+    when: `{{- if include "${OPERATOR_NAME}.rendersDisruptionBudget" . }}`,
+  },
+};
+
+/** The construct's objects as template files: name → text. */
+function constructTemplates(): Map<string, string> {
+  const chart = new Chart(Testing.app(), "operator-chart", { disableResourceNameHashes: true });
+  new NaviqueOperator(chart, "operator", {
+    image: IMAGE,
+    chartSource: CHART_SOURCE,
+    chartMirrorVolume: { [MIRROR_VOLUME]: {} },
+    watchNamespaces: [WATCH_NAMESPACES],
+    namespace: RELEASE_NAMESPACE,
+    replicas: 2,
+  });
+  // CRDs go to crds/; navique-system is templates/system-namespace.yaml, the release's is helm's.
+  const objects = (chart.toJson() as ConstructObject[]).filter(
+    (o) => o.kind !== "CustomResourceDefinition" && o.kind !== "Namespace",
+  );
+  const texts = new Map<string, string[]>();
+  for (const object of objects) {
+    const where = TEMPLATE_FILES[object.kind];
+    if (!where) throw new Error(`operator chart: the construct renders a ${object.kind}, which has no template file`);
+    releaseNames(object);
+    const { defaultAffinity } = valuesOf(object);
+    let text = templated(objectYaml(tokenizeLabels(object) as ConstructObject), defaultAffinity);
+    if (object.kind === "Deployment") text = deploymentTemplate(text);
+    if (where.when) text = `${where.when}\n${text}{{- end }}\n`;
+    texts.set(where.file, [...(texts.get(where.file) ?? []), text]);
+  }
+  return new Map([...texts].map(([file, parts]) => [`templates/${file}`, `${HEADER}${parts.join("---\n")}`]));
+}
+
+/**
+ * The operator's Helm chart, path → text: Chart.yaml, values.yaml and values.schema.json (from one zod
+ * schema), the CRDs in crds/, the NaviqueOperator construct's objects as templates, the system namespace,
+ * the ServiceMonitor, the named templates and NOTES.txt.
+ */
+export function operatorChartFiles(version: string): Map<string, string> {
   const files = new Map<string, string>();
   files.set(
     "Chart.yaml",
-    `${HEADER}apiVersion: v2\nname: ${OPERATOR_NAME}\ndescription: The navique ai-core operator, its CRDs and permissions.\ntype: application\nversion: ${version}\nappVersion: "${version}"\n`,
+    `${HEADER}apiVersion: v2\nname: ${OPERATOR_NAME}\ndescription: The navique ai-core operator, its CRDs and permissions.\ntype: application\nversion: ${version}\nappVersion: "${version}"\nkeywords:\n  - navique\n  - operator\n  - ai-platform\n`,
   );
-  files.set(
-    "values.yaml",
-    `${HEADER}# Operator image: the release's, pinned by tag and digest (an empty digest pulls by tag alone).\nimage:\n  repository: ${OPERATOR_IMAGE.repository}\n  tag: "${OPERATOR_IMAGE.tag}"\n  digest: ${OPERATOR_IMAGE.digest}\n# Seconds between full resyncs.\nresyncSeconds: 30\n# Where capability charts come from: official, dir:PATH or oci://REGISTRY.\nchartSource: official\n# With chartSource dir:PATH: chartMirror.volume, the volume holding the packaged charts (a VolumeSource), mounted read-only at PATH.\nchartMirror: {}\n# Namespaces the operator serves (every namespace adopted from must be among them); empty: every namespace.\nwatchNamespaces: []\n# The operator container's requests and limits (measured: docs/performance.md).\n${stringify({ resources: OPERATOR_RESOURCES })}`,
-  );
-  files.set("templates/operator.yaml", `${HEADER}${namespaceGuard}${guard}${template}`);
+  files.set("values.yaml", operatorChartValuesYaml(HEADER));
+  const schema = { $comment: HEADER.replace(/^# /, "").trimEnd(), ...operatorChartValuesSchema() };
+  files.set("values.schema.json", `${JSON.stringify(schema, null, 2)}\n`);
+  for (const [name, text] of constructTemplates()) files.set(name, text);
+  files.set("templates/system-namespace.yaml", systemNamespaceYaml(HEADER));
+  files.set("templates/servicemonitor.yaml", serviceMonitorYaml(HEADER));
+  files.set("templates/_helpers.tpl", helpersTpl(HEADER));
+  files.set("templates/NOTES.txt", notesTxt(HEADER));
   for (const [name, text] of crdFiles()) files.set(`crds/${name}`, text);
-  return files;
+  return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
 }

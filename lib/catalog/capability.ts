@@ -1,5 +1,6 @@
-import { z } from "zod";
+import * as z from "zod";
 import { namespaceName, objectName } from "../api/refs.js";
+import { ChartObjects } from "./chart-objects.js";
 import { ChartPin } from "./chart-pin.js";
 
 const labelMap = z.record(z.string().min(1), z.string());
@@ -30,6 +31,9 @@ export const CapabilityEntry = z
           ),
       })
       .strict(),
+    renders: ChartObjects.default({}).describe(
+      "What the chart renders with `values` besides its CRDs, by kind: upstream's object names at the pinned version. The operator may write the cluster-scoped ones, and the kinds no resource emits, only under these names (lib/package/operator-rbac.ts).",
+    ),
     identity: z
       .object({
         labels: z

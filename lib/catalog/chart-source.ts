@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parse } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import type { ChartPin } from "./chart-pin.js";
 
 /** Whatever pins a chart: a capability, a workload. */
@@ -71,6 +70,8 @@ async function fromDirectory(entry: Pinned, path: string): Promise<ResolvedChart
   const directory = join(path, name);
   const chartFile = join(directory, "Chart.yaml");
   if (existsSync(chartFile)) {
+    // The YAML parser, loaded here only: a program that names no mirror directory never needs it.
+    const { parse } = await import("yaml");
     const found = (parse(await readFile(chartFile, "utf8")) as { version?: string }).version;
     if (found !== version) {
       throw new ChartSourceError(

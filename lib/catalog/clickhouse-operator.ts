@@ -25,6 +25,24 @@ export const CLICKHOUSE_OPERATOR = CapabilityEntry.parse({
     names: ["clickhouseclusters.clickhouse.com", "keeperclusters.clickhouse.com"],
     shippedAs: "templates",
   },
+  // Chart 0.0.7 with these values (docs/adr/0024-operator-rbac.md, "What the charts render").
+  renders: {
+    ServiceAccount: ["clickhouse-operator-controller-manager"],
+    Service: ["clickhouse-operator-metrics-service", "clickhouse-operator-webhook-service"],
+    Deployment: ["clickhouse-operator-controller-manager"],
+    ClusterRole: [
+      "clickhouse-operator-manager-role",
+      "clickhouse-operator-metrics-auth-role",
+      "clickhouse-operator-metrics-reader",
+    ],
+    ClusterRoleBinding: ["clickhouse-operator-manager-rolebinding", "clickhouse-operator-metrics-auth-rolebinding"],
+    Role: ["clickhouse-operator-leader-election-role"],
+    RoleBinding: ["clickhouse-operator-leader-election-rolebinding"],
+    MutatingWebhookConfiguration: ["clickhouse-operator-mutating-webhook-configuration"],
+    ValidatingWebhookConfiguration: ["clickhouse-operator-validating-webhook-configuration"],
+    Certificate: ["clickhouse-operator-serving-cert", "clickhouse-operator-metrics-certs"],
+    Issuer: ["clickhouse-operator-selfsigned-issuer"],
+  },
   identity: {
     // The chart's controller Deployment (`<fullname>-controller-manager`) and its pods, and the
     // repository's kustomize manifests (config/manager) alike.

@@ -29,6 +29,18 @@ export const CLOUDNATIVE_PG = CapabilityEntry.parse({
     ],
     shippedAs: "templates",
   },
+  // Chart 0.29.0 with these values (docs/adr/0024-operator-rbac.md, "What the charts render"). The webhook
+  // configurations' names are fixed, whatever the release.
+  renders: {
+    ServiceAccount: ["cloudnative-pg"],
+    ConfigMap: ["cnpg-controller-manager-config", "cnpg-default-monitoring"],
+    Service: ["cnpg-webhook-service"],
+    Deployment: ["cloudnative-pg"],
+    ClusterRole: ["cloudnative-pg", "cloudnative-pg-view", "cloudnative-pg-edit"],
+    ClusterRoleBinding: ["cloudnative-pg"],
+    MutatingWebhookConfiguration: ["cnpg-mutating-webhook-configuration"],
+    ValidatingWebhookConfiguration: ["cnpg-validating-webhook-configuration"],
+  },
   identity: {
     labels: [{ "app.kubernetes.io/name": "cloudnative-pg" }],
     images: ["ghcr.io/cloudnative-pg/cloudnative-pg"],

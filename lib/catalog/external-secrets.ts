@@ -49,6 +49,26 @@ export const EXTERNAL_SECRETS = CapabilityEntry.parse({
     ],
     shippedAs: "templates",
   },
+  // Chart 2.9.0 with these values (docs/adr/0024-operator-rbac.md, "What the charts render"): the Secret
+  // is the webhook's certificate, which the cert-controller fills. The webhook configurations' names are
+  // fixed, whatever the release.
+  renders: {
+    ServiceAccount: ["external-secrets-cert-controller", "external-secrets", "external-secrets-webhook"],
+    Secret: ["external-secrets-webhook"],
+    Service: ["external-secrets-webhook"],
+    Deployment: ["external-secrets-cert-controller", "external-secrets", "external-secrets-webhook"],
+    ClusterRole: [
+      "external-secrets-cert-controller",
+      "external-secrets-controller",
+      "external-secrets-view",
+      "external-secrets-edit",
+      "external-secrets-servicebindings",
+    ],
+    ClusterRoleBinding: ["external-secrets-cert-controller", "external-secrets-controller"],
+    Role: ["external-secrets-leaderelection"],
+    RoleBinding: ["external-secrets-leaderelection"],
+    ValidatingWebhookConfiguration: ["secretstore-validate", "externalsecret-validate"],
+  },
   identity: {
     // The controller's Deployment (the webhook's and the cert-controller's carry -webhook, -cert-controller).
     labels: [{ "app.kubernetes.io/name": "external-secrets" }],

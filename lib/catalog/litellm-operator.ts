@@ -33,6 +33,15 @@ export const LITELLM_OPERATOR = CapabilityEntry.parse({
     ],
     shippedAs: "crds-directory",
   },
+  // Chart 0.23.0 (docs/adr/0024-operator-rbac.md, "What the charts render"). The ServiceAccount's and the
+  // binding's names follow the chart's helpers; their templates were not available to read: an install
+  // refused for a name says which at once (a Forbidden naming the object).
+  renders: {
+    ServiceAccount: ["litellm-operator-controller-manager"],
+    Deployment: ["litellm-operator-controller-manager"],
+    ClusterRole: ["litellm-operator-manager-role"],
+    ClusterRoleBinding: ["litellm-operator-manager-rolebinding"],
+  },
   identity: {
     // The chart's controller Deployment (`<fullname>-controller-manager`) and its pods carry both.
     labels: [{ "app.kubernetes.io/name": "litellm-operator", "control-plane": "controller-manager" }],

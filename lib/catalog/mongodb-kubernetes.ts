@@ -36,6 +36,33 @@ export const MONGODB_KUBERNETES = CapabilityEntry.parse({
     ],
     shippedAs: "crds-directory",
   },
+  // Chart 1.9.1 with these values (docs/adr/0024-operator-rbac.md, "What the charts render"): the
+  // operator's RoleBindings in its namespace bind its ClusterRoles there.
+  renders: {
+    ServiceAccount: [
+      "mongodb-kubernetes-appdb",
+      "mongodb-kubernetes-database-pods",
+      "mongodb-kubernetes-ops-manager",
+      "mongodb-kubernetes-operator",
+    ],
+    Deployment: ["mongodb-kubernetes-operator"],
+    ClusterRole: [
+      "mongodb-kubernetes-operator",
+      "mongodb-kubernetes-operator-pvc-resize",
+      "mongodb-kubernetes-operator-mongodb-webhook-cr",
+    ],
+    ClusterRoleBinding: [
+      "mongodb-kubernetes-operator",
+      "mongodb-kubernetes-operator-pvc-resize-binding",
+      "mongodb-kubernetes-operator-mongodb-webhook-crb",
+    ],
+    Role: ["mongodb-kubernetes-appdb"],
+    RoleBinding: [
+      "mongodb-kubernetes-appdb",
+      "mongodb-kubernetes-operator",
+      "mongodb-kubernetes-operator-pvc-resize-binding",
+    ],
+  },
   identity: {
     // The labels of the controller's pods (templates/operator.yaml). The chart's Deployment, and upstream's
     // rendered manifests, carry no label of their own: their controller is recognised by its image.

@@ -23,6 +23,13 @@ export const REDIS_OPERATOR = CapabilityEntry.parse({
     ],
     shippedAs: "crds-directory",
   },
+  // Chart 0.26.1 with these values (docs/adr/0024-operator-rbac.md, "What the charts render").
+  renders: {
+    ServiceAccount: ["redis-operator"],
+    Deployment: ["redis-operator"],
+    ClusterRole: ["redis-operator"],
+    ClusterRoleBinding: ["redis-operator"],
+  },
   identity: {
     labels: [
       // The chart's Deployment (its pods carry only `name: redis-operator`).

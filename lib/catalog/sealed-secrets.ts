@@ -17,6 +17,17 @@ export const SEALED_SECRETS = CapabilityEntry.parse({
   // with fullnameOverride sealed-secrets-controller (--controller-name's default), set in `values`.
   release: { name: "sealed-secrets", namespace: "kube-system" },
   crds: { names: ["sealedsecrets.bitnami.com"], shippedAs: "crds-directory" },
+  // Chart 2.18.5 with these values (docs/adr/0024-operator-rbac.md, "What the charts render"): its
+  // ClusterRole's name is fixed, whatever the release.
+  renders: {
+    ServiceAccount: ["sealed-secrets-controller"],
+    Service: ["sealed-secrets-controller", "sealed-secrets-controller-metrics"],
+    Deployment: ["sealed-secrets-controller"],
+    ClusterRole: ["secrets-unsealer"],
+    ClusterRoleBinding: ["sealed-secrets-controller"],
+    Role: ["sealed-secrets-controller-key-admin", "sealed-secrets-controller-service-proxier"],
+    RoleBinding: ["sealed-secrets-controller-key-admin", "sealed-secrets-controller-service-proxier"],
+  },
   identity: {
     labels: [{ "app.kubernetes.io/name": "sealed-secrets" }],
     images: ["docker.io/bitnami/sealed-secrets-controller"],

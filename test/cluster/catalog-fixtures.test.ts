@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import { CATALOG } from "../../lib/catalog/catalog.js";
+import { CHART_KINDS, type ChartKind, type ServedAs } from "../../lib/catalog/chart-objects.js";
 import { matchesUpstreamImage } from "../../lib/catalog/image-identity.js";
 import { run, runUnchecked } from "../../lib/cluster/process.js";
 import { MONGODB_COMMUNITY, MONGODB_COMMUNITY_GROUP } from "../../lib/kinds/mongo-cluster/mongodb-community-api.js";
@@ -17,6 +18,7 @@ import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { FIXTURE_CHARTS } from "../support/capabilities.js";
 
 interface Rendered {
+  apiVersion?: string;
   kind?: string;
   metadata?: { name?: string; labels?: Record<string, string> };
   spec?: { template?: { spec?: { containers?: { image?: string }[] } } };
@@ -77,6 +79,27 @@ describe("fixture charts agree with the catalog", () => {
       true,
     );
   });
+
+  // What a fixture renders must be what the upstream chart renders, as its entry records it (`renders`,
+  // docs/adr/0024-operator-rbac.md): the operator's permissions name those objects, so a fixture object
+  // the entry lacks would pass here and be refused on a real cluster, or the other way round. A fixture
+  // may render less (no pod runs here to need it), never something else.
+  it.each([...CATALOG.keys()])(
+    "%s renders only objects its entry records of the upstream chart, by kind and name",
+    async (name) => {
+      const entry = CATALOG.get(name);
+      const recorded = (entry?.renders ?? {}) as Readonly<Record<string, readonly string[] | undefined>>;
+      const strays = (await render(name))
+        .filter((o) => o.kind && o.kind !== "CustomResourceDefinition")
+        .filter((o) => {
+          const served = CHART_KINDS[o.kind as ChartKind] as ServedAs | undefined;
+          const group = o.apiVersion?.includes("/") ? o.apiVersion.split("/")[0] : "";
+          return served?.group !== group || !recorded[o.kind ?? ""]?.includes(o.metadata?.name ?? "");
+        })
+        .map((o) => `${o.apiVersion} ${o.kind} ${o.metadata?.name}`);
+      expect(strays).toEqual([]);
+    },
+  );
 
   // Upstream's chart 1.9.1 puts no label on the controller's Deployment itself, only on its pods
   // (templates/operator.yaml): detection finds it by its image. The fixture renders it the same way.

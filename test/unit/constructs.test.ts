@@ -94,6 +94,8 @@ describe("the NaviqueOperator construct", () => {
       "Role/navique-ai-core-operator",
       "RoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
+      "Service/navique-ai-core-operator-metrics",
+      "PodDisruptionBudget/navique-ai-core-operator",
     ]);
     const deployment = objects[crds.length + 6];
     expect(deployment?.spec?.template?.spec?.containers?.[0]?.args).toEqual([
@@ -102,6 +104,77 @@ describe("the NaviqueOperator construct", () => {
       "30",
       "--chart-source",
       "oci://registry.example/charts",
+      "--metrics-bind-address",
+      ":8080",
+      "--health-probe-bind-address",
+      ":8081",
+    ]);
+  });
+
+  it("probes /healthz and /readyz on the port health and exposes the port metrics by the Service <name>-metrics, as the chart does", () => {
+    const chart = Testing.chart();
+    new NaviqueOperator(chart, "operator", {});
+    const objects = Testing.synth(chart) as {
+      kind: string;
+      metadata: { name: string };
+      spec: Record<string, unknown>;
+    }[];
+    const [container] = deploymentAmong(objects).spec.template.spec.containers as {
+      ports?: unknown;
+      livenessProbe?: unknown;
+      readinessProbe?: unknown;
+    }[];
+    expect(container?.ports).toEqual([
+      { name: "metrics", containerPort: 8080, protocol: "TCP" },
+      { name: "health", containerPort: 8081, protocol: "TCP" },
+    ]);
+    expect(container?.livenessProbe).toMatchObject({ httpGet: { path: "/healthz", port: "health" } });
+    expect(container?.readinessProbe).toMatchObject({ httpGet: { path: "/readyz", port: "health" } });
+    const service = objects.find((o) => o.kind === "Service");
+    expect(service?.metadata.name).toBe("navique-ai-core-operator-metrics");
+    expect(service?.spec.ports).toEqual([{ name: "metrics", port: 8080, targetPort: "metrics", protocol: "TCP" }]);
+  });
+
+  it("runs in the namespace given, its Role on the Leases and its binding staying in navique-system", () => {
+    const chart = Testing.chart();
+    new NaviqueOperator(chart, "operator", { namespace: "platform-ops" });
+    const objects = Testing.synth(chart) as {
+      kind: string;
+      metadata: { name: string; namespace?: string };
+      subjects?: unknown[];
+    }[];
+    const where = objects
+      .filter((o) => o.kind !== "CustomResourceDefinition")
+      .map((o) => `${o.kind} ${o.metadata.namespace ?? ""}/${o.metadata.name}`);
+    expect(where).toEqual([
+      "Namespace /navique-system",
+      "ServiceAccount platform-ops/navique-ai-core-operator",
+      "ClusterRole /navique-ai-core-operator",
+      "ClusterRoleBinding /navique-ai-core-operator",
+      "Role navique-system/navique-ai-core-operator",
+      "RoleBinding navique-system/navique-ai-core-operator",
+      "Deployment platform-ops/navique-ai-core-operator",
+      "Service platform-ops/navique-ai-core-operator-metrics",
+      "PodDisruptionBudget platform-ops/navique-ai-core-operator",
+    ]);
+    const subjects = [{ kind: "ServiceAccount", name: "navique-ai-core-operator", namespace: "platform-ops" }];
+    expect(objects.find((o) => o.kind === "RoleBinding")?.subjects).toEqual(subjects);
+    expect(objects.find((o) => o.kind === "ClusterRoleBinding")?.subjects).toEqual(subjects);
+  });
+
+  it("with one replica renders no PodDisruptionBudget nor anti-affinity; refuses a namespace or a count it cannot run with", () => {
+    const chart = Testing.chart();
+    new NaviqueOperator(chart, "operator", { replicas: 1 });
+    const objects = Testing.synth(chart) as { kind: string }[];
+    expect(objects.filter((o) => o.kind === "PodDisruptionBudget")).toEqual([]);
+    expect((deploymentAmong(objects).spec.template.spec as { affinity?: unknown }).affinity).toBeUndefined();
+    const bad = Testing.chart();
+    new NaviqueOperator(bad, "operator", { replicas: 0, namespace: "Ops" });
+    expect(synthProblems(bad)).toEqual([
+      expect.stringMatching(
+        /^\[test\/operator\] NaviqueOperator namespace: must be a lowercase RFC 1123 label.*\(received "Ops"\)$/,
+      ),
+      expect.stringMatching(/^\[test\/operator\] NaviqueOperator replicas: .*\(received 0\)$/),
     ]);
   });
 });
@@ -238,6 +311,10 @@ describe("the NaviqueOperator construct's namespace scope", () => {
       "30",
       "--watch-namespaces",
       "team-a,team-b",
+      "--metrics-bind-address",
+      ":8080",
+      "--health-probe-bind-address",
+      ":8081",
     ]);
     const bad = Testing.chart();
     new NaviqueOperator(bad, "operator", { watchNamespaces: ["Team_A"] });

@@ -90,7 +90,7 @@ describe("the operator's chart", () => {
   it("lets the operator list and watch ReferenceGrants, and installs their CRD", () => {
     const files = operatorChartFiles("0.0.0");
     expect(files.has("crds/referencegrants.core.navique.com.yaml")).toBe(true);
-    const role = parseAllDocuments(files.get("templates/operator.yaml") ?? "")
+    const role = parseAllDocuments(files.get("templates/rbac.yaml") ?? "")
       .map(
         (d) => d.toJS() as { kind?: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] },
       )
