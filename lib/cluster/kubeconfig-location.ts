@@ -1,11 +1,10 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
-import { parse } from "yaml";
 
 /**
- * Where a kubeconfig is and what it names, without the Kubernetes client: what a front end needs before
- * it talks to a cluster (a Pulumi diff, a program reading its args), cheap to load.
+ * Where a kubeconfig is, without the Kubernetes client or a YAML parser: what a front end needs before it
+ * talks to a cluster (a program reading its args), cheap to load. What one names: cluster-server.ts.
  */
 
 /** Whether a kubeconfig argument is the file's content (YAML or JSON) rather than a path to it. */
@@ -43,29 +42,4 @@ export function ambientKubeconfig(env: NodeJS.ProcessEnv = process.env): {
 /** The ambient kubeconfig's path (see ambientKubeconfig). */
 export function ambientKubeconfigPath(env: NodeJS.ProcessEnv = process.env): string {
   return ambientKubeconfig(env).path;
-}
-
-interface KubeconfigNames {
-  readonly "current-context"?: string;
-  readonly contexts?: readonly { readonly name?: string; readonly context?: { readonly cluster?: string } }[];
-  readonly clusters?: readonly { readonly name?: string; readonly cluster?: { readonly server?: string } }[];
-}
-
-/**
- * The API server a kubeconfig's current context names: what "the same cluster" means when the way to
- * reach it changes (another path, another file). Undefined when it cannot be read. `content` is the
- * kubeconfig's content, a path (states of the first release), or undefined for the ambient one.
- */
-export function clusterServer(content: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  try {
-    const text =
-      content !== undefined && isKubeconfigContent(content)
-        ? content
-        : readFileSync(content ?? ambientKubeconfigPath(env), "utf8");
-    const kubeconfig = parse(text) as KubeconfigNames;
-    const cluster = kubeconfig.contexts?.find((c) => c.name === kubeconfig["current-context"])?.context?.cluster;
-    return kubeconfig.clusters?.find((c) => c.name === cluster)?.cluster?.server;
-  } catch {
-    return undefined;
-  }
 }

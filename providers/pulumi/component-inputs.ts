@@ -7,7 +7,6 @@ import { parseChartSource } from "../../lib/catalog/chart-source.js";
 import { kubeconfigContent } from "../../lib/cluster/kubeconfig-location.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
 import { createdFirst } from "./created-first.js";
-import { inPlace } from "./in-place.js";
 import { kubernetesProviderKubeconfig } from "./kubernetes-provider.js";
 import { isProgramNamespace, programNamespace } from "./program-namespace.js";
 import { resourceInputSchema } from "./resource-inputs.js";
@@ -191,7 +190,9 @@ export function dynamicInputs(
       pulumi.all([desired, cluster]).apply(async ([d, [k, helm, source]]) => {
         const metadata = { name: d.name, namespace: d.namespace };
         const resource = { apiVersion: API_GROUP_VERSION, kind, metadata, spec: d.spec };
-        // In place as declared: nothing to say, and nothing of the preview's core to load.
+        // In place as declared: nothing to say, and nothing of the preview's core to load. The GET that
+        // says so, and the YAML parser that reads its kubeconfig, are loaded in a preview only.
+        const { inPlace } = await import("./in-place.js");
         if (await inPlace(module, k, d)) return;
         const first = await createdFirst([args, specInput], opts, d.namespace);
         const declared = (await isProgramNamespace([args, specInput], opts, d.namespace))

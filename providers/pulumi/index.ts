@@ -1,6 +1,3 @@
-// First: an older Node.js is refused with one message before any dependency can fail on it.
-import "../../lib/package/require-node.js";
-
 export { type ClusterArgs, DEFAULT_TIMEOUT_SECONDS, type DeepInput } from "./component-inputs.js";
 export {
   ChatUI,

@@ -3,8 +3,11 @@ import type { RuntimeInputs } from "./runtime.js";
 
 /** What a runtime module (runtime.ts, or a first-release kind's file) offers its provider. */
 interface Runtime {
-  check(news: RuntimeInputs): { inputs: RuntimeInputs; failures: { property: string; reason: string }[] };
-  diff(olds: RuntimeInputs, news: RuntimeInputs): pulumi.dynamic.DiffResult;
+  check(
+    news: RuntimeInputs,
+    olds: RuntimeInputs,
+  ): Promise<{ inputs: RuntimeInputs; failures: { property: string; reason: string }[] }>;
+  diff(olds: RuntimeInputs, news: RuntimeInputs): Promise<pulumi.dynamic.DiffResult>;
   create(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   up(inputs: RuntimeInputs): Promise<{ id: string; outs: Record<string, unknown> }>;
   read(state: RuntimeInputs): Promise<pulumi.dynamic.ReadResult>;
@@ -38,8 +41,8 @@ export function runtimeProvider(runtime: string): pulumi.dynamic.ResourceProvide
     return import(pathToFileURL(resolved).href);
   };
   return {
-    async check(_olds: RuntimeInputs, news: RuntimeInputs) {
-      return (await load()).check(news);
+    async check(olds: RuntimeInputs, news: RuntimeInputs) {
+      return (await load()).check(news, olds);
     },
     async diff(_id: string, olds: RuntimeInputs, news: RuntimeInputs) {
       return (await load()).diff(olds, news);

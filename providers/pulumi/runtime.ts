@@ -2,19 +2,25 @@
  * What the Pulumi dynamic provider runs, inside the provider process, for every kind of the registry.
  * It is imported at call time by the serialized provider (see runtime-provider.ts), so that no module
  * is captured into the Pulumi state: only this package's specifier is. `check` and `diff` — all that a
- * no-op `pulumi up` asks — need the kinds' schemas only; create, update and delete load the core
- * (runtime-actions.ts) when they run.
+ * no-op `pulumi up` asks — load nothing more when the inputs are those the state recorded: the kinds'
+ * schemas are loaded when `check` has something to judge, and create, update and delete load the core
+ * (runtime-actions.ts) when they run. Every call answers asynchronously, as the provider
+ * (runtime-provider.ts) awaits it.
  */
-// First: an older Node.js is refused with one message before any dependency can fail on it.
-import "../../lib/package/require-node.js";
-import * as pulumi from "@pulumi/pulumi";
+import { createRequire } from "node:module";
 import { canonicalJson } from "../../lib/api/canonical-json.js";
 import { fieldPath } from "../../lib/api/validation.js";
-import { clusterServer } from "../../lib/cluster/kubeconfig-location.js";
 import { moduleOf } from "../../lib/engine/context.js";
 import type { KindModule } from "../../lib/engine/kind-module.js";
-import { LEGACY_PULUMI_RUNTIMES, REGISTRY } from "../../lib/kinds/registry.js";
-import { resourceInputSchema } from "./resource-inputs.js";
+
+/**
+ * What stands for a value a preview does not know, as the SDK says it. Required, not imported: the
+ * provider process has loaded the SDK by `require` already, and an ES-module import of it would make Node
+ * scan the sources of the SDK's modules for the names they export (~10 ms of CPU in each provider process).
+ */
+const { unknownValue } = createRequire(import.meta.url)("@pulumi/pulumi/runtime/rpc.js") as {
+  readonly unknownValue: string;
+};
 
 /**
  * What every dynamic resource of the product is told about its cluster. Nothing of it is a path of the
@@ -59,11 +65,13 @@ const COMPARED: readonly (keyof RuntimeInputs)[] = ["spec", "chartSource", "time
  * cluster, and the resource is replaced there (the old one finalized first), as pulumi-kubernetes does
  * when its provider's cluster changes. Another namespace or name is another object: replaced too.
  */
-export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
+export async function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
   // Key order aside: a spec read back from the cluster (`pulumi refresh`) lists its keys as the apiserver does.
   const differing: string[] = COMPARED.filter((key) => canonicalJson(olds[key]) !== canonicalJson(news[key]));
   if (olds.kubeconfig !== news.kubeconfig) {
-    // Read only when they differ: the same kubeconfig (or the ambient one twice) is the same cluster.
+    // Read only when they differ: the same kubeconfig (or the ambient one twice) is the same cluster. The
+    // YAML parser that reads them is loaded then only.
+    const { clusterServer } = await import("../../lib/cluster/cluster-server.js");
     const [before, after] = [clusterServer(olds.kubeconfig), clusterServer(news.kubeconfig)];
     if (before !== undefined && after !== undefined && before !== after) differing.push("kubeconfig");
   }
@@ -71,21 +79,34 @@ export function diffInputs(olds: RuntimeInputs, news: RuntimeInputs) {
   return { changes: differing.length > 0, replaces, deleteBeforeReplace: true };
 }
 
+/** The inputs `check` judges, with the kind that judges them. */
+const CHECKED: readonly (keyof RuntimeInputs)[] = ["kind", "name", "namespace", "spec"];
+
+/**
+ * Whether `check` has nothing to judge: the inputs it judges are those the state recorded (`olds`), which
+ * passed it then. A component's name, namespace and spec reach its dynamic resource as the component
+ * parsed them in this very run (component-inputs.ts), so parsing them again would find nothing new; what
+ * a preview did not know (an output of a resource still to be created) is never equal to a recorded value.
+ */
+export function unchangedSinceRecorded(olds: RuntimeInputs | undefined, news: RuntimeInputs): boolean {
+  return olds !== undefined && CHECKED.every((key) => canonicalJson(olds[key]) === canonicalJson(news[key]));
+}
+
 /**
  * Pulumi's `check`: every problem of the name, the namespace and the spec as a `{property, reason}`
  * failure, the property being the field path (`spec.managed.instances`).
  */
-export function checkInputs<I extends RuntimeInputs>(
+export async function checkInputs<I extends RuntimeInputs>(
   module: KindModule,
   news: I,
-): { inputs: I; failures: { property: string; reason: string }[] } {
+): Promise<{ inputs: I; failures: { property: string; reason: string }[] }> {
   const { name, namespace, spec } = news;
+  // Loaded when there is something to judge only: with zod, which a no-op `pulumi up` never needs here.
+  const { resourceInputSchema } = await import("./resource-inputs.js");
   const parsed = resourceInputSchema(module).safeParse({ name, namespace, spec }, { reportInput: true });
   if (parsed.success) return { inputs: news, failures: [] };
   // A preview does not know the outputs of resources still to be created: what stands for one is checked at `up`.
-  const known = parsed.error.issues.filter(
-    (issue) => (issue as { input?: unknown }).input !== pulumi.runtime.unknownValue,
-  );
+  const known = parsed.error.issues.filter((issue) => (issue as { input?: unknown }).input !== unknownValue);
   return {
     inputs: news,
     failures: known.map((issue) => ({ property: fieldPath(issue.path), reason: issue.message })),
@@ -95,8 +116,12 @@ export function checkInputs<I extends RuntimeInputs>(
 /** The core's actions, loaded the first time one runs. */
 const actions = () => import("./runtime-actions.js");
 
-/** The kind a runtime call is about. */
-function kindOf(inputs: RuntimeInputs, legacyRuntime: string): KindModule {
+/**
+ * The kind a runtime call is about. The registry, which builds the schemas of every kind, is loaded then
+ * only: a no-op's `check` and `diff` need none of it.
+ */
+async function kindOf(inputs: RuntimeInputs, legacyRuntime: string): Promise<KindModule> {
+  const { LEGACY_PULUMI_RUNTIMES, REGISTRY } = await import("../../lib/kinds/registry.js");
   const kind = inputs.kind ?? LEGACY_PULUMI_RUNTIMES[legacyRuntime];
   if (!kind) throw new Error(`the dynamic resource ${inputs.namespace}/${inputs.name} names no kind`);
   return moduleOf({ registry: REGISTRY.kinds }, kind);
@@ -105,9 +130,13 @@ function kindOf(inputs: RuntimeInputs, legacyRuntime: string): KindModule {
 /** The runtime of one file: `runtime` (every kind, and the first release's kind recorded under it) or a first-release kind's own. */
 export function runtimeFor(legacyRuntime: string) {
   return {
-    /** Pulumi's `check`. */
-    check(news: RuntimeInputs) {
-      return checkInputs(kindOf(news, legacyRuntime), news);
+    /**
+     * Pulumi's `check`. `olds`, the inputs the state records, is given by the provider of this release
+     * (runtime-provider.ts); the first release's recorded providers give `news` only, and are judged.
+     */
+    async check(news: RuntimeInputs, olds?: RuntimeInputs) {
+      if (unchangedSinceRecorded(olds, news)) return { inputs: news, failures: [] };
+      return checkInputs(await kindOf(news, legacyRuntime), news);
     },
 
     diff: diffInputs,
@@ -118,27 +147,27 @@ export function runtimeFor(legacyRuntime: string) {
      * — pass after pass until Ready.
      */
     async up(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
-      return (await actions()).up(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
+      return (await actions()).up(await kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
     /** Pulumi's `update`: `up`, keeping what the state records of the namespace. */
     async update(olds: RuntimeInputs, news: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
-      return (await actions()).update(kindOf(news, legacyRuntime), olds, news, trustedKeys);
+      return (await actions()).update(await kindOf(news, legacyRuntime), olds, news, trustedKeys);
     },
 
     /** Pulumi's `read` (`pulumi refresh`): the custom resource's live spec and outputs (runtime-actions.ts). */
     async read(state: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
-      return (await actions()).read(kindOf(state, legacyRuntime), state, trustedKeys);
+      return (await actions()).read(await kindOf(state, legacyRuntime), state, trustedKeys);
     },
 
     /** Create: `up`; a failed one removes the custom resource it recorded (runtime-actions.ts). */
     async create(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
-      return (await actions()).create(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
+      return (await actions()).create(await kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
 
     /** Delete: deletes the custom resource and runs its finalization (members first, release rules, deletion policy) to the end. */
     async destroy(inputs: RuntimeInputs, trustedKeys?: ReadonlyMap<string, string>) {
-      await (await actions()).destroy(kindOf(inputs, legacyRuntime), inputs, trustedKeys);
+      await (await actions()).destroy(await kindOf(inputs, legacyRuntime), inputs, trustedKeys);
     },
   };
 }

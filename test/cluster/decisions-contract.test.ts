@@ -143,7 +143,7 @@ async function pulumiPreview(
     spec,
     timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
   });
-  const diff = diffInputs(inputs(stored?.spec), inputs(module.definition.spec.parse(sample.spec)));
+  const diff = await diffInputs(inputs(stored?.spec), inputs(module.definition.spec.parse(sample.spec)));
   const { name, namespace, spec } = sample;
   const skipped = await inPlace(module, kubeconfig, { name, namespace, spec });
   const lines = skipped ? [] : (await enginePreview(context, sample)).lines;

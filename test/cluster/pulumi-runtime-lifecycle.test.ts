@@ -84,7 +84,7 @@ describe("the Pulumi runtime: refresh, namespaces, no-op previews", () => {
     // Nothing drifted: read answers what the state holds, and the diff sees no change.
     const same = await read(outs as never);
     expect(same.props).toEqual(outs);
-    expect(diff(same.props as never, program as never).changes).toBe(false);
+    expect((await diff(same.props as never, program as never)).changes).toBe(false);
 
     // kubectl patch, then the operator's pass (in-process here) writes the status it leads to.
     await client.custom.patchNamespacedCustomObject(
@@ -116,7 +116,7 @@ describe("the Pulumi runtime: refresh, namespaces, no-op previews", () => {
     });
     expect(refreshed.inputs).toMatchObject({ spec: { external: { connectionSecretRef: { name: "pg-other" } } } });
     expect(refreshed.inputs).not.toHaveProperty("host");
-    const changed = diff(refreshed.props as never, program as never);
+    const changed = await diff(refreshed.props as never, program as never);
     expect(changed).toMatchObject({ changes: true, replaces: [] });
 
     const { outs: back } = await update(refreshed.props as never, program as never);
