@@ -12,9 +12,8 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { parseChartSource } from "../lib/catalog/chart-source.js";
 import { HelmCli } from "../lib/cluster/helm-cli.js";
-import { KubeClient } from "../lib/cluster/kube-client.js";
 import type { EngineResource } from "../lib/engine/kind-module.js";
-import { planInputs } from "../lib/engine/plan-run.js";
+import { planClient, planInputs } from "../lib/engine/plan-run.js";
 import { REGISTRY } from "../lib/kinds/registry.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
 import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
@@ -48,8 +47,8 @@ async function main(): Promise<void> {
     let requests = 0;
     let outcomes = "";
     for (let run = 0; run < RUNS; run++) {
-      // A new client per run, as a new `navique plan` process has.
-      const client = KubeClient.fromFile(connection.kubeconfig);
+      // A new client per run, as a new `navique plan` process makes it.
+      const client = planClient(connection.kubeconfig);
       const context = createReconcileContext({ client, helm, source });
       const start = performance.now();
       const result = await planInputs(context, REGISTRY, {

@@ -14,7 +14,8 @@ export interface ProcessUsage {
   readonly processes: number;
 }
 
-const CLOCK_TICKS_PER_SECOND = (() => {
+/** The unit of the CPU times of /proc/PID/stat. */
+export const CLOCK_TICKS_PER_SECOND = (() => {
   try {
     return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
   } catch {

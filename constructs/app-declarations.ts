@@ -43,18 +43,44 @@ export interface AppDeclarations {
   readonly instances: ReadonlyMap<string, readonly Instance[]>;
   /** By kind, the cap's decision on any of those instances, ordered once. */
   readonly caps: ReadonlyMap<string, (subject: Instance) => LicenceDecision>;
+  /**
+   * A declared resource's instance: the first of its kind with its namespace and name, the one a search of
+   * `instances` finds, without the search (linear in the app for each resource made synth quadratic).
+   */
+  instanceOf(resource: EngineResource): Instance | undefined;
   /** By construct, what it declares. */
   readonly byConstruct: ReadonlyMap<IConstruct, readonly DeclaredResource[]>;
 }
 
-const gathered = new WeakMap<IConstruct, AppDeclarations>();
+/** What was gathered of an app, and during which synchronous run (`currentRun`). */
+const gathered = new WeakMap<IConstruct, { readonly declarations: AppDeclarations; readonly run: object }>();
 const watched = new WeakSet<IConstruct>();
+
+let run: object | undefined;
+
+/**
+ * The synchronous run the caller is part of, until it returns to the event loop. One synth is one such run,
+ * and cdk8s validates the whole app more than once in it (`synthYaml` validates, then each chart's `toJson`
+ * again): what the first validation gathered serves the others. Nothing of the app changes meanwhile but
+ * a construct added, which tells appChanged.
+ */
+function currentRun(): object {
+  if (!run) {
+    const started = {};
+    run = started;
+    queueMicrotask(() => {
+      if (run === started) run = undefined;
+    });
+  }
+  return run;
+}
 
 /**
  * The app of `scope` changed (one of the product's constructs was added): what was gathered is stale. The
- * first time, the root gets a validation that drops it too: cdk8s validates an app's constructs from the
- * root down, so every synth starts with the tree as it is then, however it changed since the last one.
- * It also arms the printing of the synth's refusal, should nobody catch it, without a stack trace.
+ * first time, the root gets a validation that drops it too, unless gathered during the same run: cdk8s
+ * validates an app's constructs from the root down, so every synth starts with the tree as it is then,
+ * however it changed since the last one. It also arms the printing of the synth's refusal, should nobody
+ * catch it, without a stack trace.
  */
 export function appChanged(scope: IConstruct): void {
   const root = scope.node.root;
@@ -63,7 +89,7 @@ export function appChanged(scope: IConstruct): void {
   watched.add(root);
   root.node.addValidation({
     validate: () => {
-      gathered.delete(root);
+      if (gathered.get(root)?.run !== currentRun()) gathered.delete(root);
       printUncaughtRefusalAlone();
       return [];
     },
@@ -77,7 +103,7 @@ export function appChanged(scope: IConstruct): void {
 export function appDeclarations(scope: IConstruct, community: () => Entitlements): AppDeclarations {
   const root = scope.node.root;
   const known = gathered.get(root);
-  if (known) return known;
+  if (known) return known.declarations;
   const constructs = root.node.findAll();
   let entitlements: Entitlements | undefined;
   const grants: ObservedGrant[] = [];
@@ -89,24 +115,31 @@ export function appDeclarations(scope: IConstruct, community: () => Entitlements
   const inForce = entitlements ?? community();
   const byConstruct = new Map<IConstruct, readonly DeclaredResource[]>();
   const instances = new Map<string, Instance[]>();
+  const firsts = new Map<string, Instance>();
+  const keyOf = (kind: string, namespace: string, name: string) => JSON.stringify([kind, namespace, name]);
   for (const construct of constructs.filter(declares)) {
     const declared = construct.declaredResources(inForce);
     byConstruct.set(construct, declared);
     for (const { resource } of declared) {
       const list = instances.get(resource.kind) ?? [];
-      list.push({
+      const instance: Instance = {
         namespace: resource.metadata.namespace,
         name: resource.metadata.name,
         creationTimestamp: String(list.length).padStart(6, "0"),
         admitted: false,
-      });
+      };
+      list.push(instance);
       instances.set(resource.kind, list);
+      const key = keyOf(resource.kind, instance.namespace, instance.name);
+      if (!firsts.has(key)) firsts.set(key, instance);
     }
   }
   const caps = new Map(
     [...instances.entries()].map(([kind, list]) => [kind, capDecisions(inForce, cappedKind(kind), list)] as const),
   );
-  const declarations = { entitlements, grants, instances, caps, byConstruct };
-  gathered.set(root, declarations);
+  const instanceOf = (resource: EngineResource) =>
+    firsts.get(keyOf(resource.kind, resource.metadata.namespace, resource.metadata.name));
+  const declarations = { entitlements, grants, instances, caps, instanceOf, byConstruct };
+  gathered.set(root, { declarations, run: currentRun() });
   return declarations;
 }

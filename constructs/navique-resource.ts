@@ -9,7 +9,7 @@ import { moduleOf } from "../lib/engine/context.js";
 import { allReferences } from "../lib/engine/dependencies.js";
 import { referrerOf } from "../lib/engine/gates.js";
 import type { EngineResource, KindModule } from "../lib/engine/kind-module.js";
-import { membersIn } from "../lib/engine/members.js";
+import { mayHaveMembers, membersIn } from "../lib/engine/members.js";
 import { notImplemented } from "../lib/engine/not-implemented.js";
 import { grantsToCreate, REFERENCE_NOT_PERMITTED, ungrantedReferences } from "../lib/engine/reference-grants.js";
 import { REGISTRY } from "../lib/kinds/registry.js";
@@ -143,13 +143,15 @@ export class NaviqueResource<K extends string = string>
     const self = { module: this.module, resource: this.resource };
     const { feature } = this.module.licence;
     if (feature && !enforceFeature(entitlements, feature, "").allowed) return [self];
+    const registry = { registry: REGISTRY.kinds };
+    // Its desired state is asked only to find its members: not for a kind that can have none.
+    if (!mayHaveMembers(registry, this.module)) return [self];
     const desired = this.module.desired(this.resource, {
       capabilities: [],
       consumers: [],
       objects: new Map(),
       licence: { entitlements, instances: [] },
     });
-    const registry = { registry: REGISTRY.kinds };
     const members = membersIn(registry, desired).map((member) => {
       const module = moduleOf(registry, member.kind);
       return { module, resource: module.schema.parse(member) };
@@ -168,11 +170,16 @@ export class NaviqueResource<K extends string = string>
     const declared = app.byConstruct.get(this) ?? [];
     const problems: string[] = [];
     for (const [index, declaration] of declared.entries()) {
+      const decideCap = app.caps.get(declaration.resource.kind);
+      // With the cap's decisions ordered, the instances are only searched for the resource's own: given
+      // alone, found at once (the whole list, searched for each resource, made synth quadratic).
+      const own = app.instanceOf(declaration.resource);
+      const instances = decideCap ? (own ? [own] : []) : (app.instances.get(declaration.resource.kind) ?? []);
       const refusal = licenceRefusal(
         declaration.module,
         declaration.resource,
-        { licence: { entitlements, instances: app.instances.get(declaration.resource.kind) ?? [] } },
-        app.caps.get(declaration.resource.kind),
+        { licence: { entitlements, instances } },
+        decideCap,
       );
       if (!refusal) continue;
       // The engine's message names the resource (`Kind namespace/name is refused: …`); a member's, the member.

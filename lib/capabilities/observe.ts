@@ -1,6 +1,7 @@
-import { setHeaderMiddleware, type V1Deployment, type V1StatefulSet } from "@kubernetes/client-node";
+import type { V1Deployment, V1StatefulSet } from "@kubernetes/client-node";
 import type { CapabilityEntry } from "../catalog/capability.js";
 import { imageRepository, matchingUpstreamImage } from "../catalog/image-identity.js";
+import { CRD_COLLECTION } from "../cluster/crd-metadata.js";
 import {
   cachedReleaseRecord,
   decodeReleaseSecret,
@@ -9,6 +10,7 @@ import {
   latestReleaseSecret,
 } from "../cluster/helm-release-record.js";
 import { type KubeClient, orUndefined } from "../cluster/kube-client.js";
+import { METADATA_ONLY } from "../cluster/metadata-list.js";
 import { objectNames } from "../cluster/object-names.js";
 import type { ReleaseRecord, ReleaseWorkload } from "../cluster/release-record.js";
 import { servedResources } from "../cluster/served-resources.js";
@@ -40,9 +42,6 @@ function imageMatch(
   }
   return undefined;
 }
-
-/** Where the apiserver lists CRDs; a CRD's name is `<plural>.<group>` (validated by the apiserver). */
-const CRD_COLLECTION = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
 function groupOf(crdName: string): string {
   return crdName.slice(crdName.indexOf(".") + 1);
@@ -173,15 +172,6 @@ async function findControllers(client: KubeClient, entry: CapabilityEntry): Prom
   } while (continueToken);
   return byLabels.find((sightings) => sightings.length > 0) ?? byImage;
 }
-
-/**
- * Lists only the metadata of the matching objects (a PartialObjectMetadataList): release Secrets are
- * chosen by their labels, and a real operator's revision weighs ~0.5 MB of payload each.
- */
-const METADATA_ONLY = {
-  middleware: [setHeaderMiddleware("Accept", "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1")],
-  middlewareMergeStrategy: "append" as const,
-};
 
 /**
  * The latest revision of the release: its Secret is chosen by the labels of a metadata-only list, and

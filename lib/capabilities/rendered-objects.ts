@@ -1,5 +1,6 @@
 import pMap from "p-map";
-import { parseAllDocuments } from "yaml";
+import { crdMetadata } from "../cluster/crd-metadata.js";
+import { helmOutputDocuments } from "../cluster/helm-output.js";
 import {
   HELM_NAME_LABEL,
   HELM_OWNER_LABEL,
@@ -7,6 +8,7 @@ import {
   HELM_RELEASE_NAMESPACE_ANNOTATION,
 } from "../cluster/helm-release-record.js";
 import type { KubeClient, ObjectHeader } from "../cluster/kube-client.js";
+import { METADATA_ONLY } from "../cluster/metadata-list.js";
 import type { ExistingObject } from "./release-ownership.js";
 
 /** One object of a rendered chart, with the namespace helm would put it in. */
@@ -46,8 +48,8 @@ export async function placeRenderedObjects(
 ): Promise<RenderedManifest> {
   const served: RenderedObject[] = [];
   const unserved: UnservedObject[] = [];
-  for (const document of parseAllDocuments(manifest)) {
-    const parsed = document.toJS() as ParsedObject | null;
+  for (const document of helmOutputDocuments(manifest)) {
+    const parsed = document as ParsedObject | null;
     if (!parsed?.kind || !parsed.apiVersion || !parsed.metadata?.name) continue;
     if (parsed.metadata.annotations?.[HOOK_ANNOTATION]) continue;
     const object = parsed as RenderedObject;
@@ -65,13 +67,17 @@ export async function placeRenderedObjects(
   return { served, unserved };
 }
 
-/** Whether a helm release still exists: any record of it that is not `uninstalled` (kept by --keep-history). */
+/**
+ * Whether a helm release still exists: any record of it that is not `uninstalled` (kept by --keep-history).
+ * Its records' labels say it: their metadata is listed, as detection lists it, not their payloads.
+ */
 async function releaseLive(client: KubeClient, namespace: string, release: string): Promise<boolean> {
-  const records = await client.core.listNamespacedSecret({
-    namespace,
-    labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${release}`,
-  });
-  return records.items.some((record) => record.metadata?.labels?.status !== "uninstalled");
+  const records = await client.core.listNamespacedSecret(
+    { namespace, labelSelector: `${HELM_OWNER_LABEL}=helm,${HELM_NAME_LABEL}=${release}` },
+    METADATA_ONLY,
+  );
+  // An empty PartialObjectMetadataList comes with `items: null`.
+  return (records.items ?? []).some((record) => record.metadata?.labels?.status !== "uninstalled");
 }
 
 function header(object: RenderedObject): ObjectHeader {
@@ -85,11 +91,25 @@ function header(object: RenderedObject): ObjectHeader {
  */
 export const PREFLIGHT_CONCURRENCY = 8;
 
-/** The rendered objects that already exist, with their ownership metadata and the liveness of the release it names. */
+const isCrd = (object: RenderedObject) =>
+  object.apiVersion === "apiextensions.k8s.io/v1" && object.kind === "CustomResourceDefinition";
+
+/**
+ * The rendered objects that already exist, with their ownership metadata and the liveness of the release
+ * it names: their metadata is what is judged, and all that is read. The CRDs among them, a chart's bulk,
+ * are judged from one list of every CRD's metadata (lib/cluster/crd-metadata.ts); every other object's
+ * metadata is read.
+ */
 export async function observeExistingObjects(
   client: KubeClient,
   objects: readonly RenderedObject[],
 ): Promise<ExistingObject[]> {
+  // Listed when the first CRD is looked at, once for all of them.
+  let listed: ReturnType<typeof crdMetadata> | undefined;
+  const crds = () => {
+    listed ??= crdMetadata(client);
+    return listed;
+  };
   // Many objects name the same release (the CRDs an earlier install left): its records are listed once.
   const liveness = new Map<string, Promise<boolean>>();
   const live = (namespace: string, release: string) => {
@@ -104,7 +124,9 @@ export async function observeExistingObjects(
   const observed = await pMap(
     objects,
     async (object): Promise<ExistingObject | undefined> => {
-      const stored = await client.read(header(object));
+      const stored = isCrd(object)
+        ? (await crds()).get(object.metadata.name)
+        : await client.readMetadata(header(object));
       if (!stored) return undefined;
       const labels = stored.metadata?.labels ?? {};
       const annotations = stored.metadata?.annotations ?? {};

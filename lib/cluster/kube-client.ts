@@ -4,25 +4,30 @@ import {
   ApiException,
   ApiextensionsV1Api,
   AppsV1Api,
+  type Configuration,
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   createConfiguration,
   EventsV1Api,
   type HttpLibrary,
+  HttpMethod,
   KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
-  type Middleware,
   Observable,
   type RequestContext,
-  type ResponseContext,
+  ResponseContext,
   ServerConfiguration,
   setHeaderMiddleware,
+  type V1APIResource,
 } from "@kubernetes/client-node";
 import { OPERATOR_NAME } from "../api/group.js";
 import { failedWebhookCall, statusMessage } from "./admission-webhook-failure.js";
 import { type AttemptOutcome, DEFAULT_RETRY_POLICY, type RetryPolicy, sendWithRetries } from "./api-retry.js";
+import { type DiscoveredKind, discoveredKindKey, discoveredKinds } from "./discovered-kinds.js";
+import { METADATA_ACCEPT } from "./metadata-list.js";
+import { type KeptAnswer, ReadOnce } from "./read-once.js";
 
 /** The field manager of every server-side apply the product makes. */
 export const FIELD_MANAGER = OPERATOR_NAME;
@@ -38,7 +43,7 @@ export interface ObjectHeader {
 const WRITES_REMEMBERED = 200;
 
 /** Counts the HTTP requests made through one client: detection's cost is measured, not guessed. */
-class RequestCounter implements Middleware {
+class RequestCounter {
   count = 0;
   /** Every write (any method but GET), counted; the most recent ones remembered as `METHOD path`. */
   writes = 0;
@@ -48,14 +53,11 @@ class RequestCounter implements Middleware {
     this.recentWrites.push(`${method} ${path}`);
     if (this.recentWrites.length > WRITES_REMEMBERED) this.recentWrites.shift();
   }
-  async pre(context: RequestContext): Promise<RequestContext> {
+  /** A typed or generic API call sent: counted where it leaves, so that an answer served again is not. */
+  sent(context: RequestContext): void {
     this.count += 1;
     const method = String(context.getHttpMethod());
     if (method !== "GET") this.recordWrite(method, new URL(context.getUrl()).pathname);
-    return context;
-  }
-  async post(context: ResponseContext): Promise<ResponseContext> {
-    return context;
   }
 }
 
@@ -77,10 +79,55 @@ export type WriteFence = () => string | undefined;
 /** Hears of each request sent again: what the apiserver answered, and how long the client waits. */
 export type RetryListener = (what: string, outcome: AttemptOutcome, waitMs: number, retry: number) => void;
 
+/**
+ * Hears of each request as it leaves for the apiserver: `GET`, `PATCH`…, the path with its query, and what
+ * it accepts (a whole object, its metadata, a Table…).
+ */
+export type RequestListener = (method: string, path: string, accept: string) => void;
+
 export interface KubeClientOptions {
   /** When failed requests are sent again (lib/cluster/api-retry.ts); DEFAULT_RETRY_POLICY unless given. */
   readonly retry?: RetryPolicy;
   readonly onRetry?: RetryListener;
+  /**
+   * Each GET sent once and its answer served again to every later asker, discovery included (read as a
+   * whole: lib/cluster/discovered-kinds.ts), for the client's life (lib/cluster/read-once.ts): for a
+   * process that reads the cluster once and changes nothing, `navique plan`. Never for a client that
+   * writes, or lives on while the cluster changes.
+   * @default false
+   */
+  readonly readOnce?: boolean;
+  /** Told of each request sent (an answer served again sends none): what a run reads, path by path. @default none */
+  readonly onRequest?: RequestListener;
+}
+
+/** What the client asked for, as `onRequest` hears it. */
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/** The Accept header of a request, whatever its case: part of what makes an answer. */
+function acceptOf(request: RequestContext): string {
+  return Object.entries(request.getHeaders()).find(([key]) => key.toLowerCase() === "accept")?.[1] ?? "";
+}
+
+/** An answer kept by ReadOnce, as client-node reads a response: its body can be read again and again. */
+function replayed(answer: KeptAnswer): ResponseContext {
+  return new ResponseContext(
+    answer.status,
+    { ...answer.headers },
+    {
+      text: async () => answer.body,
+      binary: async () => Buffer.from(answer.body, "utf8"),
+      stream: () => null,
+    },
+  );
+}
+
+async function kept(response: ResponseContext): Promise<KeptAnswer> {
+  // As text: client-node's binary() of an undici response calls a method undici's Response lacks.
+  return { status: response.httpStatusCode, headers: response.headers, body: await response.body.text() };
 }
 
 /**
@@ -102,6 +149,9 @@ class RetryingHttpLibrary implements HttpLibrary {
     private readonly policy: RetryPolicy,
     private readonly onRetry: RetryListener | undefined,
     private readonly fence: WriteFence,
+    /** Told of each request that leaves (not of an answer served again). */
+    private readonly sent: (request: RequestContext) => void,
+    private readonly readOnce: ReadOnce | undefined,
   ) {}
 
   /** Closes every connection of the pool, requests under way included: the next request opens a new one. */
@@ -112,6 +162,17 @@ class RetryingHttpLibrary implements HttpLibrary {
   }
 
   send(request: RequestContext): Observable<ResponseContext> {
+    const { readOnce } = this;
+    if (!readOnce || request.getHttpMethod().toString() !== "GET") return new Observable(this.sendNow(request));
+    const answer = readOnce.answer(`${request.getUrl()} ${acceptOf(request)}`, async () =>
+      kept(await this.sendNow(request)),
+    );
+    return new Observable(answer.then(replayed));
+  }
+
+  /** The request sent at once, whatever answer is kept: every request of the client leaves here. */
+  sendNow(request: RequestContext): Promise<ResponseContext> {
+    this.sent(request);
     const dispatcher = request.getDispatcher();
     if (dispatcher !== undefined) {
       this.pool ??= dispatcher;
@@ -122,35 +183,54 @@ class RetryingHttpLibrary implements HttpLibrary {
     const contentType = Object.entries(headers).find(([key]) => key.toLowerCase() === "content-type")?.[1];
     const what = `${method} ${new URL(request.getUrl()).pathname}`;
     let attempts = 0;
-    return new Observable(
-      sendWithRetries(
-        this.policy,
-        { method, contentType },
-        () => {
-          // Checked before every attempt, a retry's too: a fence raised meanwhile stops a write, and stops a
-          // read from being sent again (a pass of an operator that lost the lead ends at once, not after
-          // a minute of retries against an apiserver away; its watches restart on their own).
-          attempts += 1;
-          const fenced = method === "GET" && attempts === 1 ? undefined : this.fence();
-          if (fenced) return Promise.reject(new WriteFencedError(what, fenced));
-          return this.inner.send(request).toPromise();
-        },
-        (response) => ({
-          kind: "response",
-          status: response.httpStatusCode,
-          retryAfter: response.headers["retry-after"],
-        }),
-        async (response) => {
-          await response.body.text();
-        },
-        (outcome, waitMs, retry) => this.onRetry?.(what, outcome, waitMs, retry),
-      ),
+    return sendWithRetries(
+      this.policy,
+      { method, contentType },
+      () => {
+        // Checked before every attempt, a retry's too: a fence raised meanwhile stops a write, and stops a
+        // read from being sent again (a pass of an operator that lost the lead ends at once, not after
+        // a minute of retries against an apiserver away; its watches restart on their own).
+        attempts += 1;
+        const fenced = method === "GET" && attempts === 1 ? undefined : this.fence();
+        if (fenced) return Promise.reject(new WriteFencedError(what, fenced));
+        return this.inner.send(request).toPromise();
+      },
+      (response) => ({
+        kind: "response",
+        status: response.httpStatusCode,
+        retryAfter: response.headers["retry-after"],
+      }),
+      async (response) => {
+        await response.body.text();
+      },
+      (outcome, waitMs, retry) => this.onRetry?.(what, outcome, waitMs, retry),
     );
   }
 }
 
-/** The generic object client, with its discovery-backed path resolution made callable. */
+/**
+ * The generic object client, with its discovery-backed path resolution made callable. Given `discovered`
+ * (a client that reads once), a kind is looked up in the whole of discovery, read once, before client-node
+ * reads its API version's resource list; a kind missing there is looked up as client-node does.
+ */
 class ObjectPaths extends KubernetesObjectApi {
+  constructor(
+    configuration: ConstructorParameters<typeof KubernetesObjectApi>[0],
+    private readonly discovered?: () => Promise<ReadonlyMap<string, DiscoveredKind> | undefined>,
+  ) {
+    super(configuration);
+  }
+
+  protected override async resource(
+    apiVersion: string,
+    kind: string,
+    options?: Configuration,
+  ): Promise<V1APIResource | undefined> {
+    const found = (await this.discovered?.())?.get(discoveredKindKey(apiVersion, kind));
+    if (!found) return super.resource(apiVersion, kind, options);
+    return { kind: found.kind, name: found.plural, namespaced: found.namespaced, singularName: "", verbs: [] };
+  }
+
   resolvePath(spec: KubernetesObject, action: "patch" | "read" | "delete"): Promise<string> {
     return this.specUriPath(spec, action);
   }
@@ -232,8 +312,13 @@ export class KubeClient {
   private readonly configuration: ReturnType<typeof createConfiguration>;
   private readonly retry: RetryPolicy;
   private readonly onRetry: RetryListener | undefined;
+  private readonly onRequest: RequestListener | undefined;
   private readonly http: RetryingHttpLibrary;
-  /** The raw requests (applies, discovery) under way: closed with the pool's by `dropConnections`. */
+  /** The answers kept by a client that reads once; undefined for any other. */
+  private readonly readOnce: ReadOnce | undefined;
+  /** Every kind discovery serves, read once by a client that reads once (ObjectPaths). */
+  private discovered: Promise<ReadonlyMap<string, DiscoveredKind> | undefined> | undefined;
+  /** The server-side applies under way (sent apart from the pool): closed with the pool's by `dropConnections`. */
   private readonly rawUnderWay = new Set<ClientRequest>();
   private fence: WriteFence = () => undefined;
 
@@ -245,14 +330,25 @@ export class KubeClient {
     if (!cluster) throw new Error("the kubeconfig has no current cluster: set current-context");
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.onRetry = options.onRetry;
+    this.onRequest = options.onRequest;
+    this.readOnce = options.readOnce ? new ReadOnce() : undefined;
     // client-node's default HTTP library (undici's fetch), wrapped in the retry policy and the write fence.
-    this.http = new RetryingHttpLibrary(createConfiguration().httpApi, this.retry, this.onRetry, () => this.fence());
+    this.http = new RetryingHttpLibrary(
+      createConfiguration().httpApi,
+      this.retry,
+      this.onRetry,
+      () => this.fence(),
+      (request) => {
+        this.counter.sent(request);
+        this.onRequest?.(request.getHttpMethod().toString(), pathOf(request.getUrl()), acceptOf(request));
+      },
+      this.readOnce,
+    );
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kubeconfig },
       httpApi: this.http,
       middleware: [setHeaderMiddleware("User-Agent", OPERATOR_NAME)],
-      promiseMiddleware: [this.counter],
     });
     this.configuration = configuration;
     this.core = new CoreV1Api(configuration);
@@ -305,25 +401,34 @@ export class KubeClient {
   }
 
   private makeObjectApi(): ObjectPaths {
-    const objects = new ObjectPaths(this.configuration);
+    const discovered = this.readOnce
+      ? () => {
+          this.discovered ??= discoveredKinds(this);
+          return this.discovered;
+        }
+      : undefined;
+    const objects = new ObjectPaths(this.configuration, discovered);
     objects.useDefaultNamespaceOf(this.kubeconfig);
     return objects;
   }
 
   /**
    * Forgets what API discovery learnt. The generic object client caches which kinds each group serves;
-   * after a chart installs new CRDs, the next apply must see them.
+   * after a chart installs new CRDs, the next apply must see them. A client that reads once forgets every
+   * answer it kept.
    */
   refreshDiscovery(): void {
+    this.discovered = undefined;
+    this.readOnce?.forget();
     this.objects = this.makeObjectApi();
   }
 
   /**
    * Whether the API serves `kind` of `apiVersion` in namespaces (true) or cluster-wide (false);
-   * undefined when it does not serve the kind at all (e.g. a CRD not installed yet).
+   * undefined when it does not serve the kind at all (e.g. a CRD not installed yet). A request only when
+   * discovery is not known yet (counted then, as it is sent): the answer is kept.
    */
   async namespaced(apiVersion: string, kind: string): Promise<boolean | undefined> {
-    this.counter.count += 1;
     return this.objects.namespaced(apiVersion, kind);
   }
 
@@ -341,6 +446,7 @@ export class KubeClient {
     // apply body is therefore sent as written, to the path the generic client resolves.
     const path = await this.objects.resolvePath(object as KubernetesObject, "patch");
     this.counter.recordWrite("APPLY", path);
+    this.onRequest?.("PATCH", path, "application/json");
     const url = new URL(`${this.server}${path}`);
     url.searchParams.set("fieldManager", options.fieldManager ?? FIELD_MANAGER);
     url.searchParams.set("force", "true");
@@ -379,32 +485,59 @@ export class KubeClient {
 
   /**
    * A GET the typed clients cannot make: API discovery and server-side Tables, whose shapes client-node
-   * does not model. `etag`, when given, is sent as If-None-Match: a 304 answer carries no body.
+   * does not model. `etag`, when given, is sent as If-None-Match: a 304 answer carries no body. A client
+   * that reads once serves the answer it kept, with its body (its ETag tells the asker it has it already).
    */
   async get(path: string, accept: string, etag?: string): Promise<RawGetResponse> {
-    this.counter.count += 1;
-    const url = new URL(`${this.server}${path}`);
-    const requestOptions: RequestOptions = {
-      method: "GET",
-      headers: { accept, ...(etag ? { "if-none-match": etag } : {}) },
-    };
-    await this.kubeconfig.applyToHTTPSOptions(requestOptions);
-    const response = await sendWithRetries(
-      this.retry,
-      { method: "GET" },
-      () => send(url, requestOptions, "", this.rawUnderWay),
-      (answer) => ({ kind: "response", status: answer.status, retryAfter: answer.retryAfter }),
-      async () => {},
-      (outcome, waitMs, retry) => this.onRetry?.(`GET ${url.pathname}`, outcome, waitMs, retry),
-    );
-    if (response.status >= 400)
-      throw new ApiException(response.status, `GET ${url.pathname} failed`, response.body, {});
-    return { status: response.status, body: response.body, etag: response.etag };
+    const answer = this.readOnce
+      ? await this.keptGet(this.readOnce, path, accept)
+      : await this.getNow(path, accept, etag);
+    if (answer.status >= 400)
+      throw new ApiException(answer.status, `GET ${path.split("?")[0]} failed`, answer.body, {});
+    return answer;
+  }
+
+  /** A GET of a client that reads once: the answer kept, its refusals (404…) too, sent the first time only. */
+  private async keptGet(readOnce: ReadOnce, path: string, accept: string): Promise<RawGetResponse> {
+    const answer = await readOnce.answer(`${this.server}${path} ${accept}`, async (): Promise<KeptAnswer> => {
+      const { status, body, etag } = await this.getNow(path, accept, undefined);
+      return { status, body, headers: etag ? { etag } : {} };
+    });
+    return { status: answer.status, body: answer.body, etag: answer.headers.etag };
+  }
+
+  /**
+   * The GET itself, through the client's one connection pool (RetryingHttpLibrary: its retries, its count),
+   * as the typed clients' calls go: a request of its own opened a TLS connection of its own.
+   */
+  private async getNow(path: string, accept: string, etag: string | undefined): Promise<RawGetResponse> {
+    const request = this.configuration.baseServer.makeRequestContext(path, HttpMethod.GET);
+    request.setHeaderParam("Accept", accept);
+    if (etag) request.setHeaderParam("If-None-Match", etag);
+    await this.kubeconfig.applySecurityAuthentication(request);
+    const response = await this.http.sendNow(request);
+    return { status: response.httpStatusCode, body: await response.body.text(), etag: response.headers.etag };
+  }
+
+  /**
+   * The object's metadata as stored (a PartialObjectMetadata: its labels and annotations, without what it
+   * holds), or undefined when it does not exist: what a check of who holds an object reads, in a fraction
+   * of the bytes and of the parsing a whole Deployment or CRD costs. A kind the API does not serve is
+   * answered as `read` answers it.
+   */
+  async readMetadata(object: ObjectHeader): Promise<Pick<KubernetesObject, "metadata"> | undefined> {
+    try {
+      const path = await this.objects.resolvePath(object as KubernetesObject, "read");
+      return JSON.parse((await this.get(path, METADATA_ACCEPT)).body) as Pick<KubernetesObject, "metadata">;
+    } catch (error) {
+      if (statusOf(error) === 404) return undefined;
+      throw error;
+    }
   }
 
   /** The object as stored, or undefined when it does not exist. */
   async read(object: ObjectHeader): Promise<KubernetesObject | undefined> {
-    // Counted by the request middleware, as the generic client's requests go through it.
+    // Counted where it is sent (RetryingHttpLibrary), as the generic client's requests go through it.
     return orUndefined(this.objects.read(object as KubernetesObject & { metadata: { name: string } }));
   }
 

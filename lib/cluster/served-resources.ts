@@ -5,7 +5,8 @@ import type { KubeClient } from "./kube-client.js";
  * resource the apiserver serves, in one answer. Plain JSON is accepted after it, so that an older
  * apiserver answers with the legacy group list instead of refusing the request.
  */
-const AGGREGATED_DISCOVERY = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+export const AGGREGATED_DISCOVERY =
+  "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 const LEGACY_DISCOVERY = "application/json";
 
 export interface ServedResourcesOptions {
@@ -88,9 +89,12 @@ export async function servedResources(
     const answer = await client.get("/apis", LEGACY_DISCOVERY);
     return fromLegacy(client, JSON.parse(answer.body) as LegacyGroupList, new Set(groups));
   }
+  const answer = await client.get("/apis", AGGREGATED_DISCOVERY, lastAnswer.get(client)?.etag);
+  // Looked up after the answer: a client that reads once serves one answer to every asker, with its ETag
+  // (lib/cluster/read-once.ts), and the first asker's parse then serves the others.
   const cached = lastAnswer.get(client);
-  const answer = await client.get("/apis", AGGREGATED_DISCOVERY, cached?.etag);
-  if (answer.status === 304 && cached) return cached.served;
+  if (cached && (answer.status === 304 || (answer.etag !== undefined && answer.etag === cached.etag)))
+    return cached.served;
   const document = JSON.parse(answer.body) as AggregatedDiscovery | LegacyGroupList;
   if (document.kind === "APIGroupList") return fromLegacy(client, document, new Set(groups));
   const served = fromAggregated(document);

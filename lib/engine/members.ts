@@ -1,6 +1,6 @@
 import { reconcileClaimTargets, waitsForClaim } from "./claim-targets.js";
 import { moduleOf, type ReconcileContext } from "./context.js";
-import type { EngineResource } from "./kind-module.js";
+import type { EngineResource, KindModule } from "./kind-module.js";
 import type { KubeObject } from "./objects.js";
 import { ownedBy } from "./ownership.js";
 import { type ReconcileOutcome, readResource, reconcileResource } from "./reconcile.js";
@@ -16,6 +16,19 @@ export function membersIn(
     step.kind === "apply" && kinds.has(step.object.kind) && step.object.apiVersion.startsWith("core.navique.com/")
       ? [step.object]
       : [],
+  );
+}
+
+/**
+ * Whether resources of a kind may have members at all: only if it declares a member kind among those it
+ * emits (a plan emits no kind its module does not declare: the registry's contract tests). Saves asking
+ * a desired state just to find none.
+ */
+export function mayHaveMembers(context: Pick<ReconcileContext, "registry">, module: KindModule): boolean {
+  return module.emits.some(
+    (emitted) =>
+      emitted.apiVersion.startsWith("core.navique.com/") &&
+      context.registry.some((m) => m.definition.kind === emitted.kind),
   );
 }
 

@@ -2,6 +2,7 @@ import type { KubernetesObject } from "@kubernetes/client-node";
 import pMap from "p-map";
 import { stalledOf } from "../api/conditions.js";
 import type { CapabilityDecision } from "../capabilities/provenance.js";
+import { KubeClient, type RequestListener } from "../cluster/kube-client.js";
 import { capOrder, type Instance } from "../licence/enforce.js";
 import type { Entitlements } from "../licence/entitlements.js";
 import { resolveEntitlements } from "../licence/resolve.js";
@@ -50,16 +51,30 @@ export interface PlanRun {
   readonly notes: readonly string[];
 }
 
+/**
+ * The client of a plan run, from a kubeconfig file: it reads each thing once for the whole run, discovery
+ * and the CRDs included (`readOnce`, lib/cluster/read-once.ts): a plan changes nothing, so every resource
+ * is judged against one reading of the cluster. `onRequest` hears each request it sends.
+ */
+export function planClient(kubeconfig: string, onRequest?: RequestListener): KubeClient {
+  return KubeClient.fromFile(kubeconfig, { readOnce: true, ...(onRequest ? { onRequest } : {}) });
+}
+
 /** How many resources are planned at once: their reads overlap, their order on output does not change. */
 const CONCURRENCY = 8;
 
 /** Everything a run observes once for all its resources. */
 interface RunObservations {
   readonly context: ReconcileContext;
-  /** Per capability: whether an install or upgrade of it would be refused for a collision, looked at once. */
+  /**
+   * Per capability: whether an install or upgrade of it would be refused for a collision, looked at once
+   * (its chart rendered by helm, its objects read); started, not yet consulted.
+   */
   readonly foresee: (capability: string) => Foresight;
-  /** The foresights made so far, by capability. */
-  readonly foreseen: ReadonlyMap<string, Foresight>;
+  /** The same foresight, consulted: what the run says of it. */
+  readonly consult: (capability: string) => Foresight;
+  /** The foresights consulted so far, by capability, in the order first consulted. */
+  readonly consulted: ReadonlyMap<string, Foresight>;
 }
 
 type Foresight = ReturnType<ReconcileContext["installer"]["foreseeConflict"]>;
@@ -114,6 +129,12 @@ async function runObservations(
     }
     return foresight;
   };
+  const consulted = new Map<string, Foresight>();
+  const consult = (capability: string) => {
+    const foresight = foresee(capability);
+    if (!consulted.has(capability)) consulted.set(capability, foresight);
+    return foresight;
+  };
   return {
     context: {
       ...context,
@@ -123,7 +144,8 @@ async function runObservations(
       detect,
     },
     foresee,
-    foreseen: foresights,
+    consult,
+    consulted,
   };
 }
 
@@ -132,22 +154,27 @@ async function collision(
   run: RunObservations,
   passes: readonly PlannedPass[],
 ): Promise<{ pass: PlannedPass; decision: CapabilityDecision; line: string } | undefined> {
-  for (const pass of passes) {
-    for (const decision of reliedOn(pass.plan, pass.view)) {
-      if (decision.action === "none") continue;
-      const { conflict } = await run.foresee(decision.capability);
-      if (!conflict) continue;
-      // As the operator reports it: the ensure step of that capability failed with OwnershipConflict.
-      const step: PlanStep = {
-        kind: "ensure-capability",
-        capability: decision.capability,
-        description: decision.summary,
-      };
-      const module = moduleOf(run.context, pass.resource.kind);
-      const failed = failedPlan(module, pass.resource, pass.plan as never, step, stepFailureOf(step, conflict));
-      const stalled = stalledOf((failed as { conditions: Parameters<typeof stalledOf>[0] }).conditions);
-      if (stalled) return { pass, decision, line: stalledLine(resourceLabel(pass.resource), stalled) };
-    }
+  const relied = passes.flatMap((pass) =>
+    reliedOn(pass.plan, pass.view)
+      .filter((decision) => decision.action !== "none")
+      .map((decision) => ({ pass, decision })),
+  );
+  // Every foresight it may consult, started at once: each renders a chart through helm, and waited for one
+  // after the other they made the run wait for helm once per capability. Consulted in order all the same.
+  for (const { decision } of relied) void run.foresee(decision.capability);
+  for (const { pass, decision } of relied) {
+    const { conflict } = await run.consult(decision.capability);
+    if (!conflict) continue;
+    // As the operator reports it: the ensure step of that capability failed with OwnershipConflict.
+    const step: PlanStep = {
+      kind: "ensure-capability",
+      capability: decision.capability,
+      description: decision.summary,
+    };
+    const module = moduleOf(run.context, pass.resource.kind);
+    const failed = failedPlan(module, pass.resource, pass.plan as never, step, stepFailureOf(step, conflict));
+    const stalled = stalledOf((failed as { conditions: Parameters<typeof stalledOf>[0] }).conditions);
+    if (stalled) return { pass, decision, line: stalledLine(resourceLabel(pass.resource), stalled) };
   }
   return undefined;
 }
@@ -242,7 +269,7 @@ export async function planInputs(
     concurrency: CONCURRENCY,
   });
   const notes: string[] = [];
-  for (const [capability, foresight] of run.foreseen) {
+  for (const [capability, foresight] of run.consulted) {
     const { unchecked } = await foresight;
     if (unchecked)
       notes.push(
