@@ -102,3 +102,25 @@ export {
   type StackSpecInput,
 } from "./kinds/stack/schema.js";
 export { PACKAGE_VERSION } from "./package/manifest.js";
+// The JSON documents of `navique status`, `navique doctor` and `navique plan` (-o json), for scripts that
+// read them: their zod schemas and types (docs/status-and-doctor.md, docs/plan.md).
+export {
+  DOCTOR_EXIT_CODES,
+  DOCTOR_REPORT_VERSION,
+  DoctorReport,
+  Finding,
+  FindingCode,
+} from "./reports/doctor-report.js";
+export { PLAN_REPORT_VERSION, PlannedResource, PlanReport } from "./reports/plan-report.js";
+export {
+  CapabilityState,
+  CapUse,
+  ClusterState,
+  LicenceState,
+  OperatorState,
+  ResourceReference,
+  ResourceState,
+  STATUS_EXIT_CODES,
+  STATUS_REPORT_VERSION,
+  StatusReport,
+} from "./reports/status-report.js";

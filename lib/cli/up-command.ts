@@ -1,4 +1,5 @@
 import { CoreV1Api, KubeConfig, VersionApi } from "@kubernetes/client-node";
+import { nodeReadiness } from "../cluster/node-readiness.js";
 import { PLAN_EXIT_CODES } from "../engine/plan-run.js";
 import { stderrReporter } from "../reporter.js";
 import { preparedHelm } from "./helm-binary.js";
@@ -17,17 +18,16 @@ export async function runUp(kubeconfigFlag: string | undefined, paths: readonly 
   const kubeconfig = new KubeConfig();
   kubeconfig.loadFromFile(target.kubeconfig);
   const version = await kubeconfig.makeApiClient(VersionApi).getCode();
-  const nodes = await kubeconfig.makeApiClient(CoreV1Api).listNode();
-  const ready = nodes.items.filter((n) => n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"));
+  const nodes = await nodeReadiness(kubeconfig.makeApiClient(CoreV1Api));
   process.stdout.write(
     [
       `cluster: ${kubeconfig.getCurrentCluster()?.server ?? "?"} (${target.source}, kubeconfig ${target.kubeconfig})`,
       `kubernetes: ${version.gitVersion}`,
-      `nodes: ${ready.length}/${nodes.items.length} Ready`,
+      `nodes: ${nodes.ready}/${nodes.total} Ready`,
       "",
     ].join("\n"),
   );
-  if (ready.length === 0) return 1;
+  if (nodes.ready === 0) return 1;
   if (paths.length === 0) return 0;
   // The plan reads releases through helm: on a machine without one, the toolchain's is built first.
   await preparedHelm(undefined);

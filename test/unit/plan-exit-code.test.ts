@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runUnchecked } from "../../lib/cluster/process.js";
 import { type PlanOutcome, type PlanRun, planExitCode } from "../../lib/engine/plan-run.js";
+import { PlanReport } from "../../lib/reports/plan-report.js";
 
 const TSX = join(process.cwd(), "node_modules", ".bin", "tsx");
 const CLI = join(process.cwd(), "lib", "cli", "main.ts");
@@ -69,10 +70,33 @@ describe("navique plan, inputs only", () => {
     expect(result.stderr).toContain("plan: 0 judged: 0 to change");
   });
 
-  it("documents its exit codes in --help", async () => {
-    const result = await runUnchecked(TSX, [CLI, "--help"]);
-    expect(result.stdout).toContain(
-      "Exit codes\n            (docs/plan.md): 0 nothing to change, 2 changes planned, 1 a resource refused, stalled,\n            invalid or not implemented, or an input not judged",
+  it("-o json: one PlanReport on stdout, the inputs not judged and the notes in it, the same exit code", async () => {
+    await writeFile(join(dir, "d.yaml"), "");
+    await writeFile(join(dir, "e.yaml"), "apiVersion: v1\nkind: Namespace\nmetadata: {name: apps}\n");
+    const result = await runUnchecked(TSX, [CLI, "plan", join(dir, "d.yaml"), join(dir, "e.yaml"), "-o", "json"]);
+    expect(result.code).toBe(1);
+    expect(PlanReport.parse(JSON.parse(result.stdout))).toEqual({
+      version: 1,
+      exitCode: 1,
+      resources: [],
+      problems: [
+        `${join(dir, "d.yaml")}: empty: it holds no YAML document. Write the resources into it, or remove it from the paths given to plan`,
+      ],
+      notes: [
+        `${join(dir, "e.yaml")}: 1 document(s) of other API groups skipped (Namespace v1): plan judges only core.navique.com resources`,
+      ],
+    });
+    // stderr says what it says without -o json.
+    expect(result.stderr).toContain(
+      "plan: 0 judged: 0 to change, 0 in place, 0 waiting, 0 refused, 0 stalled; 1 input(s) not judged; exit 1",
     );
+  });
+
+  it("documents its exit codes in plan --help", async () => {
+    const result = await runUnchecked(TSX, [CLI, "plan", "--help"]);
+    expect(result.stdout).toContain(
+      "\nexit codes:\n  0    nothing to change: every resource is in place, or only waits for something that will come\n  2    changes planned, and every resource would be admitted and go on\n  1    a resource would be refused (licence) or stall",
+    );
+    expect(result.stdout).toContain("\nmore: docs/plan.md");
   });
 });
