@@ -186,7 +186,10 @@ describe("the package installed in a project of its own", () => {
     });
     // A kubeconfig that is not there: the installed CLI offers the ambient kubeconfig, not a plane it lacks.
     const missing = join(home, "nowhere.kubeconfig");
-    const status = await runUnchecked(process.execPath, [bin, "status", "--kubeconfig", missing], { cwd: project, env });
+    const status = await runUnchecked(process.execPath, [bin, "status", "--kubeconfig", missing], {
+      cwd: project,
+      env,
+    });
     expect({ code: status.code, stderr: status.stderr.trim() }).toEqual({
       code: 1,
       stderr: `navique: --kubeconfig ${missing}: no such file. Give the path of an existing kubeconfig, or omit the flag to use $KUBECONFIG or ~/.kube/config.`,
