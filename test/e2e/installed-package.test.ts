@@ -26,6 +26,7 @@ import {
 import { eventually } from "../support/cluster.js";
 import { suiteNamespaces } from "../support/namespace-content.js";
 import { readPostgresCluster } from "../support/postgres.js";
+import { readmeBlocks } from "../support/readme-projects.js";
 import { REPOSITORY } from "../support/repository.js";
 import {
   installScratchProject,
@@ -539,23 +540,64 @@ new PostgresCluster("db", {
     expect(files).toContain(`${prefix}values.schema.json`);
   });
 
+  it("the README's status and doctor commands, as written, from the project: a report, JSON, findings, a page per command", async () => {
+    const block = (await readmeBlocks("Reading what it did: `navique status` and `navique doctor`")).find(
+      (b) => b.lang === "sh",
+    );
+    const lines = (block?.text ?? "").split("\n").filter((line) => line.trim() !== "");
+    expect(lines.map((line) => line.split("#")[0]?.trim())).toEqual([
+      "npx navique status",
+      "npx navique status -n apps -o json",
+      "npx navique doctor",
+      "npx navique status --help",
+    ]);
+    // The cluster of $KUBECONFIG, as a user's shell has it. Other suites' resources may be there and not
+    // Ready: status and doctor then exit 1 by design, so the exit code is asserted per command.
+    const env = { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
+    const [status, json, doctor, help] = await Promise.all(
+      lines.map((line) => runUnchecked("bash", ["-c", line], { cwd: project, env })),
+    );
+    expect(status?.code === 0 || status?.code === 1).toBe(true);
+    expect(status?.stdout).toMatch(
+      /^cluster: {3}https:\/\/127\.0\.0\.1:\d+, Kubernetes v1\.\d+\.\d+, \d+\/\d+ nodes Ready/,
+    );
+    expect(status?.stdout).toContain("\nCAPABILITIES\n");
+    // No resource in the namespace apps: nothing is not Ready there.
+    expect(json?.code).toBe(0);
+    expect(JSON.parse(json?.stdout ?? "")).toMatchObject({ namespace: "apps", resources: [] });
+    expect(doctor?.code === 0 || doctor?.code === 1).toBe(true);
+    expect(doctor?.stderr).toBe("");
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help?.stdout).toMatch(/^usage: navique status /);
+  });
+
   it("helm install of the operator's chart from node_modules, as the README says: deployed, its NOTES printed, the Deployment Available, the CRDs Established, the reduced ClusterRole", async () => {
-    // The real helm of the toolchain; kwok marks the operator's pod Ready (nothing runs), so the
-    // Deployment rolls out. The chart's ClusterRole is cluster-wide: this suite holds the capability lock.
+    // The README's commands, run as written through bash with the toolchain's real helm on PATH; kwok marks
+    // the operator's pod Ready (nothing runs), so the Deployment rolls out. `kubectl rollout status` runs
+    // where a kubectl is on PATH (the toolchain builds none); the Deployment's Available condition is
+    // asserted either way. The chart's ClusterRole is cluster-wide: this suite holds the capability lock.
     const helm = (await toolchainPaths()).helm;
     const kubeconfig = process.env.NAVIQUE_TEST_KUBECONFIG ?? "";
-    const chart = join(project, "node_modules", "@navique", "ai-core", "charts", OPERATOR_NAME);
     const release = [OPERATOR_NAME, "-n", SYSTEM_NAMESPACE, "--kubeconfig", kubeconfig];
+    const block = (await readmeBlocks("Installing the operator with helm")).find((b) => b.lang === "sh");
+    const commands = (block?.text ?? "")
+      .replace(/\\\n\s*/g, "")
+      .split("\n")
+      .filter((line) => line.trim() !== "");
+    expect(commands.map((command) => command.split(" ")[0])).toEqual(["helm", "kubectl"]);
+    const env = {
+      ...process.env,
+      KUBECONFIG: kubeconfig,
+      PATH: [dirname(helm), process.env.PATH ?? ""].join(":"),
+    };
+    const hasKubectl = (await runUnchecked("bash", ["-c", "command -v kubectl"], { env })).code === 0;
     try {
-      const installed = await run(helm, [
-        "install",
-        ...release,
-        chart,
-        "--create-namespace",
-        "--wait",
-        "--timeout",
-        "120s",
-      ]);
+      const installed = await run("bash", ["-euo", "pipefail", "-c", commands[0] ?? ""], { cwd: project, env });
+      if (hasKubectl) await run("bash", ["-euo", "pipefail", "-c", commands[1] ?? ""], { cwd: project, env });
+      await eventually("the operator's Deployment Available", async () => {
+        const live = await client.apps.readNamespacedDeployment({ name: OPERATOR_NAME, namespace: SYSTEM_NAMESPACE });
+        return live.status?.conditions?.some((c) => c.type === "Available" && c.status === "True") ? true : undefined;
+      });
       expect(installed.stdout).toContain(`kubectl -n ${SYSTEM_NAMESPACE} rollout status deployment/${OPERATOR_NAME}`);
       const listed = JSON.parse(
         (await run(helm, ["list", "-n", SYSTEM_NAMESPACE, "--kubeconfig", kubeconfig, "-o", "json"])).stdout,

@@ -47,3 +47,24 @@ export function npmInstallPackages(command: string): string[] | undefined {
   const match = /^npm install ((?:[@\w./-]+ ?)+)$/.exec(command.trim());
   return match?.[1]?.trim().split(/\s+/);
 }
+
+/**
+ * The code blocks of one `### heading` of the README, wherever it stands, in order: each block's language
+ * (`sh`, `yaml`, …), its title when it has one (```yaml title="NAME"), and its text. What the README shows
+ * outside "Use it in your project" is run by the tests that cover it, read from here.
+ */
+export async function readmeBlocks(
+  heading: string,
+): Promise<{ readonly lang: string; readonly title?: string; readonly text: string }[]> {
+  const readme = await readFile(join(REPOSITORY, "README.md"), "utf8");
+  const start = readme.indexOf(`\n### ${heading}\n`);
+  if (start < 0) throw new Error(`README.md has no ### ${heading}`);
+  const rest = readme.slice(start + heading.length + 6);
+  const next = rest.search(/^##/m);
+  const section = next < 0 ? rest : rest.slice(0, next);
+  return [...section.matchAll(/```(\w*)(?: title="([^"]+)")?\n([\s\S]*?)```/g)].map((match) => ({
+    lang: match[1] ?? "",
+    ...(match[2] ? { title: match[2] } : {}),
+    text: match[3] ?? "",
+  }));
+}

@@ -12,6 +12,7 @@ import { run } from "../../lib/cluster/process.js";
 import { crdFiles } from "../../lib/kinds/crd-files.js";
 import { toolchainPaths } from "../../lib/local-plane/toolchain-paths.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
+import { readmeBlocks } from "../support/readme-projects.js";
 import { deploymentAmong } from "../support/rendered-deployment.js";
 
 // The chart committed in charts/, rendered by the toolchain's real helm (`helm template`, `helm lint`,
@@ -388,6 +389,21 @@ describe("the operator chart's metrics", () => {
     await expect(render({ metrics: { serviceMonitor: { enabled: true, interval: "soon" } } })).rejects.toThrow(
       "at '/metrics/serviceMonitor/interval': 'soon' does not match pattern",
     );
+  });
+
+  it("takes the README's operator-values.yaml as written: three replicas on control-plane nodes, a ServiceMonitor", async () => {
+    const file = (await readmeBlocks("Installing the operator with helm")).find(
+      (block) => block.title === "operator-values.yaml",
+    );
+    expect(file?.lang).toBe("yaml");
+    const objects = await render(parse(file?.text ?? "") as Record<string, unknown>);
+    expect(one(objects, "Deployment").spec?.replicas).toBe(3);
+    expect(podOf(objects)).toMatchObject({
+      nodeSelector: { "node-role.kubernetes.io/control-plane": "" },
+      tolerations: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }],
+    });
+    expect(one(objects, "ServiceMonitor").metadata.labels).toMatchObject({ release: "prometheus" });
+    expect(one(objects, "PodDisruptionBudget").spec).toMatchObject({ minAvailable: 1 });
   });
 
   it("turns metrics off: --metrics-bind-address 0, no metrics port, no Service; a ServiceMonitor then refused", async () => {
