@@ -18,7 +18,7 @@ import type {
 } from "../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecInput, RedisInstanceSpecReferences } from "../lib/api/generated/redis-instance-spec.js";
 import type { SecretsManagementSpecInput } from "../lib/api/generated/secrets-management-spec.js";
-import type { StackSpecInput } from "../lib/api/generated/stack-spec.js";
+import type { StackSpecInput, StackSpecReferences } from "../lib/api/generated/stack-spec.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
 import type { WithReferences } from "./references.js";
 
@@ -43,10 +43,10 @@ export class PostgresCluster extends NaviqueResource<"PostgresCluster"> {
 
 export interface StackProps extends NaviqueResourceProps {
   /**
-   * The desired state; parsed by the same schema as the custom resource and the Pulumi component.
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where it names another resource, a construct of that kind may stand instead.
    * @default every field's default
    */
-  readonly spec?: WithReferences<StackSpecInput, never>;
+  readonly spec?: WithReferences<StackSpecInput, StackSpecReferences>;
 }
 
 /**

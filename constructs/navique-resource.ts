@@ -130,6 +130,7 @@ export class NaviqueResource<K extends string = string>
         return [
           ...this.typeProblems(this.resource),
           ...this.licenceProblems(this.resource),
+          ...this.compositeProblems(this.resource),
           ...(props.grantedInCluster ? [] : this.grantProblems(this.resource)),
         ];
       },
@@ -141,22 +142,43 @@ export class NaviqueResource<K extends string = string>
     // Props that are invalid declare nothing: their problems are reported instead.
     if (!this.resource) return [];
     const self = { module: this.module, resource: this.resource };
-    const { feature } = this.module.licence;
-    if (feature && !enforceFeature(entitlements, feature, "").allowed) return [self];
+    const desired = this.compositeDesired(this.resource, entitlements);
+    if (!desired) return [self];
     const registry = { registry: REGISTRY.kinds };
-    // Its desired state is asked only to find its members: not for a kind that can have none.
-    if (!mayHaveMembers(registry, this.module)) return [self];
-    const desired = this.module.desired(this.resource, {
-      capabilities: [],
-      consumers: [],
-      objects: new Map(),
-      licence: { entitlements, instances: [] },
-    });
     const members = membersIn(registry, desired).map((member) => {
       const module = moduleOf(registry, member.kind);
       return { module, resource: module.schema.parse(member) };
     });
     return [self, ...members];
+  }
+
+  /**
+   * The desired state of a resource that may have members (a Stack), as it would be in an empty cluster
+   * under the app's licence; undefined for a kind that can have none (it is asked only for its members),
+   * or when the licence skips it.
+   */
+  private compositeDesired(resource: EngineResource, entitlements: Entitlements) {
+    const { feature } = this.module.licence;
+    if (feature && !enforceFeature(entitlements, feature, "").allowed) return undefined;
+    if (!mayHaveMembers({ registry: REGISTRY.kinds }, this.module)) return undefined;
+    return this.module.desired(resource, {
+      capabilities: [],
+      consumers: [],
+      objects: new Map(),
+      licence: { entitlements, instances: [] },
+    });
+  }
+
+  /**
+   * What stalls a composite before anything exists — its desired state cannot go on without a change
+   * (a Stack's consumers under a licence without auto-wiring): the operator would say so at once, so synth
+   * does. Waiting for members to become Ready is not one.
+   */
+  private compositeProblems(resource: EngineResource): string[] {
+    const desired = this.compositeDesired(resource, appDeclarations(this, community).entitlements ?? community());
+    return desired?.verdict.stalled
+      ? [`${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}: ${desired.verdict.message}`]
+      : [];
   }
 
   /**

@@ -94,9 +94,13 @@ export {
   type SecretsManagementSpecInput,
 } from "./kinds/secrets-management/schema.js";
 export {
+  DEFAULT_STACK_CLICKHOUSE_MANAGED,
   DEFAULT_STACK_DATABASES,
+  DEFAULT_STACK_MEILISEARCH_MANAGED,
+  DEFAULT_STACK_MONGO_MANAGED,
   DEFAULT_STACK_POSTGRES,
   DEFAULT_STACK_POSTGRES_MANAGED,
+  DEFAULT_STACK_REDIS_MANAGED,
   STACK_KIND,
   StackSpec,
   type StackSpecInput,

@@ -27,6 +27,7 @@ import {
   ReferenceGrant,
   SecretsManagement,
 } from "../../constructs/index.js";
+import { KEY_VAULT, LANGFUSE_S3, MODELS, PROVIDED_SECRETS } from "./platform-parts.js";
 
 /** How the example is wired. */
 export interface ExampleOptions {
@@ -98,28 +99,9 @@ export function buildApp(outdir: string, options: ExampleOptions = {}): App {
     spec: {
       backend: "eso",
       eso: {
-        provider: {
-          azureKeyVault: {
-            vaultUrl: "https://navique-example.vault.azure.net",
-            serviceAccountRef: { name: "secrets-reader" },
-          },
-        },
+        provider: KEY_VAULT,
         secrets: [
-          {
-            name: "llm-provider-keys",
-            data: [
-              { key: "OPENAI_API_KEY", remoteKey: "openai-api-key" },
-              { key: "ANTHROPIC_API_KEY", remoteKey: "anthropic-api-key" },
-            ],
-          },
-          // Langfuse's object storage.
-          {
-            name: "langfuse-s3",
-            data: [
-              { key: "access-key-id", remoteKey: "langfuse-s3-access-key-id" },
-              { key: "secret-access-key", remoteKey: "langfuse-s3-secret-access-key" },
-            ],
-          },
+          ...PROVIDED_SECRETS,
           // Wired by hand: the URL of the gateway's database and user in platform-db, and Langfuse's
           // project keys, which Langfuse makes its project with and the gateway sends traces with.
           ...(manual
@@ -147,14 +129,7 @@ export function buildApp(outdir: string, options: ExampleOptions = {}): App {
       postgresClusterRef: platformDb,
       clickhouseClusterRef: clickhouse,
       redisInstanceRef: redis,
-      s3: {
-        bucket: "navique-example-langfuse",
-        region: "westeurope",
-        endpoint: "https://s3.navique-example.internal",
-        forcePathStyle: true,
-        accessKeyIdSecretRef: { name: "langfuse-s3", key: "access-key-id" },
-        secretAccessKeySecretRef: { name: "langfuse-s3", key: "secret-access-key" },
-      },
+      s3: LANGFUSE_S3,
       ...(manual ? { projectKeysSecretRef: { name: "langfuse-project-keys" } } : {}),
       secretsRef: platformSecrets,
     },
@@ -165,20 +140,7 @@ export function buildApp(outdir: string, options: ExampleOptions = {}): App {
   const gateway = new Gateway(chart, "llm", {
     namespace: "navique-example-platform",
     spec: {
-      models: [
-        {
-          name: "gpt-4o",
-          provider: "openai",
-          model: "gpt-4o",
-          apiKeySecretRef: { name: "llm-provider-keys", key: "OPENAI_API_KEY" },
-        },
-        {
-          name: "claude-sonnet",
-          provider: "anthropic",
-          model: "claude-sonnet-4-5",
-          apiKeySecretRef: { name: "llm-provider-keys", key: "ANTHROPIC_API_KEY" },
-        },
-      ],
+      models: MODELS,
       database: {
         mode: "postgresCluster",
         postgresClusterRef: platformDb,

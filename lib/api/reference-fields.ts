@@ -68,3 +68,26 @@ function walk(schema: z.ZodType): ReferenceNode {
     .filter(([, node]) => node !== NO_REFERENCES);
   return fields.length === 0 ? NO_REFERENCES : { fields: Object.fromEntries(fields) };
 }
+
+/** Whether a reference's own schema lets it name another namespace: it has a `namespace` field. */
+function namesNamespace(schema: z.ZodType): boolean {
+  const def = defOf(schema);
+  const wrapped = def?.type ? WRAPPERS[def.type] : undefined;
+  if (def && wrapped) return namesNamespace(def[wrapped] as z.ZodType);
+  return def?.type === "object" && "namespace" in (def.shape as Record<string, unknown>);
+}
+
+/**
+ * Whether any reference of `schema` may point into another namespace: what makes a kind one a
+ * ReferenceGrant's `from` can name. A kind whose references are all local (a Stack's Secret keys) holds
+ * none a grant could open.
+ */
+export function mayReferenceAcrossNamespaces(schema: z.ZodType): boolean {
+  if (referenceTargets.get(schema)) return namesNamespace(schema);
+  const def = defOf(schema);
+  const wrapped = def?.type ? WRAPPERS[def.type] : undefined;
+  if (def && wrapped) return mayReferenceAcrossNamespaces(def[wrapped] as z.ZodType);
+  if (def?.type === "array") return mayReferenceAcrossNamespaces(def.element as z.ZodType);
+  if (def?.type !== "object") return false;
+  return Object.values(def.shape as Record<string, z.ZodType>).some(mayReferenceAcrossNamespaces);
+}

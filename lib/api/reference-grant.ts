@@ -2,7 +2,7 @@ import * as z from "zod";
 import { canonicalJson } from "./canonical-json.js";
 import { AGE_COLUMN, type KindDefinition } from "./crd.js";
 import { API_GROUP } from "./group.js";
-import { NO_REFERENCES, referenceFields } from "./reference-fields.js";
+import { mayReferenceAcrossNamespaces } from "./reference-fields.js";
 import { namespaceName, objectName } from "./refs.js";
 import { storedResource } from "./stored-resource.js";
 
@@ -100,9 +100,9 @@ export type { ReferenceGrantSpecInput } from "./generated/reference-grant-spec.j
 /** A ReferenceGrant as stored in the cluster (it has no status: nothing is reconciled into it). */
 export const StoredReferenceGrant = storedResource(REFERENCE_GRANT_KIND, StoredReferenceGrantSpec, z.never());
 
-/** The kinds whose specs hold references (`referenceTo`): the only resources a grant's `from` can open anything to. */
+/** The kinds whose specs hold references (`referenceTo`) that may name another namespace: the only resources a grant's `from` can open anything to. */
 export function referrerKinds(definitions: readonly KindDefinition[]): string[] {
-  return definitions.filter((d) => referenceFields(d.spec) !== NO_REFERENCES).map((d) => d.kind);
+  return definitions.filter((d) => mayReferenceAcrossNamespaces(d.spec)).map((d) => d.kind);
 }
 
 /**

@@ -141,11 +141,14 @@ export function planStack(
   stack: Stack,
   observation: {
     readonly licence: EngineView["licence"];
-    readonly members: readonly { metadata: { name: string; namespace: string } }[];
+    readonly members: readonly { kind?: string; metadata: { name: string; namespace: string } }[];
   },
 ): Plan<StackStatus> {
   const objects = new Map<string, KubeObject>(
-    observation.members.map((m) => [keyOf({ ...(m as KubeObject), kind: "PostgresCluster" }), m as KubeObject]),
+    observation.members.map((m) => [
+      keyOf({ ...(m as KubeObject), kind: m.kind ?? "PostgresCluster" }),
+      m as KubeObject,
+    ]),
   );
   return planResource<StackStatus>(
     STACK_MODULE as unknown as KindModule,

@@ -14,8 +14,8 @@ import type { API_GROUP } from "../../lib/api/group.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { GatewaySpec } from "../../lib/kinds/gateway/schema.js";
 import type { PostgresClusterSpec } from "../../lib/kinds/postgres-cluster/schema.js";
+import type { SecretsManagementSpec } from "../../lib/kinds/secrets-management/schema.js";
 import { SECRETS_MANAGEMENT_TARGET } from "../../lib/kinds/secrets-management/secrets-ref.js";
-import type { StackSpec } from "../../lib/kinds/stack/schema.js";
 import { synthProblems } from "../support/synth-problems.js";
 
 // The `@ts-expect-error` lines are the compile-time half of these tests: tsc (npm test's type-check)
@@ -158,7 +158,7 @@ describe("a reference field takes a construct of the kind its schema names", () 
   });
 
   it("the reference fields are computed from the schema: a spec without references has none", () => {
-    const none: [ReferenceTree<typeof StackSpec>] extends [never] ? true : false = true;
+    const none: [ReferenceTree<typeof SecretsManagementSpec>] extends [never] ? true : false = true;
     const secret: ReferenceTree<typeof PostgresClusterSpec>["external"]["connectionSecretRef"]["kinds"] = ["Secret"];
     expect([none, secret]).toEqual([true, ["Secret"]]);
   });

@@ -100,7 +100,7 @@ describe("the name limits", () => {
     expect(MAX_STACK_NAME + "-postgres".length).toBe(MAX_POSTGRES_CLUSTER_NAME);
     const longestStack = `s${"a".repeat(MAX_STACK_NAME - 1)}`;
     const stack = Stack.parse(stored(longestStack, "Stack"));
-    for (const member of stackMembers(stack)) {
+    for (const { object: member } of stackMembers(stack)) {
       expect(PostgresCluster.safeParse({ ...member, metadata: { ...member.metadata, uid: "u-2" } }).success).toBe(true);
     }
     expect(postgresMemberName(longestStack)).toHaveLength(MAX_POSTGRES_CLUSTER_NAME);

@@ -338,7 +338,7 @@ describe("the Stack schema", () => {
       apiVersion: "core.navique.com/v1alpha1",
       kind: "Stack",
       metadata: { name: "team", namespace: "ai" },
-      spec: { postgres: { managed: { instances: 0 }, databases: [{ name: "Bad" }] }, gateway: {} },
+      spec: { postgres: { managed: { instances: 0 }, databases: [{ name: "Bad" }] }, langfuse: {} },
     });
     expect(result.success).toBe(false);
     const paths = result.error?.issues.map((i) => i.path.join(".")).sort();

@@ -9,6 +9,7 @@ import type { MongoClusterSpecReferences } from "../../lib/api/generated/mongo-c
 import type { ObservabilitySpecReferences } from "../../lib/api/generated/observability-spec.js";
 import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecReferences } from "../../lib/api/generated/redis-instance-spec.js";
+import type { StackSpecReferences } from "../../lib/api/generated/stack-spec.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
@@ -95,9 +96,9 @@ const REFERENCE_TREES_AGREE = {
     ObservabilitySpecReferences,
     ReferenceTree<typeof ObservabilitySpec>
   >,
+  Stack: true satisfies MutuallyAssignable<StackSpecReferences, ReferenceTree<typeof StackSpec>>,
   // A kind without reference fields has no such type: its tree is never.
   SecretsManagement: true satisfies MutuallyAssignable<never, ReferenceTree<typeof SecretsManagementSpec>>,
-  Stack: true satisfies MutuallyAssignable<never, ReferenceTree<typeof StackSpec>>,
 };
 
 const THIS_FILE = join(process.cwd(), "test", "unit", "spec-declarations.test.ts");
@@ -180,6 +181,7 @@ describe("the generated spec interfaces", () => {
       "Observability",
       "PostgresCluster",
       "RedisInstance",
+      "Stack",
     ]);
   });
 
