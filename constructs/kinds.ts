@@ -50,7 +50,7 @@ export interface StackProps extends NaviqueResourceProps {
 }
 
 /**
- * A curated bundle of the platform's parts (licensed feature stack): the Stack creates its members, owns them and keeps them in step; deleting it deletes them, each through its own deletion rules.
+ * The platform as one resource (licensed feature stack): its shared datastores and its consumers (gateway, observability, chat UI), which the Stack creates as members, owns, wires (licensed feature auto-wiring) and keeps in step; deleting it deletes them, each through its own deletion rules.
  *
  * A Stack custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
  */

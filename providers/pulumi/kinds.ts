@@ -76,7 +76,7 @@ export interface StackArgs extends ClusterArgs {
 }
 
 /**
- * A curated bundle of the platform's parts (licensed feature stack): the Stack creates its members, owns them and keeps them in step; deleting it deletes them, each through its own deletion rules.
+ * The platform as one resource (licensed feature stack): its shared datastores and its consumers (gateway, observability, chat UI), which the Stack creates as members, owns, wires (licensed feature auto-wiring) and keeps in step; deleting it deletes them, each through its own deletion rules.
  *
  * The Stack custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
  */

@@ -179,8 +179,9 @@ function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
 }
 
 /**
- * Stack: a curated bundle of the platform's parts (licensed feature `stack`), whose members — product
- * resources of their own kinds — it creates, owns and keeps in step; deleted first when it is (docs/stack.md).
+ * Stack: the platform as one resource (licensed feature `stack`), whose members — product resources of
+ * their own kinds, its datastores and its consumers wired to them — it creates, owns and keeps in step;
+ * deleted first when it is (docs/stack.md).
  */
 export const STACK_MODULE: KindModule<Stack, StackStatus> = {
   definition: STACK_DEFINITION,
