@@ -147,6 +147,37 @@ describe("a Stack that declares the whole platform", () => {
     expect(plan.conditions[0]?.message).toMatch(/^spec\.observability is not created: /);
   });
 
+  it("a member beyond its kind's cap holds the Stack: Stalled, the member and the licence's words named", () => {
+    const { emitted, live } = made(stack("team", { gateway: {} }));
+    const refused =
+      "Gateway ai/team-gateway is refused: licence lic-1 allows 1 Gateway instance(s) and 1 come before it (admitted earlier or created first); nothing was created for it. Delete an unused Gateway, or ask your navique account contact for a licence that includes it, then apply it as the License named `navique`";
+    // What the member's own pass wrote (lib/engine/gates.ts): the licence's refusal, Stalled.
+    const members = live.map((m) =>
+      m.kind === "Gateway"
+        ? {
+            ...m,
+            status: {
+              conditions: [
+                { type: "Ready", status: "False", reason: "InstanceCapExceeded", message: refused },
+                { type: "Licensed", status: "False", reason: "InstanceCapExceeded", message: refused },
+                { type: "Stalled", status: "True", reason: "InstanceCapExceeded", message: refused },
+              ],
+            },
+          }
+        : m,
+    );
+    const plan = planStack(stack("team", { gateway: {} }, { conditions: [], emitted }), {
+      licence: licence(["stack", "auto-wiring"]),
+      members,
+    });
+    expect(plan.conditions[0]).toMatchObject({
+      status: "False",
+      reason: "WaitingForMembers",
+      message: `waiting for Gateway ai/team-gateway (${refused})`,
+    });
+    expect(plan.conditions.find((c) => c.type === "Stalled")).toMatchObject({ status: "True" });
+  });
+
   it("removing a part deletes its member, and those only it brought", () => {
     const { emitted, live } = made(stack("team"));
     const { chatUI: _chat, ...withoutChat } = PLATFORM;
