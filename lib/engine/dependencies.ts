@@ -7,7 +7,7 @@ import type { Reference } from "./reference-grants.js";
 import type { EngineView } from "./view.js";
 
 /** The licensed feature that lets the product wire a dependency from its target. */
-const AUTO_WIRING: Feature = "auto-wiring";
+export const AUTO_WIRING: Feature = "auto-wiring";
 
 /** The reason of a dependency whose manual field is to be filled (not auto-wired, not provided). */
 export const MANUAL_WIRING_REQUIRED = "ManualWiringRequired";

@@ -2,13 +2,14 @@ import * as z from "zod";
 import { type Condition, READY, stalledOf } from "../../api/conditions.js";
 import { API_GROUP_VERSION } from "../../api/group.js";
 import type { Connection } from "../../api/resource-status.js";
+import { AUTO_WIRING } from "../../engine/dependencies.js";
 import type { Desired, KindModule } from "../../engine/kind-module.js";
 import { type KubeObject, keyOf, labelOf } from "../../engine/objects.js";
 import { outputsProjection } from "../../engine/outputs.js";
 import { ownedBy, ownerReference } from "../../engine/ownership.js";
 import type { EngineView } from "../../engine/view.js";
 import { edition } from "../../licence/enforce.js";
-import { type Feature, HOW_TO_LICENSE } from "../../licence/entitlements.js";
+import { HOW_TO_LICENSE } from "../../licence/entitlements.js";
 import { SecretOutput } from "../datastore/connection-outputs.js";
 import { POSTGRES_CLUSTER_KIND } from "../postgres-cluster/schema.js";
 import { postgresConnection, type WrittenPostgresStatus } from "../postgres-cluster/status-connection.js";
@@ -31,9 +32,6 @@ export const MEMBERS_READY = "MembersReady";
 
 /** The reason a Stack gives when its consumers cannot be wired under the licence in force. */
 export const AUTO_WIRING_REQUIRED = "AutoWiringRequired";
-
-/** The licensed feature the Stack's consumers need: the Stack wires them itself. */
-const AUTO_WIRING: Feature = "auto-wiring";
 
 /** The name of a Stack's PostgreSQL member: `<stack>-postgres`. */
 export function postgresMemberName(stackName: string): string {
