@@ -65,7 +65,7 @@ export interface StackSpecInput {
     }[];
   };
   /**
-   * A managed ClickHouseCluster <stack>-clickhouse, shared by the Stack's consumers (each claims a database and a user of its own there): a member when this is set or spec.observability is.
+   * A managed ClickHouseCluster <stack>-clickhouse, shared by the Stack's consumers: a member when this is set or spec.observability is.
    */
   readonly clickhouse?: {
     /**
@@ -154,7 +154,7 @@ export interface StackSpecInput {
     };
   };
   /**
-   * A managed RedisInstance <stack>-redis, shared by the Stack's consumers (each claims a database and a user of its own there): a member when this is set or spec.observability is.
+   * A managed RedisInstance <stack>-redis, shared by the Stack's consumers: a member when this is set or spec.observability is.
    */
   readonly redis?: {
     /**
@@ -219,7 +219,7 @@ export interface StackSpecInput {
     };
   };
   /**
-   * A managed MongoCluster <stack>-mongo, shared by the Stack's consumers (each claims a database and a user of its own there): a member when this is set or spec.chatUI is.
+   * A managed MongoCluster <stack>-mongo, shared by the Stack's consumers: a member when this is set or spec.chatUI is.
    */
   readonly mongo?: {
     /**
@@ -266,7 +266,7 @@ export interface StackSpecInput {
     };
   };
   /**
-   * A managed MeilisearchInstance <stack>-search, shared by the Stack's consumers (each claims a database and a user of its own there): a member when this is set or spec.chatUI is.
+   * A managed MeilisearchInstance <stack>-search, shared by the Stack's consumers: a member when this is set or spec.chatUI is.
    */
   readonly meilisearch?: {
     /**

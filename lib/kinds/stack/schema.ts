@@ -51,7 +51,7 @@ export const stackName = datastoreName("Stack", MAX_STACK_NAME, namedAfterStack(
 /** The parts whose member allows a shorter Stack name than MAX_STACK_NAME: each is a rule of its own. */
 const NARROWING_PARTS: readonly StackPart[] = STACK_PARTS.filter((part) => maxStackNameWith(part) < MAX_STACK_NAME);
 
-/** How a part's presence is written, for messages: `spec.observability or spec.clickhouse`. */
+/** How a part's presence is written, for messages: `spec.clickhouse or spec.observability`. */
 function declaring(part: StackPart): string {
   return fieldsBringing(part)
     .map((field) => `spec.${field}`)
@@ -130,7 +130,7 @@ export const DEFAULT_STACK_MEILISEARCH_MANAGED: z.output<typeof MeilisearchManag
 function datastoreText(field: Parameters<typeof stackPart>[0]): string {
   const part = stackPart(field);
   const by = fieldsBringing(part).slice(1);
-  return `A managed ${part.kind} <stack>${part.suffix}, shared by the Stack's consumers (each claims a database and a user of its own there): a member when this is set${by.length > 0 ? ` or ${by.map((f) => `spec.${f}`).join(" or ")} is` : ""}.`;
+  return `A managed ${part.kind} <stack>${part.suffix}, shared by the Stack's consumers: a member when this is set${by.length > 0 ? ` or ${by.map((f) => `spec.${f}`).join(" or ")} is` : ""}.`;
 }
 
 /** A datastore part: the settings of its managed member, each defaulting to that kind's own. */
