@@ -125,6 +125,10 @@ describe("a Stack that declares the whole platform", () => {
       "spec.observability, spec.gateway, spec.chatUI are not created: the Stack wires its consumers to its datastores itself, and licence lic-1 does not include auto-wiring. Remove them (and declare those resources on their own, wired by hand), or ask your navique account contact for a licence that includes it, then apply it as the License named `navique`",
     );
     expect(plan.conditions.find((c) => c.type === "Stalled")).toMatchObject({ status: "True" });
+    expect(plan.events).toEqual([{ type: "Warning", reason: AUTO_WIRING_REQUIRED, message: ready?.message }]);
+    // The next pass, which finds it reported already, records no second Event.
+    const again = planStack(stack("team", PLATFORM, plan.status), { licence: licence(["stack"]), members: [] });
+    expect(again.events).toEqual([]);
   });
 
   it("losing auto-wiring deletes nothing: the consumers it made are kept in step, a new one is not made", () => {

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { type Condition, READY, stalledOf } from "../../api/conditions.js";
+import { type Condition, READY, reportedBefore, stalledOf } from "../../api/conditions.js";
 import { API_GROUP_VERSION } from "../../api/group.js";
 import type { Connection } from "../../api/resource-status.js";
 import { AUTO_WIRING } from "../../engine/dependencies.js";
@@ -144,7 +144,14 @@ function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
         }
       : {}),
   };
+  const unwiredMessage = `${unwired.map((p) => `spec.${p.field}`).join(", ")} ${unwired.length > 1 ? "are" : "is"} not created: the Stack wires its consumers to its datastores itself, and ${edition(entitlements)} does not include auto-wiring. Remove ${unwired.length > 1 ? "them" : "it"} (and declare ${unwired.length > 1 ? "those resources" : "that resource"} on ${unwired.length > 1 ? "their" : "its"} own, wired by hand), or ${HOW_TO_LICENSE}`;
+  // Said once, as a Warning Event, when it starts: not at every pass while it lasts.
+  const announce =
+    unwired.length > 0 && !reportedBefore(stack.status?.conditions, READY, AUTO_WIRING_REQUIRED)
+      ? [{ type: "Warning" as const, reason: AUTO_WIRING_REQUIRED, message: unwiredMessage }]
+      : [];
   return {
+    events: announce,
     steps: members.map((object) => ({
       kind: "apply" as const,
       object,
@@ -158,7 +165,7 @@ function desiredStack(stack: Stack, view: EngineView): Desired<StackStatus> {
             ok: false,
             reason: AUTO_WIRING_REQUIRED,
             stalled: true,
-            message: `${unwired.map((p) => `spec.${p.field}`).join(", ")} ${unwired.length > 1 ? "are" : "is"} not created: the Stack wires its consumers to its datastores itself, and ${edition(entitlements)} does not include auto-wiring. Remove ${unwired.length > 1 ? "them" : "it"} (and declare ${unwired.length > 1 ? "those resources" : "that resource"} on ${unwired.length > 1 ? "their" : "its"} own, wired by hand), or ${HOW_TO_LICENSE}`,
+            message: unwiredMessage,
           }
         : waiting.length === 0
           ? { ok: true, reason: "MembersReady", message: "every member is Ready" }
