@@ -153,7 +153,7 @@ export class NaviqueResource<K extends string = string>
   }
 
   /**
-   * The desired state of a resource that may have members (a Stack), as it would be in an empty cluster
+   * The desired state of a resource that may have members (a composite), as it would be in an empty cluster
    * under the app's licence; undefined for a kind that can have none (it is asked only for its members),
    * or when the licence skips it.
    */
@@ -171,7 +171,7 @@ export class NaviqueResource<K extends string = string>
 
   /**
    * What stalls a composite before anything exists — its desired state cannot go on without a change
-   * (a Stack's consumers under a licence without auto-wiring): the operator would say so at once, so synth
+   * (consumers it wires itself, under a licence without auto-wiring): the operator would say so at once, so synth
    * does. Waiting for members to become Ready is not one.
    */
   private compositeProblems(resource: EngineResource): string[] {
