@@ -43,6 +43,7 @@ export const ObservabilityS3 = z
   .object({
     bucket: z
       .string()
+      .max(63)
       .regex(BUCKET, {
         message: "must be an S3 bucket name: 3 to 63 lowercase letters, digits, '.' and '-' (e.g. langfuse)",
       })
