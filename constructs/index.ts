@@ -14,6 +14,8 @@ export {
   type MongoClusterProps,
   Observability,
   type ObservabilityProps,
+  Organization,
+  type OrganizationProps,
   PostgresCluster,
   type PostgresClusterProps,
   RedisInstance,
@@ -22,6 +24,10 @@ export {
   type SecretsManagementProps,
   Stack,
   type StackProps,
+  Team,
+  type TeamProps,
+  User,
+  type UserProps,
 } from "./kinds.js";
 export { NaviqueLicense, type NaviqueLicenseProps } from "./navique-license.js";
 export { DEFAULT_OPERATOR_IMAGE, NaviqueOperator, type NaviqueOperatorProps } from "./navique-operator.js";

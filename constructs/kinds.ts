@@ -12,6 +12,7 @@ import type {
 } from "../lib/api/generated/meilisearch-instance-spec.js";
 import type { MongoClusterSpecInput, MongoClusterSpecReferences } from "../lib/api/generated/mongo-cluster-spec.js";
 import type { ObservabilitySpecInput, ObservabilitySpecReferences } from "../lib/api/generated/observability-spec.js";
+import type { OrganizationSpecInput, OrganizationSpecReferences } from "../lib/api/generated/organization-spec.js";
 import type {
   PostgresClusterSpecInput,
   PostgresClusterSpecReferences,
@@ -19,6 +20,8 @@ import type {
 import type { RedisInstanceSpecInput, RedisInstanceSpecReferences } from "../lib/api/generated/redis-instance-spec.js";
 import type { SecretsManagementSpecInput } from "../lib/api/generated/secrets-management-spec.js";
 import type { StackSpecInput, StackSpecReferences } from "../lib/api/generated/stack-spec.js";
+import type { TeamSpecInput, TeamSpecReferences } from "../lib/api/generated/team-spec.js";
+import type { UserSpecInput, UserSpecReferences } from "../lib/api/generated/user-spec.js";
 import { NaviqueResource, type NaviqueResourceProps } from "./navique-resource.js";
 import type { WithReferences } from "./references.js";
 
@@ -205,5 +208,59 @@ export interface ChatUIProps extends NaviqueResourceProps {
 export class ChatUI extends NaviqueResource<"ChatUI"> {
   constructor(scope: Construct, id: string, props: ChatUIProps) {
     super(scope, id, "ChatUI", props);
+  }
+}
+
+export interface OrganizationProps extends NaviqueResourceProps {
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where it names another resource, a construct of that kind may stand instead.
+   */
+  readonly spec: WithReferences<OrganizationSpecInput, OrganizationSpecReferences>;
+}
+
+/**
+ * An organisation of a Gateway's LiteLLM (licensed feature identities): a LiteLLMOrganization beside the gateway, its models and budget.
+ *
+ * A Organization custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
+ */
+export class Organization extends NaviqueResource<"Organization"> {
+  constructor(scope: Construct, id: string, props: OrganizationProps) {
+    super(scope, id, "Organization", props);
+  }
+}
+
+export interface TeamProps extends NaviqueResourceProps {
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where it names another resource, a construct of that kind may stand instead.
+   */
+  readonly spec: WithReferences<TeamSpecInput, TeamSpecReferences>;
+}
+
+/**
+ * A team of a Gateway's LiteLLM (licensed feature identities): a LiteLLMTeam beside the gateway, its models and budget; its members are the Users that list it.
+ *
+ * A Team custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
+ */
+export class Team extends NaviqueResource<"Team"> {
+  constructor(scope: Construct, id: string, props: TeamProps) {
+    super(scope, id, "Team", props);
+  }
+}
+
+export interface UserProps extends NaviqueResourceProps {
+  /**
+   * The desired state; parsed by the same schema as the custom resource and the Pulumi component. Where it names another resource, a construct of that kind may stand instead.
+   */
+  readonly spec: WithReferences<UserSpecInput, UserSpecReferences>;
+}
+
+/**
+ * A user of a Gateway's LiteLLM (licensed feature identities): a LiteLLMUser beside the gateway with their role, models, budget and teams, and an initial password generated into a Secret the product owns.
+ *
+ * A User custom resource for GitOps: judged at synth as the operator would judge it, synthesized as the YAML the operator reconciles in the cluster.
+ */
+export class User extends NaviqueResource<"User"> {
+  constructor(scope: Construct, id: string, props: UserProps) {
+    super(scope, id, "User", props);
   }
 }

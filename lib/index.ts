@@ -61,6 +61,7 @@ export {
   ObservabilitySpec,
   type ObservabilitySpecInput,
 } from "./kinds/observability/schema.js";
+export { ORGANIZATION_KIND, OrganizationSpec, type OrganizationSpecInput } from "./kinds/organization/schema.js";
 export {
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,
@@ -105,6 +106,14 @@ export {
   StackSpec,
   type StackSpecInput,
 } from "./kinds/stack/schema.js";
+export { TEAM_KIND, TeamSpec, type TeamSpecInput } from "./kinds/team/schema.js";
+export {
+  DEFAULT_TEAM_ROLE,
+  DEFAULT_USER_ROLE,
+  USER_KIND,
+  UserSpec,
+  type UserSpecInput,
+} from "./kinds/user/schema.js";
 export { PACKAGE_VERSION } from "./package/manifest.js";
 // The JSON documents of `navique status`, `navique doctor` and `navique plan` (-o json), for scripts that
 // read them: their zod schemas and types (docs/status-and-doctor.md, docs/plan.md).

@@ -18,10 +18,13 @@ import { LICENSE_MODULE } from "./license/module.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
 import { MONGO_CLUSTER_MODULE } from "./mongo-cluster/module.js";
 import { OBSERVABILITY_MODULE } from "./observability/module.js";
+import { ORGANIZATION_MODULE } from "./organization/module.js";
 import { POSTGRES_CLUSTER_MODULE } from "./postgres-cluster/module.js";
 import { REDIS_INSTANCE_MODULE } from "./redis-instance/module.js";
 import { SECRETS_MANAGEMENT_MODULE } from "./secrets-management/module.js";
 import { STACK_MODULE } from "./stack/module.js";
+import { TEAM_MODULE } from "./team/module.js";
+import { USER_MODULE } from "./user/module.js";
 
 /**
  * The registry: every kind of the core.navique.com API, each declared once in its own module. The
@@ -56,6 +59,9 @@ const KINDS: readonly KindModule[] = [
   SECRETS_MANAGEMENT_MODULE,
   OBSERVABILITY_MODULE,
   CHAT_UI_MODULE,
+  ORGANIZATION_MODULE,
+  TEAM_MODULE,
+  USER_MODULE,
 ];
 
 /**

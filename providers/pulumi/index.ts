@@ -12,6 +12,8 @@ export {
   type MongoClusterArgs,
   Observability,
   type ObservabilityArgs,
+  Organization,
+  type OrganizationArgs,
   PostgresCluster,
   type PostgresClusterArgs,
   RedisInstance,
@@ -20,4 +22,8 @@ export {
   type SecretsManagementArgs,
   Stack,
   type StackArgs,
+  Team,
+  type TeamArgs,
+  User,
+  type UserArgs,
 } from "./kinds.js";

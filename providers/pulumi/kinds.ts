@@ -12,6 +12,8 @@ import type { MongoClusterOutputs } from "../../lib/api/generated/mongo-cluster-
 import type { MongoClusterSpecInput } from "../../lib/api/generated/mongo-cluster-spec.js";
 import type { ObservabilityOutputs } from "../../lib/api/generated/observability-outputs.js";
 import type { ObservabilitySpecInput } from "../../lib/api/generated/observability-spec.js";
+import type { OrganizationOutputs } from "../../lib/api/generated/organization-outputs.js";
+import type { OrganizationSpecInput } from "../../lib/api/generated/organization-spec.js";
 import type { PostgresClusterOutputs } from "../../lib/api/generated/postgres-cluster-outputs.js";
 import type { PostgresClusterSpecInput } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceOutputs } from "../../lib/api/generated/redis-instance-outputs.js";
@@ -20,6 +22,10 @@ import type { SecretsManagementOutputs } from "../../lib/api/generated/secrets-m
 import type { SecretsManagementSpecInput } from "../../lib/api/generated/secrets-management-spec.js";
 import type { StackOutputs } from "../../lib/api/generated/stack-outputs.js";
 import type { StackSpecInput } from "../../lib/api/generated/stack-spec.js";
+import type { TeamOutputs } from "../../lib/api/generated/team-outputs.js";
+import type { TeamSpecInput } from "../../lib/api/generated/team-spec.js";
+import type { UserOutputs } from "../../lib/api/generated/user-outputs.js";
+import type { UserSpecInput } from "../../lib/api/generated/user-spec.js";
 import type { ClusterArgs, DeepInput } from "./component-inputs.js";
 import { KindComponent } from "./kind-component.js";
 
@@ -414,5 +420,78 @@ export class ChatUI extends KindComponent {
 
   constructor(name: string, args: ChatUIArgs, opts: pulumi.ComponentResourceOptions = {}) {
     super("ChatUI", name, args, opts);
+  }
+}
+
+export interface OrganizationArgs extends ClusterArgs {
+  /** The desired state; parsed by the same schema as the custom resource. */
+  readonly spec: DeepInput<OrganizationSpecInput>;
+}
+
+/**
+ * An organisation of a Gateway's LiteLLM (licensed feature identities): a LiteLLMOrganization beside the gateway, its models and budget.
+ *
+ * The Organization custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
+ */
+export class Organization extends KindComponent {
+  static readonly TYPE = "navique:index:Organization";
+
+  /**
+   * The id LiteLLM gave the organisation, once synced.
+   */
+  declare readonly litellmId: pulumi.Output<OrganizationOutputs["litellmId"]>;
+
+  constructor(name: string, args: OrganizationArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super("Organization", name, args, opts);
+  }
+}
+
+export interface TeamArgs extends ClusterArgs {
+  /** The desired state; parsed by the same schema as the custom resource. */
+  readonly spec: DeepInput<TeamSpecInput>;
+}
+
+/**
+ * A team of a Gateway's LiteLLM (licensed feature identities): a LiteLLMTeam beside the gateway, its models and budget; its members are the Users that list it.
+ *
+ * The Team custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
+ */
+export class Team extends KindComponent {
+  static readonly TYPE = "navique:index:Team";
+
+  /**
+   * The id LiteLLM gave the team, once synced.
+   */
+  declare readonly litellmId: pulumi.Output<TeamOutputs["litellmId"]>;
+
+  constructor(name: string, args: TeamArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super("Team", name, args, opts);
+  }
+}
+
+export interface UserArgs extends ClusterArgs {
+  /** The desired state; parsed by the same schema as the custom resource. */
+  readonly spec: DeepInput<UserSpecInput>;
+}
+
+/**
+ * A user of a Gateway's LiteLLM (licensed feature identities): a LiteLLMUser beside the gateway with their role, models, budget and teams, and an initial password generated into a Secret the product owns.
+ *
+ * The User custom resource and what it needs, reconciled by the same core as the operator: `pulumi preview` prints every decision before anything changes.
+ */
+export class User extends KindComponent {
+  static readonly TYPE = "navique:index:User";
+
+  /**
+   * The id LiteLLM gave the user, once synced.
+   */
+  declare readonly litellmId: pulumi.Output<UserOutputs["litellmId"]>;
+  /**
+   * The Secret holding the initial password (key `password`): its name only.
+   */
+  declare readonly passwordSecret: pulumi.Output<UserOutputs["passwordSecret"]>;
+
+  constructor(name: string, args: UserArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    super("User", name, args, opts);
   }
 }

@@ -61,10 +61,13 @@ const PASSES_AT_ONCE = 4;
 /** How long the world may take to converge before the test names what is still pending. */
 const CONVERGE_MS = 150_000;
 
-/** Caps above every sample and fixture of the world; `stack` for the Stack, `auto-wiring` for the ChatUI's key. */
+/**
+ * Caps above every sample and fixture of the world; `stack` for the Stack, `auto-wiring` for the ChatUI's
+ * key, `identities` for the Organization, Team and User.
+ */
 const LICENCE = {
   caps: Object.fromEntries(REGISTRY.kinds.map((module) => [module.definition.kind, 20])),
-  features: ["stack", "auto-wiring"],
+  features: ["stack", "auto-wiring", "identities"],
 } as const satisfies Parameters<typeof testLicenceToken>[0];
 
 /** Every resource of every registered kind stored in the given namespaces (members included). */

@@ -280,15 +280,35 @@ export const KIND_SAMPLES = {
     },
     CHAT_UI_REFERENCES,
   ],
+  Organization: [
+    { gatewayRef: { name: "llm" }, alias: "Research", models: ["gpt-4o"], maxBudget: 500, budgetDuration: "30d" },
+  ],
+  Team: [
+    { gatewayRef: { name: "llm" }, alias: "Search team", models: ["gpt-4o"], maxBudget: 100, budgetDuration: "7d" },
+  ],
+  User: [
+    {
+      gatewayRef: { name: "llm" },
+      email: "ada@example.com",
+      role: "internal_user",
+      models: ["gpt-4o"],
+      maxBudget: 20,
+      budgetDuration: "30d",
+      teams: [{ name: "search", role: "admin" }],
+    },
+  ],
   License: [{ token: "nvq1.test-key.e30.AAAA" }],
 } as const satisfies Readonly<Record<string, readonly Record<string, unknown>[]>>;
 
-/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend, an Observability its stores, a ChatUI its gateway and stores. */
+/** The least a kind's spec must hold: empty for most kinds, whose every field has a default; a Gateway needs its database, a SecretsManagement its backend, an Observability its stores, a ChatUI its gateway and stores, an identity its gateway (a User its email too). */
 export function minimalSpec(kind: string): Record<string, unknown> {
   if (kind === "Gateway") return { database: GATEWAY_EXTERNAL_DATABASE };
   // A backend must be chosen; sealed-secrets is the one that needs nothing else.
   if (kind === "SecretsManagement") return { backend: "sealed-secrets" };
   if (kind === "Observability") return { ...OBSERVABILITY_STORES };
   if (kind === "ChatUI") return { ...CHAT_UI_REFERENCES };
+  // An identity names its gateway; a user also their email.
+  if (kind === "Organization" || kind === "Team") return { gatewayRef: { name: "llm" } };
+  if (kind === "User") return { gatewayRef: { name: "llm" }, email: "ada@example.com" };
   return {};
 }

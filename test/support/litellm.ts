@@ -142,3 +142,58 @@ export async function playLiteLLMVirtualKeys(client: KubeClient, namespace: stri
   }
   return issued;
 }
+
+/** The id field the LiteLLM operator writes on each identity it syncs, by plural. */
+const IDENTITY_IDS = {
+  litellmorganizations: "litellmOrganizationId",
+  litellmteams: "litellmTeamId",
+  litellmusers: "litellmUserId",
+} as const;
+
+/**
+ * Plays the LiteLLM operator's organisation, team and user controllers (internal/controller, their
+ * status as api/v1alpha1/litellm{organization,team,user}_types.go declares it) for the identities of
+ * `namespace` not synced yet: `synced`, the id LiteLLM would have returned (random here), a spend of 0
+ * and Synced True. Returns the ids given, by `<plural>/<name>`.
+ */
+export async function playLiteLLMIdentities(client: KubeClient, namespace: string): Promise<Record<string, string>> {
+  const given: Record<string, string> = {};
+  for (const [plural, idField] of Object.entries(IDENTITY_IDS)) {
+    const { items } = (await client.custom.listNamespacedCustomObject({ ...LITELLM, plural, namespace })) as {
+      items: { metadata: { name: string; deletionTimestamp?: string }; status?: { synced?: boolean } }[];
+    };
+    for (const item of items.filter((i) => !i.status?.synced && !i.metadata.deletionTimestamp)) {
+      const id = randomBytes(8).toString("hex");
+      await client.custom.patchNamespacedCustomObjectStatus({
+        ...LITELLM,
+        plural,
+        namespace,
+        name: item.metadata.name,
+        body: [
+          {
+            op: "add",
+            path: "/status",
+            value: {
+              synced: true,
+              [idField]: id,
+              currentSpend: 0,
+              conditions: [condition("Synced", "Synced", "Synced to LiteLLM")],
+            },
+          },
+        ],
+      });
+      given[`${plural}/${item.metadata.name}`] = id;
+    }
+  }
+  return given;
+}
+
+/** A LiteLLM identity as stored (its spec as the product wrote it); undefined when absent. */
+export async function readLiteLLMIdentity(
+  client: KubeClient,
+  plural: keyof typeof IDENTITY_IDS,
+  namespace: string,
+  name: string,
+): Promise<{ spec: Record<string, unknown>; metadata: { labels?: Record<string, string> } } | undefined> {
+  return (await orUndefined(client.custom.getNamespacedCustomObject({ ...LITELLM, plural, namespace, name }))) as never;
+}

@@ -21,7 +21,7 @@ import { REGISTRY } from "../../lib/kinds/registry.js";
 import { CLUSTER_SECRET_STORE, ESO_GROUP, SEALED_SECRET } from "../../lib/kinds/secrets-management/upstream-api.js";
 import { createClickHouse, playClickHouseOperator } from "./clickhouse.js";
 import { KIND_SAMPLES } from "./kind-samples.js";
-import { playLiteLLMOperator, playLiteLLMVirtualKeys } from "./litellm.js";
+import { playLiteLLMIdentities, playLiteLLMOperator, playLiteLLMVirtualKeys } from "./litellm.js";
 import { createCommunity, playMongoDBOperator } from "./mongodb.js";
 import type { suiteNamespaces } from "./namespace-content.js";
 import { playCnpgClusterReady } from "./postgres.js";
@@ -37,7 +37,7 @@ import { deleteProvisionedVolumes, provisionVolume } from "./volumes.js";
 // refer within their namespace; the Observability with a secretsRef in `observability` (as `traces`, what
 // the Gateway's observabilityRef names), the ChatUI with one in `apps`; the adopt and external samples in
 // `modes`, adopting what a user made in `targets`; each SecretsManagement in a namespace of its own (one
-// per namespace), the Stack in `stack`. A user's Secrets, the SecretsManagement `platform` that provides
+// per namespace), the Stack in `stack`, the identities beside the Gateway `llm`. A user's Secrets, the SecretsManagement `platform` that provides
 // what a secretsRef names, and ReferenceGrants from every namespace of the world into those others point
 // into complete it. No pod of an upstream controller runs here: `playWorldControllers` writes what each
 // would write.
@@ -115,6 +115,13 @@ function placement(kind: string, index: number, spec: Spec): { role: string; nam
       return { role: `secrets-${index}`, name: "secrets" };
     case "Stack":
       return { role: "stack", name: "stack" };
+    // Beside the Gateway `llm` they name; the User's team is the Team sample, `search`.
+    case "Organization":
+      return { role: "datastores", name: "research" };
+    case "Team":
+      return { role: "datastores", name: "search" };
+    case "User":
+      return { role: "datastores", name: "ada" };
     default:
       throw new Error(
         `${kind} sample ${index} has no place in the sample world: place it in test/support/sample-world.ts (placement)`,
@@ -465,6 +472,7 @@ export async function playWorldControllers(client: KubeClient, namespaces: World
       playLiteLLMVirtualKeys(client, namespace),
     ),
     ...all.map((namespace) => playExternalSecretsOperator(client, namespace, remoteValue)),
+    ...all.map((namespace) => playLiteLLMIdentities(client, namespace)),
     provisionWaitingClaims(client, all),
   ];
   await Promise.all(plays);

@@ -22,11 +22,19 @@ const FRONT_ENDS = [
   "constructs/app-declarations.ts",
 ];
 
+/**
+ * Words that are a kind's name and, in one file, something else: the OCI image config's `User` field
+ * (image-spec config.User), which the operator's image sets.
+ */
+const NOT_A_KIND: Readonly<Record<string, RegExp>> = {
+  "providers/operator/image.ts": /\bUser: IMAGE_USER\b/g,
+};
+
 describe("the front ends and the engine", () => {
   const kinds = allDefinitions().map((d) => d.kind);
 
   it.each(FRONT_ENDS)("%s names no kind of the registry: it loops over it", (file) => {
-    const text = readFileSync(file, "utf8");
+    const text = readFileSync(file, "utf8").replace(NOT_A_KIND[file] ?? /(?!)/, "");
     const named = kinds.filter((kind) => new RegExp(`\\b${kind}\\b`).test(text));
     expect(named).toEqual([]);
   });

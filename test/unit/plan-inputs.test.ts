@@ -7,7 +7,7 @@ import { REGISTRY } from "../../lib/kinds/registry.js";
 
 const GROUP_VERSION = "core.navique.com/v1alpha1";
 const KINDS =
-  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, MongoCluster, SecretsManagement, Observability, ChatUI, License, ReferenceGrant";
+  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, MongoCluster, SecretsManagement, Observability, ChatUI, Organization, Team, User, License, ReferenceGrant";
 
 function postgres(name: string, namespace = "apps") {
   return { apiVersion: GROUP_VERSION, kind: "PostgresCluster", metadata: { name, namespace }, spec: {} };

@@ -7,9 +7,12 @@ import type { GatewaySpecReferences } from "../../lib/api/generated/gateway-spec
 import type { MeilisearchInstanceSpecReferences } from "../../lib/api/generated/meilisearch-instance-spec.js";
 import type { MongoClusterSpecReferences } from "../../lib/api/generated/mongo-cluster-spec.js";
 import type { ObservabilitySpecReferences } from "../../lib/api/generated/observability-spec.js";
+import type { OrganizationSpecReferences } from "../../lib/api/generated/organization-spec.js";
 import type { PostgresClusterSpecReferences } from "../../lib/api/generated/postgres-cluster-spec.js";
 import type { RedisInstanceSpecReferences } from "../../lib/api/generated/redis-instance-spec.js";
 import type { StackSpecReferences } from "../../lib/api/generated/stack-spec.js";
+import type { TeamSpecReferences } from "../../lib/api/generated/team-spec.js";
+import type { UserSpecReferences } from "../../lib/api/generated/user-spec.js";
 import type { ReferenceTree } from "../../lib/api/reference-fields.js";
 import type { ReferenceGrantSpecInput } from "../../lib/api/reference-grant.js";
 import { specDeclarationPath, specInterfaceName } from "../../lib/docs/field-doc-files.js";
@@ -24,11 +27,14 @@ import type {
 } from "../../lib/kinds/meilisearch-instance/schema.js";
 import type { MongoClusterSpec, MongoClusterSpecInput } from "../../lib/kinds/mongo-cluster/schema.js";
 import type { ObservabilitySpec, ObservabilitySpecInput } from "../../lib/kinds/observability/schema.js";
+import type { OrganizationSpec, OrganizationSpecInput } from "../../lib/kinds/organization/schema.js";
 import type { PostgresClusterSpec, PostgresClusterSpecInput } from "../../lib/kinds/postgres-cluster/schema.js";
 import type { RedisInstanceSpec, RedisInstanceSpecInput } from "../../lib/kinds/redis-instance/schema.js";
 import { allDefinitions, REGISTRY, type ReferenceGrantSpec } from "../../lib/kinds/registry.js";
 import type { SecretsManagementSpec, SecretsManagementSpecInput } from "../../lib/kinds/secrets-management/schema.js";
 import type { StackSpec, StackSpecInput } from "../../lib/kinds/stack/schema.js";
+import type { TeamSpec, TeamSpecInput } from "../../lib/kinds/team/schema.js";
+import type { UserSpec, UserSpecInput } from "../../lib/kinds/user/schema.js";
 
 /** `true` when A and B are assignable to each other; `false` otherwise. */
 type MutuallyAssignable<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -65,6 +71,9 @@ const SPEC_INTERFACES_AGREE = {
   SecretsManagement: true satisfies Agree<SecretsManagementSpecInput, typeof SecretsManagementSpec>,
   Observability: true satisfies Agree<ObservabilitySpecInput, typeof ObservabilitySpec>,
   ChatUI: true satisfies Agree<ChatUISpecInput, typeof ChatUISpec>,
+  Organization: true satisfies Agree<OrganizationSpecInput, typeof OrganizationSpec>,
+  Team: true satisfies Agree<TeamSpecInput, typeof TeamSpec>,
+  User: true satisfies Agree<UserSpecInput, typeof UserSpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
 };
 
@@ -92,6 +101,9 @@ const REFERENCE_TREES_AGREE = {
   >,
   MongoCluster: true satisfies MutuallyAssignable<MongoClusterSpecReferences, ReferenceTree<typeof MongoClusterSpec>>,
   ChatUI: true satisfies MutuallyAssignable<ChatUISpecReferences, ReferenceTree<typeof ChatUISpec>>,
+  Organization: true satisfies MutuallyAssignable<OrganizationSpecReferences, ReferenceTree<typeof OrganizationSpec>>,
+  Team: true satisfies MutuallyAssignable<TeamSpecReferences, ReferenceTree<typeof TeamSpec>>,
+  User: true satisfies MutuallyAssignable<UserSpecReferences, ReferenceTree<typeof UserSpec>>,
   Observability: true satisfies MutuallyAssignable<
     ObservabilitySpecReferences,
     ReferenceTree<typeof ObservabilitySpec>
@@ -179,9 +191,12 @@ describe("the generated spec interfaces", () => {
       "MeilisearchInstance",
       "MongoCluster",
       "Observability",
+      "Organization",
       "PostgresCluster",
       "RedisInstance",
       "Stack",
+      "Team",
+      "User",
     ]);
   });
 

@@ -57,3 +57,39 @@ export interface LiteLLMModelStatus {
 export function proxyHost(instance: string, namespace: string): string {
   return `${instance}.${namespace}.svc`;
 }
+
+// The identities (Organization, Team, User) map to these. Facts read in PalenaAI/litellm-operator
+// api/v1alpha1/litellm{organization,team,user}_types.go and common_types.go: every reference
+// (`instanceRef`, `teams[].teamRef`) names an object of the resource's own namespace; docs/identities.md.
+
+export const LITELLM_ORGANIZATION: EmittedKind = {
+  apiVersion: LITELLM_API_VERSION,
+  kind: "LiteLLMOrganization",
+  plural: "litellmorganizations",
+};
+
+export const LITELLM_TEAM: EmittedKind = {
+  apiVersion: LITELLM_API_VERSION,
+  kind: "LiteLLMTeam",
+  plural: "litellmteams",
+};
+
+export const LITELLM_USER: EmittedKind = {
+  apiVersion: LITELLM_API_VERSION,
+  kind: "LiteLLMUser",
+  plural: "litellmusers",
+};
+
+/**
+ * What the operator writes on a LiteLLMOrganization, LiteLLMTeam or LiteLLMUser once LiteLLM holds it:
+ * `synced`, the id LiteLLM gave it (`litellmOrganizationId`, `litellmTeamId`, `litellmUserId`) and the
+ * spend so far in USD.
+ */
+export interface LiteLLMIdentityStatus {
+  readonly synced?: boolean;
+  readonly litellmOrganizationId?: string;
+  readonly litellmTeamId?: string;
+  readonly litellmUserId?: string;
+  readonly currentSpend?: number;
+  readonly conditions?: readonly Condition[];
+}

@@ -1,0 +1,91 @@
+import * as z from "zod";
+import { API_GROUP } from "../../api/group.js";
+import { LocalRef, referenceTo } from "../../api/refs.js";
+import type { Dependency } from "../../engine/dependencies.js";
+import { GATEWAY_KIND, GatewayModel } from "../gateway/schema.js";
+
+// What Organization, Team and User share: the Gateway whose LiteLLM they are identities of, the models
+// they may use and their budget — each mapped onto the LiteLLM operator's field of the same meaning
+// (lib/kinds/gateway/litellm-api.ts).
+
+/** The licensed feature every identity kind needs. */
+export const IDENTITIES_FEATURE = "identities";
+
+/**
+ * The Gateway, in the identity's namespace: the LiteLLM operator resolves `instanceRef` in the namespace
+ * of the object naming it, so what an identity makes sits beside the gateway's LiteLLMInstance.
+ */
+export const GatewayRef = referenceTo({ group: API_GROUP, kinds: [GATEWAY_KIND] } as const, LocalRef).describe(
+  "The Gateway (in this namespace) whose LiteLLM proxy holds this identity.",
+);
+
+/** Most models an identity lists. */
+export const MAX_IDENTITY_MODELS = 100;
+
+/** The models an identity may use, by the names the gateway serves them under. */
+export const IdentityModels = z
+  .array(GatewayModel.shape.name)
+  .max(MAX_IDENTITY_MODELS)
+  .optional()
+  .describe(
+    `The models it may use, by the names the gateway serves them under (spec.models[].name of the Gateway), at most ${MAX_IDENTITY_MODELS}. Default: every model.`,
+  );
+
+/** A budget in USD. */
+export const Budget = z
+  .number()
+  .min(0)
+  .max(1_000_000_000)
+  .optional()
+  .describe("The most it may spend, in USD; requests beyond it are refused by the gateway. Default: no limit.");
+
+/** A LiteLLM duration: a number and s, m, h or d (`30d`). */
+export const BudgetDuration = z
+  .string()
+  .max(5)
+  .regex(/^[1-9][0-9]{0,3}[smhd]$/, {
+    message: "must be a LiteLLM duration: a number then s, m, h or d (e.g. 30d)",
+  })
+  .optional()
+  .describe("How often the spend is reset, e.g. 30d or 7d. Default: never.");
+
+/** The one dependency every identity has: its Gateway, Ready (its proxy up, the operator installed). */
+export function gatewayDependency(resource: {
+  readonly metadata: { readonly namespace: string };
+  readonly spec: { readonly gatewayRef: { readonly name: string } };
+}): Dependency {
+  return {
+    field: "spec.gatewayRef",
+    group: API_GROUP,
+    kind: GATEWAY_KIND,
+    namespace: resource.metadata.namespace,
+    name: resource.spec.gatewayRef.name,
+    needs: "ready",
+  };
+}
+
+/** The spec fields an identity passes to its LiteLLM object as they are, where set. */
+export function budgetFields(spec: {
+  readonly models?: readonly string[] | undefined;
+  readonly budgetDuration?: string | undefined;
+}): Record<string, unknown> {
+  return {
+    ...(spec.models ? { models: [...spec.models] } : {}),
+    ...(spec.budgetDuration ? { budgetDuration: spec.budgetDuration } : {}),
+  };
+}
+
+/** A name people read in LiteLLM's Admin UI: printable ASCII, not ending with a space. */
+export const Alias = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[\x20-\x7e]*[\x21-\x7e]$/, { message: "must be printable ASCII, not ending with a space" })
+  .optional()
+  .describe("The name LiteLLM's Admin UI shows. Default: the resource's name.");
+
+/** An identity's status fields beside the engine's: what the LiteLLM operator reports of it. */
+export const IDENTITY_STATUS = {
+  litellmId: z.string().optional().describe("The id LiteLLM gave it, once the LiteLLM operator synced it."),
+  spend: z.number().optional().describe("What it has spent so far, in USD, as LiteLLM counts it."),
+};

@@ -1,0 +1,53 @@
+import * as z from "zod";
+import type { KindModule } from "../../engine/kind-module.js";
+import { outputsProjection } from "../../engine/outputs.js";
+import { LITELLM_API_VERSION, LITELLM_ORGANIZATION } from "../gateway/litellm-api.js";
+import { LITELLM_OPERATOR_CAPABILITY } from "../gateway/module.js";
+import { GATEWAY_KIND } from "../gateway/schema.js";
+import { budgetFields, gatewayDependency, IDENTITIES_FEATURE } from "../identity/schema-parts.js";
+import { IDENTITY_SYNCED, syncedIdentity } from "../identity/synced.js";
+import { ORGANIZATION_DEFINITION, Organization, type OrganizationStatus } from "./schema.js";
+
+/**
+ * Organization: an organisation of a Gateway's LiteLLM, as a LiteLLMOrganization beside the gateway's
+ * instance (licensed feature `identities`). Deleted, its LiteLLMOrganization goes, and the LiteLLM
+ * operator's finalizer deletes it in LiteLLM. Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
+ */
+export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> = {
+  definition: ORGANIZATION_DEFINITION,
+  schema: Organization,
+  name: Organization.shape.metadata.shape.name,
+  licence: { feature: IDENTITIES_FEATURE },
+  phase: IDENTITY_SYNCED,
+  // The gateway's operator: counted for this resource too, so that it is not released under it.
+  needs: () => [LITELLM_OPERATOR_CAPABILITY],
+  emits: [{ ...LITELLM_ORGANIZATION, label: "LiteLLMOrganization" }],
+  observes: () => [],
+  references: () => [],
+  referencesKinds: [GATEWAY_KIND],
+  dependsOn: (organization) => [gatewayDependency(organization)],
+  desired: (organization, view) => {
+    const { name, namespace } = organization.metadata;
+    const { spec } = organization;
+    return syncedIdentity(
+      {
+        apiVersion: LITELLM_API_VERSION,
+        kind: LITELLM_ORGANIZATION.kind,
+        metadata: { name, namespace },
+        spec: {
+          instanceRef: { name: spec.gatewayRef.name },
+          organizationAlias: spec.alias ?? name,
+          ...budgetFields(spec),
+          ...(spec.maxBudget !== undefined ? { maxBudget: spec.maxBudget } : {}),
+        },
+      },
+      view,
+      (status) => status.litellmOrganizationId,
+    );
+  },
+  outputs: outputsProjection({
+    schema: z.object({ litellmId: z.string().describe("The id LiteLLM gave the organisation, once synced.") }),
+    secrets: [],
+    project: (status) => ({ litellmId: status.litellmId ?? "" }),
+  }),
+};
