@@ -64,14 +64,29 @@ export function gatewayDependency(resource: {
   };
 }
 
-/** The spec fields an identity passes to its LiteLLM object as they are, where set. */
-export function budgetFields(spec: {
-  readonly models?: readonly string[] | undefined;
-  readonly budgetDuration?: string | undefined;
-}): Record<string, unknown> {
+/** What every identity may be limited to: the models it may use and its budget. */
+export const IDENTITY_LIMITS = {
+  models: IdentityModels,
+  maxBudget: Budget,
+  budgetDuration: BudgetDuration,
+};
+
+/**
+ * An identity's limits as its LiteLLM object takes them, where set: the models and the budget's period
+ * under the same names, the budget under `budgetField` (a LiteLLMTeam calls it maxBudgetMonthly).
+ */
+export function budgetFields(
+  spec: {
+    readonly models?: readonly string[] | undefined;
+    readonly maxBudget?: number | undefined;
+    readonly budgetDuration?: string | undefined;
+  },
+  budgetField: "maxBudget" | "maxBudgetMonthly",
+): Record<string, unknown> {
   return {
     ...(spec.models ? { models: [...spec.models] } : {}),
     ...(spec.budgetDuration ? { budgetDuration: spec.budgetDuration } : {}),
+    ...(spec.maxBudget !== undefined ? { [budgetField]: spec.maxBudget } : {}),
   };
 }
 

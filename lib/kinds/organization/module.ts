@@ -37,8 +37,7 @@ export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> =
         spec: {
           instanceRef: { name: spec.gatewayRef.name },
           organizationAlias: spec.alias ?? name,
-          ...budgetFields(spec),
-          ...(spec.maxBudget !== undefined ? { maxBudget: spec.maxBudget } : {}),
+          ...budgetFields(spec, "maxBudget"),
         },
       },
       view,

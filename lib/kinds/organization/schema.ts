@@ -2,14 +2,7 @@ import * as z from "zod";
 import { AGE_COLUMN, type KindDefinition, READY_COLUMN } from "../../api/crd.js";
 import { ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
-import {
-  Alias,
-  Budget,
-  BudgetDuration,
-  GatewayRef,
-  IDENTITY_STATUS,
-  IdentityModels,
-} from "../identity/schema-parts.js";
+import { Alias, GatewayRef, IDENTITY_LIMITS, IDENTITY_STATUS } from "../identity/schema-parts.js";
 
 export const ORGANIZATION_KIND = "Organization";
 export const ORGANIZATION_PLURAL = "organizations";
@@ -18,9 +11,7 @@ export const OrganizationSpec = z
   .object({
     gatewayRef: GatewayRef,
     alias: Alias,
-    models: IdentityModels,
-    maxBudget: Budget,
-    budgetDuration: BudgetDuration,
+    ...IDENTITY_LIMITS,
   })
   .strict()
   .describe(

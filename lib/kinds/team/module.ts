@@ -44,9 +44,8 @@ export const TEAM_MODULE: KindModule<Team, TeamStatus> = {
           instanceRef: { name: spec.gatewayRef.name },
           teamAlias: spec.alias ?? name,
           memberManagement: TEAM_MEMBER_MANAGEMENT,
-          ...budgetFields(spec),
           // The operator's field says monthly; the reset period is budgetDuration's.
-          ...(spec.maxBudget !== undefined ? { maxBudgetMonthly: spec.maxBudget } : {}),
+          ...budgetFields(spec, "maxBudgetMonthly"),
         },
       },
       view,

@@ -76,8 +76,7 @@ export const USER_MODULE: KindModule<User, UserStatus> = {
           userId: spec.email,
           userEmail: spec.email,
           userRole: spec.role,
-          ...budgetFields(spec),
-          ...(spec.maxBudget !== undefined ? { maxBudget: spec.maxBudget } : {}),
+          ...budgetFields(spec, "maxBudget"),
           ...(spec.teams
             ? { teams: spec.teams.map((team) => ({ teamRef: { name: team.name }, role: team.role })) }
             : {}),

@@ -4,7 +4,7 @@ import { withDefault } from "../../api/named-default.js";
 import { objectName } from "../../api/refs.js";
 import { ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
-import { Budget, BudgetDuration, GatewayRef, IDENTITY_STATUS, IdentityModels } from "../identity/schema-parts.js";
+import { GatewayRef, IDENTITY_LIMITS, IDENTITY_STATUS } from "../identity/schema-parts.js";
 
 export const USER_KIND = "User";
 export const USER_PLURAL = "users";
@@ -39,9 +39,7 @@ export const UserSpec = z
     role: withDefault(z.enum(USER_ROLES), { DEFAULT_USER_ROLE }).describe(
       `The user's role in LiteLLM: ${USER_ROLES.join(", ")}. Default ${DEFAULT_USER_ROLE}.`,
     ),
-    models: IdentityModels,
-    maxBudget: Budget,
-    budgetDuration: BudgetDuration,
+    ...IDENTITY_LIMITS,
     teams: z
       .array(UserTeam)
       .max(MAX_USER_TEAMS)
