@@ -1,7 +1,7 @@
 import { ApiObject } from "cdk8s";
 import { Construct } from "constructs";
 import * as z from "zod";
-import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
+import { API_GROUP_VERSION, OPERATOR_NAME, SYSTEM_NAMESPACE } from "../lib/api/group.js";
 import { imageReference, pinnedReference } from "../lib/api/image-reference.js";
 import { OPERATOR_PORTS, OPERATOR_PROBE_PATHS } from "../lib/api/operator-ports.js";
 import {
@@ -15,7 +15,8 @@ import { type ResourceRequirements, resourceRequirements } from "../lib/api/reso
 import { checkInput } from "../lib/api/validation.js";
 import { type ChartSource, parseChartSource } from "../lib/catalog/chart-source.js";
 import { POD_UID_ENV } from "../lib/cluster/holder-process.js";
-import { allCustomResourceDefinitions } from "../lib/kinds/registry.js";
+import { CONSOLE_ACCESS, CONSOLE_VIEWER_ROLE } from "../lib/console/console-auth.js";
+import { allCustomResourceDefinitions, REGISTRY } from "../lib/kinds/registry.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { operatorClusterRules, operatorSystemNamespaceRules, policyRules } from "../lib/package/operator-rbac.js";
 import { clusterScoped } from "./cluster-scoped.js";
@@ -67,6 +68,13 @@ export interface NaviqueOperatorProps {
    * @default SYSTEM_NAMESPACE (navique-system)
    */
   readonly namespace?: string;
+  /**
+   * Serve the read-only console (docs/console.md) from every replica, behind the Service
+   * `navique-ai-core-operator-console`, with the singleton `navique` of settings that configures it and the
+   * ClusterRole that lets a user read it. false: none of them, and `--console-bind-address 0`.
+   * @default true
+   */
+  readonly console?: boolean;
 }
 
 /**
@@ -104,12 +112,15 @@ export class NaviqueOperator extends Construct {
       }
       args.push("--watch-namespaces", props.watchNamespaces.join(","));
     }
+    const serveConsole = props.console ?? true;
     // The ports the pod declares, whatever the command's defaults become.
     args.push(
       "--metrics-bind-address",
       `:${OPERATOR_PORTS.metrics.port}`,
       "--health-probe-bind-address",
       `:${OPERATOR_PORTS.health.port}`,
+      "--console-bind-address",
+      serveConsole ? `:${OPERATOR_PORTS.console.port}` : "0",
     );
 
     for (const crd of allCustomResourceDefinitions()) clusterScoped(new ApiObject(this, crd.metadata.name, crd));
@@ -192,6 +203,15 @@ export class NaviqueOperator extends Construct {
                 ports: [
                   { name: OPERATOR_PORTS.metrics.name, containerPort: OPERATOR_PORTS.metrics.port, protocol: "TCP" },
                   { name: OPERATOR_PORTS.health.name, containerPort: OPERATOR_PORTS.health.port, protocol: "TCP" },
+                  ...(serveConsole
+                    ? [
+                        {
+                          name: OPERATOR_PORTS.console.name,
+                          containerPort: OPERATOR_PORTS.console.port,
+                          protocol: "TCP",
+                        },
+                      ]
+                    : []),
                 ],
                 ...OPERATOR_PROBES,
                 resources,
@@ -234,6 +254,7 @@ export class NaviqueOperator extends Construct {
         ],
       },
     });
+    if (serveConsole) this.console(namespace, labels, selector);
     // A drain evicts one pod at a time and waits for another to be ready: the operator is never without
     // a pod with warm caches. With one replica such a budget would forbid every drain.
     if (replicas > 1) {
@@ -244,6 +265,51 @@ export class NaviqueOperator extends Construct {
         spec: { minAvailable: 1, selector: { matchLabels: selector } },
       });
     }
+  }
+
+  /**
+   * The console: its Service (every replica serves it, the leader or not), the singleton of settings that
+   * configures it — one per cluster, deployed by default —, and the ClusterRole a user is bound to for
+   * reading it (docs/console.md).
+   */
+  private console(
+    namespace: string,
+    labels: Readonly<Record<string, string>>,
+    selector: Readonly<Record<string, string>>,
+  ): void {
+    new ApiObject(this, "ConsoleService", {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: `${OPERATOR_NAME}-console`, namespace, labels },
+      spec: {
+        type: "ClusterIP",
+        selector,
+        ports: [{ name: "http", port: 80, targetPort: OPERATOR_PORTS.console.name, protocol: "TCP" }],
+      },
+    });
+    clusterScoped(
+      new ApiObject(this, "ConsoleSettings", {
+        apiVersion: API_GROUP_VERSION,
+        kind: REGISTRY.managementPlane.kind,
+        metadata: { name: CONSOLE_ACCESS.name, labels },
+        spec: {},
+      }),
+    );
+    clusterScoped(
+      new ApiObject(this, "ConsoleViewerRole", {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRole",
+        metadata: { name: CONSOLE_VIEWER_ROLE, labels },
+        rules: [
+          {
+            apiGroups: [CONSOLE_ACCESS.group],
+            resources: [CONSOLE_ACCESS.resource],
+            resourceNames: [CONSOLE_ACCESS.name],
+            verbs: [CONSOLE_ACCESS.verb],
+          },
+        ],
+      }),
+    );
   }
 
   /**

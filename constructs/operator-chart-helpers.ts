@@ -31,6 +31,8 @@ export const CHART_REFUSALS = {
     "metrics.serviceMonitor.enabled needs metrics.enabled: the ServiceMonitor scrapes the metrics Service, which metrics.enabled false does not render; enable both, or neither",
   minAvailable:
     "podDisruptionBudget.minAvailable %v leaves no pod to evict with replicaCount %v: every drain of their nodes would wait forever; set it below replicaCount (1 keeps one pod running)",
+  ingressWithoutConsole:
+    "console.ingress.enabled needs console.enabled: the Ingress leads to the console's Service, which console.enabled false does not render; enable both, or neither",
   noImage: "image.tag and image.digest are both empty: set image.tag, image.digest or both (docs/operator-chart.md)",
 } as const;
 
@@ -167,6 +169,48 @@ spec:
 `;
 }
 
+/** The console's optional Ingress, to its Service's http port. */
+export function consoleIngressYaml(header: string): string {
+  return `${header}{{- if .Values.console.ingress.enabled }}
+{{- if not .Values.console.enabled }}
+{{- fail ${q(CHART_REFUSALS.ingressWithoutConsole)} }}
+{{- end }}
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: ${include("fullname")}-console
+  namespace: ${include("namespace")}
+  labels:
+    ${includeBlock("labels", 4)}
+  {{- with .Values.console.ingress.annotations }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  {{- with .Values.console.ingress.className }}
+  ingressClassName: {{ . }}
+  {{- end }}
+  {{- with .Values.console.ingress.tlsSecretName }}
+  tls:
+    - hosts:
+        - {{ $.Values.console.ingress.host | quote }}
+      secretName: {{ . }}
+  {{- end }}
+  rules:
+    - host: {{ .Values.console.ingress.host | quote }}
+      http:
+        paths:
+          - path: /
+            pathType: Prefix
+            backend:
+              service:
+                name: ${include("fullname")}-console
+                port:
+                  name: http
+{{- end }}
+`;
+}
+
 /** NOTES.txt: what was installed, how to check it, where the metrics are, what to do next. */
 export function notesTxt(header: string): string {
   const p = OPERATOR_NAME;
@@ -193,6 +237,18 @@ Check that it runs:
 Its metrics (docs/operator.md):
   kubectl -n ${ns} port-forward service/${name}-metrics ${OPERATOR_PORTS.metrics.port}:{{ .Values.metrics.service.port }}
   curl -s localhost:${OPERATOR_PORTS.metrics.port}${OPERATOR_METRICS_PATH} | grep '^navique_'
+{{- end }}
+{{- if .Values.console.enabled }}
+
+The console (docs/console.md), read-only, for whoever may get the ManagementPlane navique:
+  kubectl create clusterrolebinding console-reader --clusterrole=${name}-console-viewer --serviceaccount=NAMESPACE:NAME
+  kubectl create token NAME -n NAMESPACE
+  {{- if .Values.console.ingress.enabled }}
+  open http{{ if .Values.console.ingress.tlsSecretName }}s{{ end }}://{{ .Values.console.ingress.host }}/ and sign in with the token
+  {{- else }}
+  kubectl -n ${ns} port-forward service/${name}-console 8082:{{ .Values.console.service.port }}
+  open http://localhost:8082/ and sign in with the token
+  {{- end }}
 {{- end }}
 
 Next, declare what the platform needs, and the operator installs what that takes, for example:

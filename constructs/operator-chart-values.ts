@@ -6,6 +6,7 @@ import { OPERATOR_PORTS } from "../lib/api/operator-ports.js";
 import { OPERATOR_RESOURCES } from "../lib/api/operator-process.js";
 import { namespaceName, objectName } from "../lib/api/refs.js";
 import { resourceRequirements } from "../lib/api/resource-requirements.js";
+import { REGISTRY } from "../lib/kinds/registry.js";
 import { OPERATOR_IMAGE } from "../lib/package/operator-image.js";
 import { OPERATOR_REPLICAS, operatorReplicas } from "./navique-operator.js";
 
@@ -117,6 +118,75 @@ const metrics = z
   })
   .prefault({})
   .describe("The operator's Prometheus metrics.");
+
+const consoleValues = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        `Serve the read-only console from every replica on the container port \`console\` (${OPERATOR_PORTS.console.port}), behind the Service <fullname>-console, and render the ClusterRole <fullname>-console-viewer that lets a user read it (docs/console.md); false passes --console-bind-address 0 and renders none of them.`,
+      ),
+    service: z
+      .strictObject({
+        type: z
+          .enum(["ClusterIP", "NodePort", "LoadBalancer"])
+          .default("ClusterIP")
+          .describe(
+            "The Service's type: ClusterIP (reached by port-forward or the Ingress), NodePort or LoadBalancer.",
+          ),
+        port: z
+          .int()
+          .min(1)
+          .max(65_535)
+          .default(80)
+          .describe("The Service's port, named http, forwarded to the container's."),
+        annotations: stringMap.default({}).describe("Annotations of the Service, e.g. a cloud load balancer's."),
+      })
+      .prefault({})
+      .describe("The console's Service."),
+    ingress: z
+      .strictObject({
+        enabled: z
+          .boolean()
+          .default(false)
+          .describe("Render an Ingress (networking.k8s.io/v1) to the console's Service."),
+        className: z.string().default("").describe("The IngressClass; empty: the cluster's default."),
+        host: z
+          .string()
+          .regex(/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/)
+          .default("console.example.com")
+          .describe("The host name the console answers on."),
+        annotations: stringMap
+          .default({})
+          .describe("Annotations of the Ingress, e.g. cert-manager.io/cluster-issuer to have its certificate issued."),
+        tlsSecretName: z
+          .union([z.literal(""), objectName])
+          .default("")
+          .describe(
+            "The Secret holding the host's certificate; empty: no TLS. Tokens cross this Ingress: serve it over TLS, and the session cookie is then marked Secure.",
+          ),
+      })
+      .prefault({})
+      .describe("An optional Ingress to the console."),
+  })
+  .prefault({})
+  .describe(
+    "The admin console: read-only, authenticated by TokenReview, authorised by SubjectAccessReview (docs/console.md).",
+  );
+
+const managementPlane = z
+  .strictObject({
+    create: z
+      .boolean()
+      .default(true)
+      .describe(
+        "Render the ManagementPlane navique, the console's settings; one per cluster, kept while the release is.",
+      ),
+    spec: REGISTRY.managementPlane.spec.prefault({}).describe("Its spec (docs/reference/management-plane.md)."),
+  })
+  .prefault({})
+  .describe("The ManagementPlane, the console's settings, deployed by default.");
 
 const podDisruptionBudget = z
   .strictObject({
@@ -238,6 +308,8 @@ export const operatorChartValues = z
       .default([])
       .describe("Namespaces the operator serves (every namespace adopted from among them); empty: every namespace."),
     metrics,
+    console: consoleValues,
+    managementPlane,
     podDisruptionBudget,
     global: kubernetesObject
       .optional()

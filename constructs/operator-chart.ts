@@ -3,6 +3,7 @@ import { Document, stringify, type YAMLMap, type YAMLSeq } from "yaml";
 import { OPERATOR_NAME } from "../lib/api/group.js";
 import { OPERATOR_PORTS } from "../lib/api/operator-ports.js";
 import { crdFiles, GENERATED_HEADER as HEADER } from "../lib/kinds/crd-files.js";
+import { REGISTRY } from "../lib/kinds/registry.js";
 import {
   type OperatorRule,
   operatorClusterRules,
@@ -11,6 +12,7 @@ import {
 } from "../lib/package/operator-rbac.js";
 import { NaviqueOperator } from "./navique-operator.js";
 import {
+  consoleIngressYaml,
   helpersTpl,
   include,
   includeBlock,
@@ -46,6 +48,9 @@ const SCALARS: Readonly<Record<string, string>> = {
   __RESYNC__: "{{ .Values.resyncSeconds | quote }}",
   __METRICS_ADDRESS__: `{{ ternary ":${OPERATOR_PORTS.metrics.port}" "0" .Values.metrics.enabled | quote }}`,
   __HEALTH_ADDRESS__: `":${OPERATOR_PORTS.health.port}"`,
+  __CONSOLE_ADDRESS__: `{{ ternary ":${OPERATOR_PORTS.console.port}" "0" .Values.console.enabled | quote }}`,
+  __CONSOLE_SERVICE_PORT__: "{{ .Values.console.service.port }}",
+  __CONSOLE_SERVICE_TYPE__: "{{ .Values.console.service.type }}",
   __METRICS_SERVICE_PORT__: "{{ .Values.metrics.service.port }}",
   __MIN_AVAILABLE__: "{{ .Values.podDisruptionBudget.minAvailable }}",
 };
@@ -61,6 +66,7 @@ const BLOCKS: Readonly<Record<string, (column: number) => string[]>> = {
     "{{- end }}",
   ],
   __RESOURCES__: (column) => [`{{- toYaml .Values.resources | nindent ${column} }}`],
+  __MANAGEMENT_PLANE_SPEC__: (column) => [`{{- toYaml .Values.managementPlane.spec | nindent ${column} }}`],
 };
 
 /** Optional tokens: the key and its block, rendered only when the value is not empty. */
@@ -68,6 +74,7 @@ const OPTIONAL: Readonly<Record<string, string>> = {
   __SA_ANNOTATIONS__: ".Values.serviceAccount.annotations",
   __POD_ANNOTATIONS__: ".Values.podAnnotations",
   __SERVICE_ANNOTATIONS__: ".Values.metrics.service.annotations",
+  __CONSOLE_SERVICE_ANNOTATIONS__: ".Values.console.service.annotations",
   __PULL_SECRETS__: ".Values.imagePullSecrets",
   __NODE_SELECTOR__: ".Values.nodeSelector",
   __TOLERATIONS__: ".Values.tolerations",
@@ -142,7 +149,8 @@ interface DeploymentObject {
 function releaseNames(object: ConstructObject): void {
   const { metadata } = object;
   if (metadata.name === OPERATOR_NAME) metadata.name = "__FULLNAME__";
-  else if (metadata.name === `${OPERATOR_NAME}-metrics`) metadata.name = "__FULLNAME__-metrics";
+  else if (metadata.name.startsWith(`${OPERATOR_NAME}-`))
+    metadata.name = `__FULLNAME__${metadata.name.slice(OPERATOR_NAME.length)}`;
   if (metadata.namespace === RELEASE_NAMESPACE) metadata.namespace = "__NAMESPACE__";
   if (object.roleRef?.name === OPERATOR_NAME) object.roleRef.name = "__FULLNAME__";
   for (const subject of object.subjects ?? []) {
@@ -183,6 +191,7 @@ function deploymentValues(deployment: DeploymentObject): { defaultAffinity: unkn
   args[at("--resync")] = "__RESYNC__";
   args[at("--metrics-bind-address")] = "__METRICS_ADDRESS__";
   args[at("--health-probe-bind-address")] = "__HEALTH_ADDRESS__";
+  args[at("--console-bind-address")] = "__CONSOLE_ADDRESS__";
   return { defaultAffinity: tokenizeLabels(defaultAffinity) };
 }
 
@@ -195,7 +204,8 @@ function objectYaml(object: ConstructObject): string {
     ClusterRole: operatorClusterRules(),
     Role: operatorSystemNamespaceRules(),
   };
-  const explained = reasons[object.kind];
+  // The operator's own roles, not the console viewer's, which grants one read and needs no reasons.
+  const explained = object.metadata.name === "__FULLNAME__" ? reasons[object.kind] : undefined;
   const document = new Document(object, { sortMapEntries: true });
   if (explained) {
     // The construct's rules are these, in this order: a reason can only sit above its own rule.
@@ -280,6 +290,11 @@ function deploymentTemplate(text: string): string {
       `            - containerPort: ${OPERATOR_PORTS.metrics.port}\n              name: ${OPERATOR_PORTS.metrics.name}\n              protocol: TCP\n`,
       `            {{- if .Values.metrics.enabled }}\n            - containerPort: ${OPERATOR_PORTS.metrics.port}\n              name: ${OPERATOR_PORTS.metrics.name}\n              protocol: TCP\n            {{- end }}\n`,
     ],
+    // Nothing listens on the console port with the console off.
+    [
+      `            - containerPort: ${OPERATOR_PORTS.console.port}\n              name: ${OPERATOR_PORTS.console.name}\n              protocol: TCP\n`,
+      `            {{- if .Values.console.enabled }}\n            - containerPort: ${OPERATOR_PORTS.console.port}\n              name: ${OPERATOR_PORTS.console.name}\n              protocol: TCP\n            {{- end }}\n`,
+    ],
     // The mirror's mount and volume exist for a dir: source only.
     [
       `            - mountPath: ${MIRROR_PATH}\n              name: chart-mirror\n              readOnly: true\n`,
@@ -302,17 +317,30 @@ function valuesOf(object: ConstructObject): { defaultAffinity?: unknown } {
   if (object.kind === "ServiceAccount") object.metadata.annotations = "__SA_ANNOTATIONS__";
   if (object.kind === "Deployment") return deploymentValues(object as unknown as DeploymentObject);
   if (object.kind === "Service") {
-    object.metadata.annotations = "__SERVICE_ANNOTATIONS__";
+    const isConsole = object.metadata.name.endsWith("-console");
+    object.metadata.annotations = isConsole ? "__CONSOLE_SERVICE_ANNOTATIONS__" : "__SERVICE_ANNOTATIONS__";
     const [port] = (object.spec?.ports ?? []) as Record<string, unknown>[];
-    if (!port) throw new Error("operator chart: the construct's metrics Service has no port");
-    port.port = "__METRICS_SERVICE_PORT__";
+    if (!port || !object.spec)
+      throw new Error(`operator chart: the construct's ${object.metadata.name} Service has no port`);
+    port.port = isConsole ? "__CONSOLE_SERVICE_PORT__" : "__METRICS_SERVICE_PORT__";
+    if (isConsole) object.spec.type = "__CONSOLE_SERVICE_TYPE__";
   }
+  if (object.kind === REGISTRY.managementPlane.kind && object.spec)
+    (object as { spec: unknown }).spec = "__MANAGEMENT_PLANE_SPEC__";
   if (object.kind === "PodDisruptionBudget" && object.spec) object.spec.minAvailable = "__MIN_AVAILABLE__";
   return {};
 }
 
-/** The template file of each kind the construct renders, and the condition its objects are rendered on. */
+const IF_CONSOLE = "{{- if .Values.console.enabled }}";
+
+/**
+ * The template file of each kind the construct renders, and the condition its objects are rendered on;
+ * `Kind/-suffix` for the objects of a kind whose name ends so (the console's), before the kind's own.
+ */
 const TEMPLATE_FILES: Readonly<Record<string, { file: string; when?: string }>> = {
+  "Service/-console": { file: "console-service.yaml", when: IF_CONSOLE },
+  "ClusterRole/-console-viewer": { file: "console-viewer-role.yaml", when: IF_CONSOLE },
+  [REGISTRY.managementPlane.kind]: { file: "managementplane.yaml", when: "{{- if .Values.managementPlane.create }}" },
   ServiceAccount: { file: "serviceaccount.yaml", when: "{{- if .Values.serviceAccount.create }}" },
   ClusterRole: { file: "rbac.yaml" },
   ClusterRoleBinding: { file: "rbac.yaml" },
@@ -343,7 +371,11 @@ function constructTemplates(): Map<string, string> {
   );
   const texts = new Map<string, string[]>();
   for (const object of objects) {
-    const where = TEMPLATE_FILES[object.kind];
+    const where =
+      Object.entries(TEMPLATE_FILES).find(
+        ([key]) =>
+          key.startsWith(`${object.kind}/`) && object.metadata.name.endsWith(key.slice(object.kind.length + 1)),
+      )?.[1] ?? TEMPLATE_FILES[object.kind];
     if (!where) throw new Error(`operator chart: the construct renders a ${object.kind}, which has no template file`);
     releaseNames(object);
     const { defaultAffinity } = valuesOf(object);
@@ -372,6 +404,7 @@ export function operatorChartFiles(version: string): Map<string, string> {
   for (const [name, text] of constructTemplates()) files.set(name, text);
   files.set("templates/system-namespace.yaml", systemNamespaceYaml(HEADER));
   files.set("templates/servicemonitor.yaml", serviceMonitorYaml(HEADER));
+  files.set("templates/console-ingress.yaml", consoleIngressYaml(HEADER));
   files.set("templates/_helpers.tpl", helpersTpl(HEADER));
   files.set("templates/NOTES.txt", notesTxt(HEADER));
   for (const [name, text] of crdFiles()) files.set(`crds/${name}`, text);

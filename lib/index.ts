@@ -40,6 +40,13 @@ export {
 } from "./kinds/gateway/schema.js";
 export { LICENSE_KIND, type LicenseSpecInput } from "./kinds/license/schema.js";
 export {
+  DEFAULT_CONSOLE_ENABLED,
+  DEFAULT_CONSOLE_REFRESH_SECONDS,
+  DEFAULT_RECENT_EVENTS_MINUTES,
+  MANAGEMENT_PLANE_KIND,
+  type ManagementPlaneSpecInput,
+} from "./kinds/management-plane/schema.js";
+export {
   DEFAULT_MEILISEARCH_STORAGE_SIZE,
   MeilisearchInstanceSpec,
   type MeilisearchInstanceSpecInput,

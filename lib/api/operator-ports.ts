@@ -1,5 +1,5 @@
 /**
- * The operator's two HTTP servers as its pod declares them (docs/operator.md): the container ports, named
+ * The operator's HTTP servers as its pod declares them (docs/operator.md): the container ports, named
  * as the chart's Service, probes and ServiceMonitor refer to them, and the paths the kubelet probes. The
  * numbers are `navique operator`'s defaults for `--metrics-bind-address` and `--health-probe-bind-address`,
  * controller-runtime's customary 8080 and 8081; the chart and the NaviqueOperator construct pass them
@@ -8,6 +8,7 @@
 export const OPERATOR_PORTS = {
   metrics: { name: "metrics", port: 8080 },
   health: { name: "health", port: 8081 },
+  console: { name: "console", port: 8082 },
 } as const;
 
 /** Where the kubelet asks whether the process lives (restarted when not) and whether its caches are synced. */

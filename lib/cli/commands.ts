@@ -261,13 +261,14 @@ const OPERATOR: CommandSpec = {
   name: "operator",
   summary: "run the operator against the cluster: watch every kind of the product and reconcile it",
   synopsis: [
-    "operator [--kubeconfig PATH] [--chart-source SOURCE] [--resync SECONDS] [--helm PATH] [--watch-namespaces NS[,NS...]] [--leader-elect[=true|false]] [--trust ID=PUBFILE] [--metrics-bind-address ADDR] [--health-probe-bind-address ADDR]",
+    "operator [--kubeconfig PATH] [--chart-source SOURCE] [--resync SECONDS] [--helm PATH] [--watch-namespaces NS[,NS...]] [--leader-elect[=true|false]] [--trust ID=PUBFILE] [--metrics-bind-address ADDR] [--health-probe-bind-address ADDR] [--console-bind-address ADDR]",
   ],
   description:
     "Watches every kind of the product and reconciles each resource continuously, until SIGINT or SIGTERM; then it stops its " +
     "watches, lets the reconcile under way finish and releases the leader Lease. With leader election (the default) only the " +
     "holder of the Lease navique-system/navique-ai-core-operator-leader reconciles, and the other replicas wait as standbys " +
-    "with warm caches. It serves /healthz and /readyz, and Prometheus metrics on /metrics (docs/operator.md).",
+    "with warm caches. It serves /healthz and /readyz, Prometheus metrics on /metrics (docs/operator.md), and the read-only " +
+    "console, every replica alike (docs/console.md).",
   options: [
     KUBECONFIG,
     CHART_SOURCE,
@@ -308,6 +309,12 @@ const OPERATOR: CommandSpec = {
       value: "ADDR",
       help: "where GET /healthz and /readyz are served, as HOST:PORT or :PORT; 0 turns them off. Default: :8081",
     },
+    {
+      name: "console-bind-address",
+      type: "string",
+      value: "ADDR",
+      help: "where the console is served, as HOST:PORT or :PORT; 0 turns it off. Default: :8082",
+    },
   ],
   exitCodes: [
     { code: 0, meaning: "stopped by SIGINT or SIGTERM, its reconcile finished and its Lease released" },
@@ -333,6 +340,7 @@ const OPERATOR: CommandSpec = {
       trust: stringValues(parsed, "trust"),
       metricsBindAddress: stringValue(parsed, "metrics-bind-address"),
       healthProbeBindAddress: stringValue(parsed, "health-probe-bind-address"),
+      consoleBindAddress: stringValue(parsed, "console-bind-address"),
     });
     // Stopped, the server exits rather than waiting for the event loop to empty: client-node's informer opens
     // a watch it was told to stop while that watch was still connecting, and such a socket would hold it.
@@ -340,5 +348,37 @@ const OPERATOR: CommandSpec = {
   },
 };
 
+const CONSOLE: CommandSpec = {
+  name: "console",
+  summary: "serve the read-only console locally, reading the cluster as the kubeconfig's user",
+  synopsis: ["console [--kubeconfig PATH] [--address HOST:PORT] [--trust ID=PUBFILE]"],
+  description:
+    "Serves the console the operator serves (docs/console.md) — every resource with its conditions, the capabilities Absent, " +
+    "Adopted or Owned with their evidence, the dependency graph, the licence and its caps, the recent Events — on this machine, " +
+    "reading the cluster with the kubeconfig's identity and changing nothing. It prints a link holding a key made at its start: " +
+    "the console shows nothing to a browser without it. Runs until SIGINT or SIGTERM.",
+  options: [
+    KUBECONFIG,
+    {
+      name: "address",
+      type: "string",
+      value: "HOST:PORT",
+      help: "where to listen; :0 picks a free port. Default: 127.0.0.1:8082, this machine only",
+    },
+    TRUST,
+  ],
+  exitCodes: [
+    { code: 0, meaning: "stopped by SIGINT or SIGTERM" },
+    { code: 1, meaning: `it could not start (the port taken, no cluster); or ${USAGE_REFUSED}` },
+  ],
+  docs: "docs/console.md",
+  run: async (parsed) =>
+    (await import("./console-command.js")).runConsole({
+      kubeconfig: stringValue(parsed, "kubeconfig"),
+      address: stringValue(parsed, "address"),
+      trust: stringValues(parsed, "trust"),
+    }),
+};
+
 /** Every command of `navique`, in the order the global usage lists them. */
-export const COMMANDS: readonly CommandSpec[] = [UP, PLAN, STATUS, DOCTOR, LICENSE, OPERATOR];
+export const COMMANDS: readonly CommandSpec[] = [UP, PLAN, STATUS, DOCTOR, CONSOLE, LICENSE, OPERATOR];

@@ -1,9 +1,12 @@
 import {
   type BindAddress,
+  DEFAULT_CONSOLE_BIND_ADDRESS,
   DEFAULT_HEALTH_PROBE_BIND_ADDRESS,
   DEFAULT_METRICS_BIND_ADDRESS,
   parseBindAddress,
 } from "../../providers/operator/bind-address.js";
+import { serveConsole } from "../../providers/operator/console-server.js";
+import { keepConsoleStatus } from "../../providers/operator/console-status.js";
 import { NaviqueOperator } from "../../providers/operator/operator.js";
 import { serveOperatorEndpoints } from "../../providers/operator/operator-endpoints.js";
 import { OperatorMetrics } from "../../providers/operator/operator-metrics.js";
@@ -17,6 +20,8 @@ import { HelmCli } from "../cluster/helm-cli.js";
 import { KubeClient } from "../cluster/kube-client.js";
 import { LEADER_RETRY_PERIOD_MS, LeaderElector } from "../cluster/leader-election.js";
 import { killRunningCommands } from "../cluster/process.js";
+import { clusterAuthenticator } from "../console/console-auth.js";
+import { snapshotSource } from "../console/console-snapshot.js";
 import { REGISTRY } from "../kinds/registry.js";
 import { stderrReporter } from "../reporter.js";
 import { cliHelm } from "./helm-binary.js";
@@ -59,6 +64,11 @@ export function parseHealthProbeBindAddress(flag: string | undefined): BindAddre
   );
 }
 
+/** `--console-bind-address ADDR`: where the console is served; `0` turns it off. @default DEFAULT_CONSOLE_BIND_ADDRESS */
+export function parseConsoleBindAddress(flag: string | undefined): BindAddress | undefined {
+  return parseBindAddress("--console-bind-address", flag ?? DEFAULT_CONSOLE_BIND_ADDRESS, "the console");
+}
+
 /**
  * `navique operator`: with leader election (the default), watches at once and waits as a standby until it
  * holds the leader Lease, then runs passes; runs until SIGINT/SIGTERM, then stops its watches, lets the
@@ -82,9 +92,12 @@ export async function runOperator(options: {
   readonly metricsBindAddress?: string;
   /** `--health-probe-bind-address`, parsed by parseHealthProbeBindAddress. @default DEFAULT_HEALTH_PROBE_BIND_ADDRESS */
   readonly healthProbeBindAddress?: string;
+  /** `--console-bind-address`, parsed by parseConsoleBindAddress. @default DEFAULT_CONSOLE_BIND_ADDRESS */
+  readonly consoleBindAddress?: string;
 }): Promise<number> {
   const metricsAddress = parseMetricsBindAddress(options.metricsBindAddress);
   const healthAddress = parseHealthProbeBindAddress(options.healthProbeBindAddress);
+  const consoleAddress = parseConsoleBindAddress(options.consoleBindAddress);
   const source = parseChartSource(options.chartSource);
   const metrics = new OperatorMetrics({
     kinds: [...REGISTRY.kinds.map((m) => m.definition.kind), REGISTRY.singleton.definition.kind],
@@ -107,10 +120,25 @@ export async function runOperator(options: {
     },
     report: stderrReporter,
   });
+  const closers: (() => Promise<void>)[] = [];
   try {
     const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
     const helmBinary = await cliHelm(options.helm);
     const client = KubeClient.fromFile(target.kubeconfig);
+    // Its own clients: the operator's is fenced while it does not lead, and every replica serves the console.
+    const trusted = options.trust && options.trust.length > 0 ? await trustedKeys(options.trust) : undefined;
+    const consoleServer = consoleAddress
+      ? await serveConsole({
+          address: consoleAddress,
+          authenticator: clusterAuthenticator(KubeClient.fromFile(target.kubeconfig)),
+          snapshots: snapshotSource({
+            client: () => KubeClient.fromFile(target.kubeconfig, { readOnce: true }),
+            ...(trusted ? { trustedKeys: trusted } : {}),
+          }),
+          report: stderrReporter,
+        })
+      : undefined;
+    closers.push(() => consoleServer?.close() ?? Promise.resolve());
     const running = new NaviqueOperator({
       client,
       helm: new HelmCli({ binary: helmBinary, kubeconfig: target.kubeconfig }),
@@ -118,7 +146,7 @@ export async function runOperator(options: {
       observer: metrics,
       ...(options.resyncSeconds ? { resyncMs: options.resyncSeconds * 1000 } : {}),
       ...(options.watchNamespaces ? { watchNamespaces: options.watchNamespaces } : {}),
-      ...(options.trust && options.trust.length > 0 ? { trustedKeys: await trustedKeys(options.trust) } : {}),
+      ...(trusted ? { trustedKeys: trusted } : {}),
     });
     operator = running;
     metrics.watchQueue(() => running.queueDepth);
@@ -128,8 +156,10 @@ export async function runOperator(options: {
       leaderElect: options.leaderElect ?? true,
       metrics,
       stopping,
+      console: consoleAddress ? { address: consoleAddress.value } : undefined,
     });
   } finally {
+    await Promise.all(closers.map((close) => close()));
     await endpoints.close();
   }
 }
@@ -143,6 +173,8 @@ async function operate(
     readonly leaderElect: boolean;
     readonly metrics: OperatorMetrics;
     readonly stopping: AbortController;
+    /** Where this process serves the console, which the leader writes in the status of the console's settings. */
+    readonly console: { readonly address: string } | undefined;
   },
 ): Promise<number> {
   const { client, kubeconfig, leaderElect, metrics, stopping } = how;
@@ -166,6 +198,14 @@ async function operate(
     metrics.leading(true);
     await operator.start();
   }
+  const leading = elector;
+  keepConsoleStatus({
+    client,
+    served: how.console,
+    leads: () => leading?.isLeader ?? true,
+    signal: stopping.signal,
+    report: stderrReporter,
+  });
   await stopped;
   const again = () => {
     stderrReporter("[operator] stopped by a second signal before its reconcile finished");

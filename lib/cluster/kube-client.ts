@@ -4,6 +4,8 @@ import {
   ApiException,
   ApiextensionsV1Api,
   AppsV1Api,
+  AuthenticationV1Api,
+  AuthorizationV1Api,
   type Configuration,
   CoordinationV1Api,
   CoreV1Api,
@@ -306,6 +308,10 @@ export class KubeClient {
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
   readonly events: EventsV1Api;
+  /** TokenReviews: who a bearer token is (the console's login). */
+  readonly authentication: AuthenticationV1Api;
+  /** SubjectAccessReviews: whether a user may do something (the console's authorisation). */
+  readonly authorization: AuthorizationV1Api;
   private objects: ObjectPaths;
   private readonly server: string;
   private readonly counter = new RequestCounter();
@@ -357,6 +363,8 @@ export class KubeClient {
     this.custom = new CustomObjectsApi(configuration);
     this.coordination = new CoordinationV1Api(configuration);
     this.events = new EventsV1Api(configuration);
+    this.authentication = new AuthenticationV1Api(configuration);
+    this.authorization = new AuthorizationV1Api(configuration);
     this.server = cluster.server.replace(/\/+$/, "");
     this.objects = this.makeObjectApi();
   }

@@ -15,6 +15,7 @@ import { CHAT_UI_MODULE } from "./chat-ui/module.js";
 import { CLICKHOUSE_CLUSTER_MODULE } from "./clickhouse-cluster/module.js";
 import { GATEWAY_MODULE } from "./gateway/module.js";
 import { LICENSE_MODULE } from "./license/module.js";
+import { MANAGEMENT_PLANE_DEFINITION } from "./management-plane/schema.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
 import { MONGO_CLUSTER_MODULE } from "./mongo-cluster/module.js";
 import { OBSERVABILITY_MODULE } from "./observability/module.js";
@@ -39,6 +40,11 @@ export interface Registry {
    * @internal the engine's: left out of the package's declarations, which then need no Kubernetes client types.
    */
   readonly singleton: SingletonModule;
+  /**
+   * The console's settings, a cluster-scoped singleton the engine does not plan for: the console reads it
+   * at each request, the operator's leader writes its status (lib/console/).
+   */
+  readonly managementPlane: KindDefinition;
   /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
   readonly grants: KindDefinition;
   /** A grant as written, parsed and judged: what a file's grants are read with (`navique plan -f`). */
@@ -81,6 +87,7 @@ export const REFERENCE_GRANT_DEFINITION = referenceGrantDefinition(ReferenceGran
 export const REGISTRY: Registry = {
   kinds: KINDS,
   singleton: LICENSE_MODULE,
+  managementPlane: MANAGEMENT_PLANE_DEFINITION,
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,
 };
@@ -97,9 +104,14 @@ export const LEGACY_PULUMI_RUNTIMES: Readonly<Record<string, string>> = {
   "stack-runtime": STACK_MODULE.definition.kind,
 };
 
-/** Every CRD definition, in a stable order: the singleton, the kinds, the grants. */
+/** Every CRD definition, in a stable order: the singleton, the kinds, the grants, the console's settings. */
 export function allDefinitions(registry: Registry = REGISTRY): KindDefinition[] {
-  return [registry.singleton.definition, ...registry.kinds.map((k) => k.definition), registry.grants];
+  return [
+    registry.singleton.definition,
+    ...registry.kinds.map((k) => k.definition),
+    registry.grants,
+    registry.managementPlane,
+  ];
 }
 
 /** The CRDs of every kind, in a stable order. */

@@ -307,9 +307,14 @@ export function operatorClusterRules(
   return [
     {
       apiGroups: [API_GROUP],
-      resources: [...reconciled, registry.grants.plural, registry.singleton.definition.plural],
+      resources: [
+        ...reconciled,
+        registry.grants.plural,
+        registry.singleton.definition.plural,
+        registry.managementPlane.plural,
+      ],
       verbs: [...READ],
-      why: "Its own kinds: watched (one informer per kind) and read at the start of each pass; ReferenceGrants and the License are only read.",
+      why: "Its own kinds: watched (one informer per kind) and read at the start of each pass; ReferenceGrants, the License and the ManagementPlane are only read (the console reads them all).",
     },
     {
       apiGroups: [API_GROUP],
@@ -319,9 +324,11 @@ export function operatorClusterRules(
     },
     {
       apiGroups: [API_GROUP],
-      resources: [...reconciled, registry.singleton.definition.plural].map((p) => `${p}/status`),
+      resources: [...reconciled, registry.singleton.definition.plural, registry.managementPlane.plural].map(
+        (p) => `${p}/status`,
+      ),
       verbs: ["patch"],
-      why: "The status (conditions, capabilities, emitted objects) each pass writes, and the License's.",
+      why: "The status (conditions, capabilities, emitted objects) each pass writes, the License's, and the ManagementPlane's (whether the console is served).",
     },
     {
       apiGroups: [API_GROUP],
@@ -351,8 +358,26 @@ export function operatorClusterRules(
     {
       apiGroups: ["events.k8s.io"],
       resources: ["events"],
+      verbs: ["create", "list"],
+      why: "Events about its resources, as kubectl describe shows them; each is created once, never updated. Listed by the console's Events page, which shows those the operator recorded.",
+    },
+    {
+      apiGroups: [""],
+      resources: ["nodes"],
+      verbs: ["list"],
+      why: "The console's overview says how many of the cluster's nodes are Ready, as navique status does.",
+    },
+    {
+      apiGroups: ["authentication.k8s.io"],
+      resources: ["tokenreviews"],
       verbs: ["create"],
-      why: "Events about its resources, as kubectl describe shows them; each is created once, never updated.",
+      why: "The console authenticates each bearer token it is given by a TokenReview, as kube-rbac-proxy and metrics-server do (system:auth-delegator's first rule).",
+    },
+    {
+      apiGroups: ["authorization.k8s.io"],
+      resources: ["subjectaccessreviews"],
+      verbs: ["create"],
+      why: "The console asks, by a SubjectAccessReview, whether the token's user may get the ManagementPlane before it shows a page (system:auth-delegator's second rule).",
     },
     {
       apiGroups: ["apiextensions.k8s.io"],

@@ -7,6 +7,12 @@ export const DEFAULT_METRICS_BIND_ADDRESS = ":8080";
 /** Where the operator serves /healthz and /readyz unless told otherwise (`--health-probe-bind-address`); the chart's `health` port. */
 export const DEFAULT_HEALTH_PROBE_BIND_ADDRESS = ":8081";
 
+/** Where the operator serves the console unless told otherwise (`--console-bind-address`); the chart's `console` port. */
+export const DEFAULT_CONSOLE_BIND_ADDRESS = ":8082";
+
+/** Where `navique console` listens unless told otherwise (`--address`): this machine only. */
+export const DEFAULT_LOCAL_CONSOLE_ADDRESS = "127.0.0.1:8082";
+
 /** The value that turns a server off, as controller-runtime spells it for both flags. */
 export const BIND_ADDRESS_OFF = "0";
 

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { BIND_ADDRESS_OFF, type BindAddress } from "./bind-address.js";
 
@@ -77,7 +77,18 @@ export async function serveEndpoints(
     response.writeHead(reply.status, { "Content-Type": reply.contentType ?? TEXT });
     response.end(request.method === "HEAD" ? undefined : reply.body);
   };
-  const server = createServer((request, response) => void answer(request, response));
+  return listenOn(
+    createServer((request, response) => void answer(request, response)),
+    address,
+  );
+}
+
+/**
+ * Starts `server` listening on `address`: resolves once it listens, with its URL and how to close it;
+ * rejects with one line naming the flag when it cannot (the port in use, not permitted, not an address of
+ * this machine).
+ */
+export async function listenOn(server: Server, address: BindAddress): Promise<EndpointServer> {
   await new Promise<void>((resolve, reject) => {
     server.once("error", (error: NodeJS.ErrnoException) => reject(listenFailure(address, error)));
     server.listen({ port: address.port, ...(address.host ? { host: address.host } : {}) }, () => resolve());
@@ -87,7 +98,7 @@ export async function serveEndpoints(
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // A scraper's kept-alive connection would hold the close until it times out.
+        // A scraper's or a browser's kept-alive connection would hold the close until it times out.
         server.closeAllConnections();
       }),
   };

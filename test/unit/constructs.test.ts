@@ -95,6 +95,9 @@ describe("the NaviqueOperator construct", () => {
       "RoleBinding/navique-ai-core-operator",
       "Deployment/navique-ai-core-operator",
       "Service/navique-ai-core-operator-metrics",
+      "Service/navique-ai-core-operator-console",
+      "ManagementPlane/navique",
+      "ClusterRole/navique-ai-core-operator-console-viewer",
       "PodDisruptionBudget/navique-ai-core-operator",
     ]);
     const deployment = objects[crds.length + 6];
@@ -108,6 +111,8 @@ describe("the NaviqueOperator construct", () => {
       ":8080",
       "--health-probe-bind-address",
       ":8081",
+      "--console-bind-address",
+      ":8082",
     ]);
   });
 
@@ -127,6 +132,7 @@ describe("the NaviqueOperator construct", () => {
     expect(container?.ports).toEqual([
       { name: "metrics", containerPort: 8080, protocol: "TCP" },
       { name: "health", containerPort: 8081, protocol: "TCP" },
+      { name: "console", containerPort: 8082, protocol: "TCP" },
     ]);
     expect(container?.livenessProbe).toMatchObject({ httpGet: { path: "/healthz", port: "health" } });
     expect(container?.readinessProbe).toMatchObject({ httpGet: { path: "/readyz", port: "health" } });
@@ -155,6 +161,9 @@ describe("the NaviqueOperator construct", () => {
       "RoleBinding navique-system/navique-ai-core-operator",
       "Deployment platform-ops/navique-ai-core-operator",
       "Service platform-ops/navique-ai-core-operator-metrics",
+      "Service platform-ops/navique-ai-core-operator-console",
+      "ManagementPlane /navique",
+      "ClusterRole /navique-ai-core-operator-console-viewer",
       "PodDisruptionBudget platform-ops/navique-ai-core-operator",
     ]);
     const subjects = [{ kind: "ServiceAccount", name: "navique-ai-core-operator", namespace: "platform-ops" }];
@@ -315,6 +324,8 @@ describe("the NaviqueOperator construct's namespace scope", () => {
       ":8080",
       "--health-probe-bind-address",
       ":8081",
+      "--console-bind-address",
+      ":8082",
     ]);
     const bad = Testing.chart();
     new NaviqueOperator(bad, "operator", { watchNamespaces: ["Team_A"] });
@@ -385,6 +396,8 @@ describe("the cdk8s example", () => {
           ...EXAMPLE_APPLICATIONS,
           "ReferenceGrant navique-example-platform/navique-example-apps",
           "ReferenceGrant navique-example-data/navique-example-apps",
+          // The operator's own: the console's settings, cluster-scoped.
+          "ManagementPlane undefined/navique",
         ].sort(),
       );
       const comesBefore = (a: string, b: string) => expect(resources.indexOf(a)).toBeLessThan(resources.indexOf(b));
@@ -528,9 +541,11 @@ describe("cluster-scoped objects in a chart with a namespace", () => {
       Testing.synth(chart).map((o) => [`${o.kind}/${o.metadata.name}`, o.metadata.namespace ?? "(none)"]),
     );
     const clusterScoped = Object.entries(where).filter(([key]) =>
-      /^(CustomResourceDefinition|Namespace|ClusterRole|ClusterRoleBinding|License)\//.test(key),
+      /^(CustomResourceDefinition|Namespace|ClusterRole|ClusterRoleBinding|License|ManagementPlane)\//.test(key),
     );
-    expect(clusterScoped.length).toBe(allDefinitions().length + 4);
+    // The CRDs, the system namespace, the operator's ClusterRole and binding, the console viewer's
+    // ClusterRole, the ManagementPlane and the License.
+    expect(clusterScoped.length).toBe(allDefinitions().length + 6);
     expect(clusterScoped.filter(([, namespace]) => namespace !== "(none)")).toEqual([]);
     expect(where).toMatchObject({
       "ServiceAccount/navique-ai-core-operator": "navique-system",

@@ -31,6 +31,7 @@ interface Rendered {
     readonly annotations?: Record<string, string>;
   };
   readonly spec?: Record<string, unknown>;
+  readonly rules?: unknown;
   readonly subjects?: { kind: string; name: string; namespace: string }[];
 }
 
@@ -63,6 +64,14 @@ function one(objects: readonly Rendered[], kind: string): Rendered {
   const found = objects.filter((o) => o.kind === kind);
   if (found.length !== 1) throw new Error(`expected one ${kind}, rendered ${found.length}`);
   return found[0] as Rendered;
+}
+
+/** The one object of `kind` named `name`. */
+function named(objects: readonly Rendered[], kind: string, name: string): Rendered {
+  return one(
+    objects.filter((o) => o.metadata.name === name),
+    kind,
+  );
 }
 
 function podOf(objects: readonly Rendered[]): RenderedPod {
@@ -98,6 +107,10 @@ describe("the operator chart's files", () => {
         "templates/rbac.yaml",
         "templates/serviceaccount.yaml",
         "templates/servicemonitor.yaml",
+        "templates/console-ingress.yaml",
+        "templates/console-service.yaml",
+        "templates/console-viewer-role.yaml",
+        "templates/managementplane.yaml",
         "templates/system-namespace.yaml",
         ...[...crdFiles().keys()].map((name) => `crds/${name}`),
       ].sort(),
@@ -158,7 +171,7 @@ describe("the operator chart's values schema", () => {
   });
 
   it("accepts what a parent chart passes its subcharts (global)", async () => {
-    await expect(render({ global: { imageRegistry: "registry.example" } })).resolves.toHaveLength(8);
+    await expect(render({ global: { imageRegistry: "registry.example" } })).resolves.toHaveLength(11);
   });
 });
 
@@ -168,11 +181,14 @@ describe("the operator chart with its defaults", () => {
     expect(placed(objects)).toEqual(
       [
         `ClusterRole /${OPERATOR_NAME}`,
+        `ClusterRole /${OPERATOR_NAME}-console-viewer`,
         `ClusterRoleBinding /${OPERATOR_NAME}`,
         `Deployment navique-system/${OPERATOR_NAME}`,
+        "ManagementPlane /navique",
         `PodDisruptionBudget navique-system/${OPERATOR_NAME}`,
         `Role navique-system/${OPERATOR_NAME}`,
         `RoleBinding navique-system/${OPERATOR_NAME}`,
+        `Service navique-system/${OPERATOR_NAME}-console`,
         `Service navique-system/${OPERATOR_NAME}-metrics`,
         `ServiceAccount navique-system/${OPERATOR_NAME}`,
       ].sort(),
@@ -185,7 +201,7 @@ describe("the operator chart with its defaults", () => {
         matchLabels: deployment.spec?.selector && (deployment.spec.selector as { matchLabels: unknown }).matchLabels,
       },
     });
-    expect(one(objects, "Service").spec).toEqual({
+    expect(named(objects, "Service", `${OPERATOR_NAME}-metrics`).spec).toEqual({
       type: "ClusterIP",
       selector: { "app.kubernetes.io/name": OPERATOR_NAME, "app.kubernetes.io/component": "operator" },
       ports: [{ name: "metrics", port: 8080, targetPort: "metrics", protocol: "TCP" }],
@@ -211,7 +227,14 @@ describe("the operator chart with its defaults", () => {
     expect(one(objects, "Deployment").spec?.selector).toEqual({ matchLabels: selector });
     const other = await render({ fullnameOverride: "platform-operator" });
     expect(one(other, "Deployment").metadata.name).toBe("platform-operator");
-    expect(one(other, "Service").metadata.name).toBe("platform-operator-metrics");
+    expect(other.filter((o) => o.kind === "Service" || o.kind === "ClusterRole").map((o) => o.metadata.name)).toEqual(
+      expect.arrayContaining([
+        "platform-operator-metrics",
+        "platform-operator-console",
+        "platform-operator",
+        "platform-operator-console-viewer",
+      ]),
+    );
     expect(one(other, "Deployment").spec?.selector).toEqual({ matchLabels: selector });
   });
 
@@ -220,6 +243,7 @@ describe("the operator chart with its defaults", () => {
     expect(container?.ports).toEqual([
       { name: "metrics", containerPort: 8080, protocol: "TCP" },
       { name: "health", containerPort: 8081, protocol: "TCP" },
+      { name: "console", containerPort: 8082, protocol: "TCP" },
     ]);
     expect(container?.livenessProbe).toMatchObject({ httpGet: { path: "/healthz", port: "health" } });
     expect(container?.readinessProbe).toMatchObject({ httpGet: { path: "/readyz", port: "health" } });
@@ -231,6 +255,8 @@ describe("the operator chart with its defaults", () => {
       ":8080",
       "--health-probe-bind-address",
       ":8081",
+      "--console-bind-address",
+      ":8082",
     ]);
   });
 
@@ -328,12 +354,15 @@ describe("the operator chart's namespaces", () => {
     expect(placed(objects)).toEqual(
       [
         `ClusterRole /${OPERATOR_NAME}`,
+        `ClusterRole /${OPERATOR_NAME}-console-viewer`,
         `ClusterRoleBinding /${OPERATOR_NAME}`,
         `Deployment platform-ops/${OPERATOR_NAME}`,
+        "ManagementPlane /navique",
         "Namespace /navique-system",
         `PodDisruptionBudget platform-ops/${OPERATOR_NAME}`,
         `Role navique-system/${OPERATOR_NAME}`,
         `RoleBinding navique-system/${OPERATOR_NAME}`,
+        `Service platform-ops/${OPERATOR_NAME}-console`,
         `Service platform-ops/${OPERATOR_NAME}-metrics`,
         `ServiceAccount platform-ops/${OPERATOR_NAME}`,
       ].sort(),
@@ -383,7 +412,7 @@ describe("the operator chart's metrics", () => {
       labels: { release: "prometheus", "app.kubernetes.io/name": OPERATOR_NAME },
     });
     expect(monitor.spec).toEqual({
-      selector: { matchLabels: one(objects, "Service").spec?.selector },
+      selector: { matchLabels: named(objects, "Service", `${OPERATOR_NAME}-metrics`).spec?.selector },
       endpoints: [{ port: "metrics", path: "/metrics", interval: "1m" }],
     });
     await expect(render({ metrics: { serviceMonitor: { enabled: true, interval: "soon" } } })).rejects.toThrow(
@@ -408,14 +437,86 @@ describe("the operator chart's metrics", () => {
 
   it("turns metrics off: --metrics-bind-address 0, no metrics port, no Service; a ServiceMonitor then refused", async () => {
     const objects = await render({ metrics: { enabled: false } });
-    expect(objects.filter((o) => o.kind === "Service")).toEqual([]);
+    expect(objects.filter((o) => o.kind === "Service").map((o) => o.metadata.name)).toEqual([
+      `${OPERATOR_NAME}-console`,
+    ]);
     const [container] = podOf(objects).containers;
     expect(container?.args).toContain("--metrics-bind-address");
     expect(container?.args[container.args.indexOf("--metrics-bind-address") + 1]).toBe("0");
-    expect(container?.ports?.map((p) => p.name)).toEqual(["health"]);
+    expect(container?.ports?.map((p) => p.name)).toEqual(["health", "console"]);
     await expect(render({ metrics: { enabled: false, serviceMonitor: { enabled: true } } })).rejects.toThrow(
       "metrics.serviceMonitor.enabled needs metrics.enabled",
     );
+  });
+});
+
+describe("the operator chart's console", () => {
+  it("serves the console behind a ClusterIP Service, with the ManagementPlane navique and the viewer's ClusterRole", async () => {
+    const objects = await render();
+    expect(named(objects, "Service", `${OPERATOR_NAME}-console`).spec).toEqual({
+      type: "ClusterIP",
+      selector: { "app.kubernetes.io/name": OPERATOR_NAME, "app.kubernetes.io/component": "operator" },
+      ports: [{ name: "http", port: 80, targetPort: "console", protocol: "TCP" }],
+    });
+    expect(one(objects, "ManagementPlane")).toMatchObject({
+      apiVersion: "core.navique.com/v1alpha1",
+      metadata: { name: "navique" },
+      spec: { enabled: true, refreshSeconds: 30, recentEventsMinutes: 60 },
+    });
+    expect(named(objects, "ClusterRole", `${OPERATOR_NAME}-console-viewer`).rules).toEqual([
+      { apiGroups: ["core.navique.com"], resources: ["managementplanes"], resourceNames: ["navique"], verbs: ["get"] },
+    ]);
+    expect(objects.filter((o) => o.kind === "Ingress")).toEqual([]);
+  });
+
+  it("renders the Ingress when asked, over TLS when given its Secret; refuses it without the console", async () => {
+    const objects = await render({
+      console: {
+        service: { port: 8443 },
+        ingress: { enabled: true, className: "nginx", host: "console.platform.example", tlsSecretName: "console-tls" },
+      },
+    });
+    expect(one(objects, "Ingress").spec).toEqual({
+      ingressClassName: "nginx",
+      tls: [{ hosts: ["console.platform.example"], secretName: "console-tls" }],
+      rules: [
+        {
+          host: "console.platform.example",
+          http: {
+            paths: [
+              {
+                path: "/",
+                pathType: "Prefix",
+                backend: { service: { name: `${OPERATOR_NAME}-console`, port: { name: "http" } } },
+              },
+            ],
+          },
+        },
+      ],
+    });
+    expect(named(objects, "Service", `${OPERATOR_NAME}-console`).spec?.ports).toEqual([
+      { name: "http", port: 8443, targetPort: "console", protocol: "TCP" },
+    ]);
+    await expect(render({ console: { enabled: false, ingress: { enabled: true } } })).rejects.toThrow(
+      "console.ingress.enabled needs console.enabled",
+    );
+    await expect(render({ console: { ingress: { host: "Not A Host" } } })).rejects.toThrow(
+      "at '/console/ingress/host'",
+    );
+  });
+
+  it("turns the console off: --console-bind-address 0, no console port, Service nor viewer role; the ManagementPlane kept", async () => {
+    const objects = await render({ console: { enabled: false }, managementPlane: { spec: { refreshSeconds: 0 } } });
+    const [container] = podOf(objects).containers;
+    expect(container?.args[container.args.indexOf("--console-bind-address") + 1]).toBe("0");
+    expect(container?.ports?.map((p) => p.name)).toEqual(["metrics", "health"]);
+    expect(objects.filter((o) => o.metadata.name.includes("console"))).toEqual([]);
+    expect(one(objects, "ManagementPlane").spec).toEqual({ enabled: true, refreshSeconds: 0, recentEventsMinutes: 60 });
+    await expect(render({ managementPlane: { spec: { refreshSeconds: -1 } } })).rejects.toThrow(
+      "at '/managementPlane/spec/refreshSeconds'",
+    );
+    const none = await render({ managementPlane: { create: false } });
+    expect(none.filter((o) => o.kind === "ManagementPlane")).toEqual([]);
   });
 });
 

@@ -38,11 +38,13 @@ function granting(rules: readonly OperatorRule[], group: string, resource: strin
 }
 
 describe("the operator's permissions", () => {
-  it("grant no wildcard: no `*` verb, resource or API group, in the ClusterRole and the Role the construct renders", () => {
+  it("grant no wildcard: no `*` verb, resource or API group, in the ClusterRoles and the Role the construct renders", () => {
     const roles = synthesized().filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
     expect(roles.map((o) => `${o.kind}/${o.metadata.namespace ?? ""}/${o.metadata.name}`)).toEqual([
       "ClusterRole//navique-ai-core-operator",
       "Role/navique-system/navique-ai-core-operator",
+      // The console reader's: one get of the ManagementPlane, bound by the user to whoever may read the console.
+      "ClusterRole//navique-ai-core-operator-console-viewer",
     ]);
     const rules = roles.flatMap((o) => o.rules ?? []);
     expect(rules.length).toBeGreaterThan(5);

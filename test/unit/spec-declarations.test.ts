@@ -21,6 +21,7 @@ import type { ChatUISpec, ChatUISpecInput } from "../../lib/kinds/chat-ui/schema
 import type { ClickHouseClusterSpec, ClickHouseClusterSpecInput } from "../../lib/kinds/clickhouse-cluster/schema.js";
 import type { GatewaySpec, GatewaySpecInput } from "../../lib/kinds/gateway/schema.js";
 import type { LicenseSpec, LicenseSpecInput } from "../../lib/kinds/license/schema.js";
+import type { ManagementPlaneSpec, ManagementPlaneSpecInput } from "../../lib/kinds/management-plane/schema.js";
 import type {
   MeilisearchInstanceSpec,
   MeilisearchInstanceSpecInput,
@@ -75,6 +76,7 @@ const SPEC_INTERFACES_AGREE = {
   Team: true satisfies Agree<TeamSpecInput, typeof TeamSpec>,
   User: true satisfies Agree<UserSpecInput, typeof UserSpec>,
   ReferenceGrant: true satisfies Agree<ReferenceGrantSpecInput, typeof ReferenceGrantSpec>,
+  ManagementPlane: true satisfies Agree<ManagementPlaneSpecInput, typeof ManagementPlaneSpec>,
 };
 
 /**

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { Condition } from "../../api/conditions.js";
 import { AGE_COLUMN, type KindDefinition } from "../../api/crd.js";
+import { singletonName } from "../../api/singleton-name.js";
 import { CappedKind, Feature } from "../../licence/entitlements.js";
 
 export const LICENSE_KIND = "License";
@@ -8,17 +9,10 @@ export const LICENSE_PLURAL = "licenses";
 /** The one License the product reads: a cluster-scoped singleton of this name. */
 export const LICENSE_NAME = "navique";
 
-/**
- * Why a License of another name is refused, and what to do: the same words in every front end (no quote
- * in them: the CRD's rule holds them in a CEL string).
- */
-const LICENSE_NAME_RULE = `must be ${LICENSE_NAME}: the License is the one licence of a cluster, and the product reads no License of another name. Rename it to ${LICENSE_NAME}`;
+const LICENSE_SINGLETON = singletonName(LICENSE_KIND, LICENSE_NAME, "the License is the one licence of a cluster");
 
 /** A License's metadata.name: LICENSE_NAME, refused otherwise with the name received. */
-export const licenseName = z.string().superRefine((name, ctx) => {
-  if (name !== LICENSE_NAME)
-    ctx.addIssue({ code: "custom", message: `${LICENSE_NAME_RULE} (received ${JSON.stringify(name)})` });
-});
+export const licenseName = LICENSE_SINGLETON.rule;
 
 export const LicenseSpec = z
   .object({
@@ -74,14 +68,5 @@ export const LICENSE_DEFINITION: KindDefinition = {
     { name: "Expires", type: "string", jsonPath: ".status.expiresAt", description: "Expiry" },
     AGE_COLUMN,
   ],
-  rootValidations: [
-    {
-      rule: `self.metadata.name == '${LICENSE_NAME}'`,
-      // Reported on metadata.name, with the name received, as zod reports it (licenseName).
-      fieldPath: ".metadata.name",
-      reason: "FieldValueInvalid",
-      message: LICENSE_NAME_RULE,
-      messageExpression: `'${LICENSE_NAME_RULE} (received "' + self.metadata.name + '")'`,
-    },
-  ],
+  rootValidations: [LICENSE_SINGLETON.validation],
 };
