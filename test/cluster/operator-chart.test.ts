@@ -2,11 +2,13 @@ import { join } from "node:path";
 import { AuthorizationV1Api, PolicyV1Api } from "@kubernetes/client-node";
 import { Testing } from "cdk8s";
 import { CHART_MIRROR, NaviqueOperator } from "../../constructs/navique-operator.js";
-import { OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
+import { API_GROUP, API_VERSION, OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../lib/api/group.js";
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient, testHelm } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
 import { deploymentAmong, deploymentIn } from "../support/rendered-deployment.js";
+
+const PLANE = { group: API_GROUP, version: API_VERSION, plural: "managementplanes", name: "navique" };
 
 // The operator's own chart (generated into charts/ by `npm run generate`), installed by the real helm.
 // kwok marks its Pod Ready: nothing runs, but every object is accepted by the apiserver and the
@@ -60,11 +62,24 @@ describe("the operator's Helm chart", () => {
         ":8080",
         "--health-probe-bind-address",
         ":8081",
+        "--console-bind-address",
+        ":8082",
       ]);
       expect(deployment.spec?.template.spec?.serviceAccountName).toBe(OPERATOR_NAME);
+      // The console's settings, deployed by default with the chart, and its Service.
+      expect(await client.custom.getClusterCustomObject(PLANE)).toMatchObject({
+        spec: { enabled: true, refreshSeconds: 30, recentEventsMinutes: 60 },
+      });
+      const console = await client.core.readNamespacedService({
+        name: `${OPERATOR_NAME}-console`,
+        namespace: SYSTEM_NAMESPACE,
+      });
+      expect(console.spec?.ports?.[0]).toMatchObject({ name: "http", port: 80, targetPort: "console" });
     } finally {
       expect(await helm.uninstall("navique-chart-test", SYSTEM_NAMESPACE)).toBe(true);
     }
+    // Uninstalled with the release, as every object the chart made.
+    await expect(client.custom.getClusterCustomObject(PLANE)).rejects.toMatchObject({ code: 404 });
   });
 
   it("pins the release's image by tag and digest, and renders what the construct synthesizes, mirror volume included", async () => {
@@ -105,6 +120,8 @@ describe("the operator's Helm chart", () => {
       ":8080",
       "--health-probe-bind-address",
       ":8081",
+      "--console-bind-address",
+      ":8082",
     ]);
     const defaults = Testing.chart();
     new NaviqueOperator(defaults, "operator", {});

@@ -191,6 +191,13 @@ function consumers(objects: readonly ChartObject[]): Map<string, string[]> {
   need("", "namespaces", "the system and release namespaces");
   need("events.k8s.io", "events", "its Events");
   need("", "secrets", "helm's release records");
+  // The console it serves (docs/console.md): its settings, the nodes the overview counts, the reviews of
+  // each reader's token.
+  for (const p of [REGISTRY.managementPlane.plural, `${REGISTRY.managementPlane.plural}/status`])
+    need(API_GROUP, p, "the console");
+  need("", "nodes", "the console");
+  need("authentication.k8s.io", "tokenreviews", "the console");
+  need("authorization.k8s.io", "subjectaccessreviews", "the console");
   return needs;
 }
 

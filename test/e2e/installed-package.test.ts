@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { isBuiltin } from "node:module";
 import { homedir, tmpdir } from "node:os";
@@ -34,6 +35,7 @@ import {
   packPackageReport,
   writeJavaScriptProgram,
 } from "../support/scratch-project.js";
+import { outputContains } from "../support/two-operators.js";
 import { USER_DEPENDENCIES, USER_PROJECT_FILES } from "../support/user-project.js";
 
 /**
@@ -569,6 +571,40 @@ new PostgresCluster("db", {
     expect(doctor?.stderr).toBe("");
     expect(help).toMatchObject({ code: 0, stderr: "" });
     expect(help?.stdout).toMatch(/^usage: navique status /);
+  });
+
+  it("the README's console command, as written, from the project: a link with its key, the pages behind it", async () => {
+    const block = (await readmeBlocks("The console")).find((b) => b.lang === "sh");
+    const line = (block?.text ?? "").split("\n").find((l) => l.trim() !== "") ?? "";
+    const command = line.split("#")[0]?.trim() ?? "";
+    expect(command).toBe("npx navique console --address 127.0.0.1:0");
+    const env = { ...process.env, KUBECONFIG: process.env.NAVIQUE_TEST_KUBECONFIG ?? "" };
+    let output = "";
+    let stdout = "";
+    // Its own process group: npx runs the console in a child of its own, which the kill must reach.
+    const child = spawn("bash", ["-c", `exec ${command}`], { cwd: project, env, detached: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      output += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    try {
+      await outputContains(child, () => output, /\/login\?key=\S+\n/);
+      const link = stdout.trim();
+      expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/login\?key=[A-Za-z0-9_-]+$/);
+      const signIn = await fetch(link, { redirect: "manual" });
+      expect(signIn.status).toBe(303);
+      const cookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      const overview = await fetch(new URL("/", link), { headers: { Cookie: cookie } });
+      expect(overview.status).toBe(200);
+      expect(await overview.text()).toContain("<h1>Overview</h1>");
+      expect((await fetch(new URL("/graph", link))).status).toBe(401);
+    } finally {
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
   });
 
   it("helm install of the operator's chart from node_modules, as the README says: deployed, its NOTES printed, the Deployment Available, the CRDs Established, the reduced ClusterRole", async () => {

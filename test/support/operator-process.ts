@@ -51,9 +51,10 @@ export function startOperatorProcess(options: OperatorProcessOptions = {}): {
     ...(options.resyncSeconds === undefined ? [] : ["--resync", String(options.resyncSeconds)]),
     `--leader-elect=${options.leaderElect ?? false}`,
     // A free port each, on loopback: suites run operators side by side, and two on the default ports (:8080,
-    // :8081) would refuse to start. Each says where it listens (test/support/operator-endpoints.ts).
+    // :8081, :8082) would refuse to start. Each says where it listens (test/support/operator-endpoints.ts).
     "--metrics-bind-address=127.0.0.1:0",
     "--health-probe-bind-address=127.0.0.1:0",
+    "--console-bind-address=127.0.0.1:0",
     ...(options.extraArgs ?? []),
   ];
   const env = options.podUid ? { ...process.env, [POD_UID_ENV]: options.podUid } : process.env;

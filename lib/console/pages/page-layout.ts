@@ -99,6 +99,7 @@ form.login { background: #fff; border: 1px solid var(--line); padding: 1rem; max
 form.login textarea { width: 100%; font-family: ui-monospace, monospace; }
 button { font: inherit; padding: 0.25rem 0.8rem; }
 .graph { background: #fff; border: 1px solid var(--line); overflow: auto; }
+.graph svg { display: block; max-width: 100%; height: auto; }
 .graph svg text { font: 12px system-ui, sans-serif; }
 code { font-family: ui-monospace, monospace; font-size: 12px; }
 `;
