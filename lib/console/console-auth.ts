@@ -13,6 +13,11 @@ export interface ConsoleAuthenticator {
   check(token: string): Promise<Verdict>;
   /** What the login page asks for. */
   readonly asks: string;
+  /**
+   * Whether a link may carry the token (`/login?key=…`): for navique console's own key only, never for a
+   * token of the cluster, which would stay in the browser's history and the proxies' logs.
+   */
+  readonly signsInByLink: boolean;
 }
 
 /** What a user must be allowed to read the console: get the ManagementPlane (docs/console.md). */
@@ -93,7 +98,7 @@ export function clusterAuthenticator(client: KubeClient, now: () => number = Dat
     }
     return { allowed: true, user };
   };
-  return { check: cached(judge, now), asks: "a bearer token of the cluster" };
+  return { check: cached(judge, now), asks: "a bearer token of the cluster", signsInByLink: false };
 }
 
 /**
@@ -105,6 +110,7 @@ export function keyAuthenticator(key: string): ConsoleAuthenticator {
   const expected = Buffer.from(digest(key), "hex");
   return {
     asks: "the key navique console printed",
+    signsInByLink: true,
     check: async (token) =>
       timingSafeEqual(Buffer.from(digest(token), "hex"), expected)
         ? { allowed: true, user: "the kubeconfig's user" }

@@ -1,5 +1,6 @@
 import { type Condition, READY } from "../api/conditions.js";
 import { API_GROUP, API_VERSION } from "../api/group.js";
+import { checkInput } from "../api/validation.js";
 import { type KubeClient, orUndefined, statusOf } from "../cluster/kube-client.js";
 import {
   MANAGEMENT_PLANE_NAME,
@@ -34,13 +35,13 @@ function readStored(client: KubeClient): Promise<unknown> {
 /** What the console applies of a stored ManagementPlane: its spec, defaulted; the defaults without one, or with one refused. */
 function settingsOf(stored: unknown): ConsoleSettings {
   if (stored === undefined) return DEFAULT_SETTINGS;
-  const parsed = StoredManagementPlane.safeParse(stored);
-  if (parsed.success) return { spec: parsed.data.spec, stored: true };
-  const issue = parsed.error.issues[0];
+  const checked = checkInput(StoredManagementPlane, stored);
+  if (checked.ok) return { spec: checked.data.spec, stored: true };
+  // Every problem, each naming its field, what it expects and what it received.
   return {
     ...DEFAULT_SETTINGS,
     stored: true,
-    refused: `${issue?.path.join(".") || "spec"}: ${issue?.message ?? "invalid"}`,
+    refused: checked.problems.map((p) => `${p.path}: ${p.message}`).join("; "),
   };
 }
 

@@ -171,7 +171,7 @@ export async function serveConsole(options: ConsoleServerOptions): Promise<Endpo
     if (request.method === "POST") return signIn(request, response, await postedToken(request));
     // A link with the key (navique console prints one) signs in at once.
     const key = url.searchParams.get("key");
-    if (key) return signIn(request, response, key);
+    if (key && authenticator.signsInByLink) return signIn(request, response, key);
     send(response, 200, page({ title: "Sign in" }, loginPage(authenticator.asks)));
   };
 

@@ -11,6 +11,7 @@ import { CATALOG } from "../../lib/catalog/catalog.js";
 import type { HelmCli } from "../../lib/cluster/helm-cli.js";
 import type { KubeClient } from "../../lib/cluster/kube-client.js";
 import { CONSOLE_VIEWER_ROLE } from "../../lib/console/console-auth.js";
+import { recordEvent } from "../../lib/engine/report.js";
 import {
   MANAGEMENT_PLANE_KIND,
   MANAGEMENT_PLANE_NAME,
@@ -179,6 +180,11 @@ describe("the console", () => {
     expect(bare.headers.get("www-authenticate")).toContain("Bearer");
     expect(await bare.text()).toContain("a token is needed");
 
+    // A cluster token is never taken from a link, where it would stay in histories and logs.
+    const linked = await fetch(`${url}/login?key=${tokens.reader}`, { redirect: "manual" });
+    expect(linked.status).toBe(200);
+    expect(linked.headers.get("set-cookie")).toBeNull();
+
     const forged = await fetch(`${url}/resources`, {
       headers: { Authorization: "Bearer not-a-token-of-this-cluster" },
     });
@@ -277,8 +283,27 @@ describe("the console", () => {
     expect(caps).toEqual(report.licence.caps.map((c) => c.kind));
     await page.screenshot({ path: join(shots, "licence.png"), fullPage: true });
 
-    await page.goto(`${url}/events`);
-    expect(await page.textContent("main")).toMatch(/the operator recorded .*within the last 60 minutes/i);
+    // An Event as the operator records it (lib/engine/report.ts), played here: the operator of this suite
+    // reconciles none of the example's resources.
+    const gateway = (await client.custom.getNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: "gateways",
+      namespace: "navique-example-platform",
+      name: "llm",
+    })) as { kind: string; metadata: { name: string; namespace: string; uid: string } };
+    const note = `console test ${ns}: <b>not markup</b>`;
+    await recordEvent(client, gateway, { type: "Warning", reason: "ConsoleCheck", message: note }, new Date());
+    // The reading of the pages above is kept a few seconds: the Event shows in the next one.
+    await eventually("the Event on the Events page", async () => {
+      await page.goto(`${url}/events`);
+      return (await page.textContent("main"))?.includes(note) ? true : undefined;
+    });
+    const row = await page.$$eval("main tbody tr", (trs) =>
+      trs.map((tr) => [...tr.children].slice(1, 4).map((td) => td.textContent?.trim())),
+    );
+    expect(row).toContainEqual(["Warning", "ConsoleCheck", "Gateway navique-example-platform/llm"]);
+    expect(await page.textContent("main")).toMatch(/the operator recorded within the last 60 minutes/i);
     await page.screenshot({ path: join(shots, "events.png"), fullPage: true });
 
     // Signed out, the cookie is gone: the next page asks for a token again.
