@@ -290,7 +290,7 @@ export class NaviqueOperator extends Construct {
     clusterScoped(
       new ApiObject(this, "ConsoleSettings", {
         apiVersion: API_GROUP_VERSION,
-        kind: REGISTRY.managementPlane.kind,
+        kind: REGISTRY.managementPlane.definition.kind,
         metadata: { name: CONSOLE_ACCESS.name, labels },
         spec: {},
       }),

@@ -183,7 +183,9 @@ const managementPlane = z
       .describe(
         "Render the ManagementPlane navique, the console's settings; one per cluster, kept while the release is.",
       ),
-    spec: REGISTRY.managementPlane.spec.prefault({}).describe("Its spec (docs/reference/management-plane.md)."),
+    spec: REGISTRY.managementPlane.definition.spec
+      .prefault({})
+      .describe("Its spec (docs/reference/management-plane.md)."),
   })
   .prefault({})
   .describe("The ManagementPlane, the console's settings, deployed by default.");

@@ -325,7 +325,7 @@ function valuesOf(object: ConstructObject): { defaultAffinity?: unknown } {
     port.port = isConsole ? "__CONSOLE_SERVICE_PORT__" : "__METRICS_SERVICE_PORT__";
     if (isConsole) object.spec.type = "__CONSOLE_SERVICE_TYPE__";
   }
-  if (object.kind === REGISTRY.managementPlane.kind && object.spec)
+  if (object.kind === REGISTRY.managementPlane.definition.kind && object.spec)
     (object as { spec: unknown }).spec = "__MANAGEMENT_PLANE_SPEC__";
   if (object.kind === "PodDisruptionBudget" && object.spec) object.spec.minAvailable = "__MIN_AVAILABLE__";
   return {};
@@ -340,7 +340,10 @@ const IF_CONSOLE = "{{- if .Values.console.enabled }}";
 const TEMPLATE_FILES: Readonly<Record<string, { file: string; when?: string }>> = {
   "Service/-console": { file: "console-service.yaml", when: IF_CONSOLE },
   "ClusterRole/-console-viewer": { file: "console-viewer-role.yaml", when: IF_CONSOLE },
-  [REGISTRY.managementPlane.kind]: { file: "managementplane.yaml", when: "{{- if .Values.managementPlane.create }}" },
+  [REGISTRY.managementPlane.definition.kind]: {
+    file: "managementplane.yaml",
+    when: "{{- if .Values.managementPlane.create }}",
+  },
   ServiceAccount: { file: "serviceaccount.yaml", when: "{{- if .Values.serviceAccount.create }}" },
   ClusterRole: { file: "rbac.yaml" },
   ClusterRoleBinding: { file: "rbac.yaml" },

@@ -41,7 +41,7 @@ export interface PlanInputs {
 }
 
 /** The registry as the inputs are judged by it. */
-export type InputRegistry = Pick<Registry, "kinds" | "singleton" | "grants" | "grantSchema">;
+export type InputRegistry = Pick<Registry, "kinds" | "singleton" | "grants" | "grantSchema" | "managementPlane">;
 
 /** The file extensions read in a directory (a file named on the command line is read whatever its name). */
 export const PLAN_FILE_EXTENSIONS: readonly string[] = [".yaml", ".yml"];
@@ -79,6 +79,12 @@ function licenceSchema(registry: InputRegistry) {
       spec: registry.singleton.definition.spec as z.ZodType<{ token: string }>,
     })
     .loose();
+}
+
+/** The schema the console's settings are read with: their one name and the spec of their definition. */
+function settingsSchema(registry: InputRegistry) {
+  const { nameRule, definition } = registry.managementPlane;
+  return z.object({ metadata: z.object({ name: nameRule }).loose(), spec: definition.spec }).loose();
 }
 
 interface FileJudgement {
@@ -186,10 +192,19 @@ function judgeDocument(value: unknown, where: string, registry: InputRegistry): 
       (licence) => ({ licence: { where, token: licence.spec.token } }),
     );
   }
+  if (kind === registry.managementPlane.definition.kind) {
+    // The console's settings: judged as the apiserver will judge them, then nothing to plan (the operator
+    // chart and the NaviqueOperator construct declare one).
+    return parsedAs(
+      () => parseInput(settingsSchema(registry), value, where),
+      () => ({ skipped: `${kind} ${apiVersion}` }),
+    );
+  }
   const kinds = [
     ...registry.kinds.map((m) => m.definition.kind),
     registry.singleton.definition.kind,
     registry.grants.kind,
+    registry.managementPlane.definition.kind,
   ];
   const near = closest(kind, kinds);
   return {

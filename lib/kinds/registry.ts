@@ -15,7 +15,7 @@ import { CHAT_UI_MODULE } from "./chat-ui/module.js";
 import { CLICKHOUSE_CLUSTER_MODULE } from "./clickhouse-cluster/module.js";
 import { GATEWAY_MODULE } from "./gateway/module.js";
 import { LICENSE_MODULE } from "./license/module.js";
-import { MANAGEMENT_PLANE_DEFINITION } from "./management-plane/schema.js";
+import { MANAGEMENT_PLANE_DEFINITION, MANAGEMENT_PLANE_NAME, managementPlaneName } from "./management-plane/schema.js";
 import { MEILISEARCH_INSTANCE_MODULE } from "./meilisearch-instance/module.js";
 import { MONGO_CLUSTER_MODULE } from "./mongo-cluster/module.js";
 import { OBSERVABILITY_MODULE } from "./observability/module.js";
@@ -44,7 +44,13 @@ export interface Registry {
    * The console's settings, a cluster-scoped singleton the engine does not plan for: the console reads it
    * at each request, the operator's leader writes its status (lib/console/).
    */
-  readonly managementPlane: KindDefinition;
+  readonly managementPlane: {
+    readonly definition: KindDefinition;
+    /** The one name it may have. */
+    readonly name: string;
+    /** The rule of metadata.name: `name`, refused otherwise with what was received and what to do. */
+    readonly nameRule: z.ZodType<string>;
+  };
   /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
   readonly grants: KindDefinition;
   /** A grant as written, parsed and judged: what a file's grants are read with (`navique plan -f`). */
@@ -87,7 +93,11 @@ export const REFERENCE_GRANT_DEFINITION = referenceGrantDefinition(ReferenceGran
 export const REGISTRY: Registry = {
   kinds: KINDS,
   singleton: LICENSE_MODULE,
-  managementPlane: MANAGEMENT_PLANE_DEFINITION,
+  managementPlane: {
+    definition: MANAGEMENT_PLANE_DEFINITION,
+    name: MANAGEMENT_PLANE_NAME,
+    nameRule: managementPlaneName,
+  },
   grants: REFERENCE_GRANT_DEFINITION,
   grantSchema: ReferenceGrant,
 };
@@ -110,7 +120,7 @@ export function allDefinitions(registry: Registry = REGISTRY): KindDefinition[] 
     registry.singleton.definition,
     ...registry.kinds.map((k) => k.definition),
     registry.grants,
-    registry.managementPlane,
+    registry.managementPlane.definition,
   ];
 }
 

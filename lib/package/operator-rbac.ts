@@ -311,7 +311,7 @@ export function operatorClusterRules(
         ...reconciled,
         registry.grants.plural,
         registry.singleton.definition.plural,
-        registry.managementPlane.plural,
+        registry.managementPlane.definition.plural,
       ],
       verbs: [...READ],
       why: "Its own kinds: watched (one informer per kind) and read at the start of each pass; ReferenceGrants, the License and the ManagementPlane are only read (the console reads them all).",
@@ -324,7 +324,7 @@ export function operatorClusterRules(
     },
     {
       apiGroups: [API_GROUP],
-      resources: [...reconciled, registry.singleton.definition.plural, registry.managementPlane.plural].map(
+      resources: [...reconciled, registry.singleton.definition.plural, registry.managementPlane.definition.plural].map(
         (p) => `${p}/status`,
       ),
       verbs: ["patch"],

@@ -193,7 +193,7 @@ function consumers(objects: readonly ChartObject[]): Map<string, string[]> {
   need("", "secrets", "helm's release records");
   // The console it serves (docs/console.md): its settings, the nodes the overview counts, the reviews of
   // each reader's token.
-  for (const p of [REGISTRY.managementPlane.plural, `${REGISTRY.managementPlane.plural}/status`])
+  for (const p of [REGISTRY.managementPlane.definition.plural, `${REGISTRY.managementPlane.definition.plural}/status`])
     need(API_GROUP, p, "the console");
   need("", "nodes", "the console");
   need("authentication.k8s.io", "tokenreviews", "the console");

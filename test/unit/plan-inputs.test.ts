@@ -7,7 +7,7 @@ import { REGISTRY } from "../../lib/kinds/registry.js";
 
 const GROUP_VERSION = "core.navique.com/v1alpha1";
 const KINDS =
-  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, MongoCluster, SecretsManagement, Observability, ChatUI, Organization, Team, User, License, ReferenceGrant";
+  "PostgresCluster, Stack, RedisInstance, MeilisearchInstance, Gateway, ClickHouseCluster, MongoCluster, SecretsManagement, Observability, ChatUI, Organization, Team, User, License, ReferenceGrant, ManagementPlane";
 
 function postgres(name: string, namespace = "apps") {
   return { apiVersion: GROUP_VERSION, kind: "PostgresCluster", metadata: { name, namespace }, spec: {} };
@@ -75,14 +75,26 @@ describe("navique plan's inputs, judged before the cluster is touched", () => {
     const text = [
       { ...postgres("a"), kind: "PostgresClustr" },
       { ...postgres("b"), apiVersion: "core.navique.com/v1beta1" },
-      { ...postgres("c"), kind: "ManagementPlane" },
+      { ...postgres("c"), kind: "Gatewy" },
     ]
       .map((d) => stringify(d))
       .join("---\n");
     expect(judged(text).problems).toEqual([
       `platform.yaml document 1 (line 1): kind "PostgresClustr" is not a kind of core.navique.com/v1alpha1 (did you mean "PostgresCluster"?); its kinds are ${KINDS}. Correct the kind; the document was not planned`,
       'platform.yaml document 2 (line 8): apiVersion core.navique.com/v1beta1: version "v1beta1" of core.navique.com is not served by this navique (it serves core.navique.com/v1alpha1). Write apiVersion: core.navique.com/v1alpha1; the document was not planned',
-      `platform.yaml document 3 (line 15): kind "ManagementPlane" is not a kind of core.navique.com/v1alpha1; its kinds are ${KINDS}. Correct the kind; the document was not planned`,
+      `platform.yaml document 3 (line 15): kind "Gatewy" is not a kind of core.navique.com/v1alpha1 (did you mean "Gateway"?); its kinds are ${KINDS}. Correct the kind; the document was not planned`,
+    ]);
+  });
+
+  it("judges the console's settings as the apiserver will, then plans nothing for them", () => {
+    const plane = (name: string, spec: Record<string, unknown>) =>
+      stringify({ apiVersion: "core.navique.com/v1alpha1", kind: "ManagementPlane", metadata: { name }, spec });
+    const settled = judged(plane("navique", { refreshSeconds: 0 }));
+    expect(settled.problems).toEqual([]);
+    expect(settled.resources).toEqual([]);
+    expect(judged([plane("console", {}), plane("navique", { refreshSeconds: -1 })].join("---\n")).problems).toEqual([
+      'platform.yaml document 1 (line 1) is invalid:\n  - metadata.name: must be navique: the ManagementPlane is the one console of a cluster, and the product reads no ManagementPlane of another name. Rename it to navique (received "console")\n  Correct the document; it was not planned',
+      "platform.yaml document 2 (line 7) is invalid:\n  - spec.refreshSeconds: must be >= 0 (received -1)\n  Correct the document; it was not planned",
     ]);
   });
 
