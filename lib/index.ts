@@ -68,7 +68,12 @@ export {
   ObservabilitySpec,
   type ObservabilitySpecInput,
 } from "./kinds/observability/schema.js";
-export { ORGANIZATION_KIND, OrganizationSpec, type OrganizationSpecInput } from "./kinds/organization/schema.js";
+export {
+  DEFAULT_ORGANIZATION_ROLE,
+  ORGANIZATION_KIND,
+  OrganizationSpec,
+  type OrganizationSpecInput,
+} from "./kinds/organization/schema.js";
 export {
   DEFAULT_POSTGRES_INSTANCES,
   DEFAULT_POSTGRES_STORAGE_SIZE,

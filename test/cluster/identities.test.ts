@@ -61,6 +61,7 @@ describe("Organization, Team and User", () => {
       models: ["llama3"],
       maxBudget: 500,
       budgetDuration: "30d",
+      members: [{ email: "ada@example.com", role: "org_admin" }, { email: "grace@example.com" }],
     });
     await createResource(client, "Team", ns, "search", {
       gatewayRef: { name: "llm" },
@@ -90,6 +91,11 @@ describe("Organization, Team and User", () => {
       models: ["llama3"],
       maxBudget: 500,
       budgetDuration: "30d",
+      // Each member with a role, the LiteLLM operator's default written out.
+      members: [
+        { email: "ada@example.com", role: "org_admin" },
+        { email: "grace@example.com", role: "internal_user" },
+      ],
     });
     expect((await readLiteLLMIdentity(client, "litellmteams", ns, "search"))?.spec).toEqual({
       instanceRef: { name: "llm" },

@@ -22,6 +22,16 @@ describe("the identity kinds' schemas", () => {
     ).toEqual(['spec.teams[1].name: team "search" is listed twice: list each team once, with one role']);
   });
 
+  it("refuse an Organization member listed twice, or without a usable email; default a member's role", () => {
+    const members = [{ email: "ada@example.com" }, { email: "ada@example.com", role: "org_admin" }, { email: "grace" }];
+    expect(problems(checkInput(OrganizationSpec, { gatewayRef: { name: "llm" }, members }, "spec"))).toEqual([
+      "spec.members[2].email: must be an email address (e.g. ada@example.com)",
+      'spec.members[1].email: member "ada@example.com" is listed twice: list each member once, with one role',
+    ]);
+    const one = OrganizationSpec.parse({ gatewayRef: { name: "llm" }, members: [{ email: "ada@example.com" }] });
+    expect(one.members).toEqual([{ email: "ada@example.com", role: "internal_user" }]);
+  });
+
   it("refuse a role LiteLLM does not have, and a budget period it cannot read", () => {
     const result = checkInput(
       UserSpec,

@@ -90,6 +90,9 @@ export function budgetFields(
   };
 }
 
+/** An email address as LiteLLM keys a person by it: a user's id, an organisation member. */
+export const Email = z.email({ message: "must be an email address (e.g. ada@example.com)" }).max(254);
+
 /** A name people read in LiteLLM's Admin UI: printable ASCII, not ending with a space. */
 export const Alias = z
   .string()

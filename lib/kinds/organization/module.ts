@@ -10,7 +10,7 @@ import { ORGANIZATION_DEFINITION, Organization, type OrganizationStatus } from "
 
 /**
  * Organization: an organisation of a Gateway's LiteLLM, as a LiteLLMOrganization beside the gateway's
- * instance (licensed feature `identities`). Deleted, its LiteLLMOrganization goes, and the LiteLLM
+ * instance (licensed feature `identities`), with its members by email. Deleted, its LiteLLMOrganization goes, and the LiteLLM
  * operator's finalizer deletes it in LiteLLM. Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
  */
 export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> = {
@@ -38,6 +38,7 @@ export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> =
           instanceRef: { name: spec.gatewayRef.name },
           organizationAlias: spec.alias ?? name,
           ...budgetFields(spec, "maxBudget"),
+          ...(spec.members ? { members: spec.members.map((m) => ({ email: m.email, role: m.role })) } : {}),
         },
       },
       view,

@@ -4,7 +4,7 @@ import { withDefault } from "../../api/named-default.js";
 import { objectName } from "../../api/refs.js";
 import { ENGINE_STATUS } from "../../api/resource-status.js";
 import { storedResource } from "../../api/stored-resource.js";
-import { GatewayRef, IDENTITY_LIMITS, IDENTITY_STATUS } from "../identity/schema-parts.js";
+import { Email, GatewayRef, IDENTITY_LIMITS, IDENTITY_STATUS } from "../identity/schema-parts.js";
 
 export const USER_KIND = "User";
 export const USER_PLURAL = "users";
@@ -32,10 +32,7 @@ export const UserTeam = z
 export const UserSpec = z
   .object({
     gatewayRef: GatewayRef,
-    email: z
-      .email({ message: "must be an email address (e.g. ada@example.com)" })
-      .max(254)
-      .describe("The user's email address: their user id in LiteLLM, and what they sign in with."),
+    email: Email.describe("The user's email address: their user id in LiteLLM, and what they sign in with."),
     role: withDefault(z.enum(USER_ROLES), { DEFAULT_USER_ROLE }).describe(
       `The user's role in LiteLLM: ${USER_ROLES.join(", ")}. Default ${DEFAULT_USER_ROLE}.`,
     ),
