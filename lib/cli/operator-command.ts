@@ -120,14 +120,14 @@ export async function runOperator(options: {
     },
     report: stderrReporter,
   });
-  const closers: (() => Promise<void>)[] = [];
+  let consoleServer: { close(): Promise<void> } | undefined;
   try {
     const target = await resolveClusterTarget({ kubeconfig: options.kubeconfig, report: stderrReporter });
     const helmBinary = await cliHelm(options.helm);
     const client = KubeClient.fromFile(target.kubeconfig);
     // Its own clients: the operator's is fenced while it does not lead, and every replica serves the console.
     const trusted = options.trust && options.trust.length > 0 ? await trustedKeys(options.trust) : undefined;
-    const consoleServer = consoleAddress
+    consoleServer = consoleAddress
       ? await serveConsole({
           address: consoleAddress,
           authenticator: clusterAuthenticator(KubeClient.fromFile(target.kubeconfig)),
@@ -138,7 +138,6 @@ export async function runOperator(options: {
           report: stderrReporter,
         })
       : undefined;
-    closers.push(() => consoleServer?.close() ?? Promise.resolve());
     const running = new NaviqueOperator({
       client,
       helm: new HelmCli({ binary: helmBinary, kubeconfig: target.kubeconfig }),
@@ -159,7 +158,7 @@ export async function runOperator(options: {
       console: consoleAddress ? { address: consoleAddress.value } : undefined,
     });
   } finally {
-    await Promise.all(closers.map((close) => close()));
+    await consoleServer?.close();
     await endpoints.close();
   }
 }
