@@ -71,20 +71,12 @@ function groupOf(apiVersion: string): string {
   return slash < 0 ? "" : apiVersion.slice(0, slash);
 }
 
-/** The schema a licence document is read with: the singleton's name and the spec of its definition. */
-function licenceSchema(registry: InputRegistry) {
-  return z
-    .object({
-      metadata: z.object({ name: registry.singleton.nameRule }).loose(),
-      spec: registry.singleton.definition.spec as z.ZodType<{ token: string }>,
-    })
-    .loose();
-}
-
-/** The schema the console's settings are read with: their one name and the spec of their definition. */
-function settingsSchema(registry: InputRegistry) {
-  const { nameRule, definition } = registry.managementPlane;
-  return z.object({ metadata: z.object({ name: nameRule }).loose(), spec: definition.spec }).loose();
+/**
+ * The schema a singleton's document is read with (the License, the console's settings): its one name and
+ * the spec of its definition.
+ */
+function singletonSchema<Spec>(singleton: { readonly nameRule: z.ZodType<string> }, spec: z.ZodType<Spec>) {
+  return z.object({ metadata: z.object({ name: singleton.nameRule }).loose(), spec }).loose();
 }
 
 interface FileJudgement {
@@ -188,7 +180,12 @@ function judgeDocument(value: unknown, where: string, registry: InputRegistry): 
   }
   if (kind === registry.singleton.definition.kind) {
     return parsedAs(
-      () => parseInput(licenceSchema(registry), value, where),
+      () =>
+        parseInput(
+          singletonSchema(registry.singleton, registry.singleton.definition.spec as z.ZodType<{ token: string }>),
+          value,
+          where,
+        ),
       (licence) => ({ licence: { where, token: licence.spec.token } }),
     );
   }
@@ -196,7 +193,8 @@ function judgeDocument(value: unknown, where: string, registry: InputRegistry): 
     // The console's settings: judged as the apiserver will judge them, then nothing to plan (the operator
     // chart and the NaviqueOperator construct declare one).
     return parsedAs(
-      () => parseInput(settingsSchema(registry), value, where),
+      () =>
+        parseInput(singletonSchema(registry.managementPlane, registry.managementPlane.definition.spec), value, where),
       () => ({ skipped: `${kind} ${apiVersion}` }),
     );
   }

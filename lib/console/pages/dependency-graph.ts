@@ -1,4 +1,6 @@
 import { graphlib, layout } from "@dagrejs/dagre";
+import { labelOf } from "../../engine/objects.js";
+import { capabilitySubject } from "../../reports/doctor-report.js";
 import type { CapabilityState, ResourceState } from "../../reports/status-report.js";
 import type { ServedSnapshot } from "../console-snapshot.js";
 import { type Html, html } from "../html.js";
@@ -25,14 +27,10 @@ const CHAR_WIDTH = 7;
 const PADDING = 20;
 const LINE_HEIGHT = 16;
 
-function resourceId(kind: string, namespace: string, name: string): string {
-  return `${kind} ${namespace}/${name}`;
-}
-
 /** A resource's box: green when Ready, red when not, grey while unknown. */
 function resourceNode(r: ResourceState): GraphNode {
   return {
-    id: resourceId(r.kind, r.namespace, r.name),
+    id: labelOf(r),
     lines: [r.kind, `${r.namespace}/${r.name}`],
     tone: r.ready === "True" ? "good" : r.ready === "False" ? "bad" : "neutral",
     href: `/resources#${r.kind}-${r.namespace}-${r.name}`,
@@ -43,7 +41,7 @@ function resourceNode(r: ResourceState): GraphNode {
 function capabilityNode(name: string, capability: CapabilityState | undefined): GraphNode {
   const state = capability?.state ?? "Absent";
   return {
-    id: `capability ${name}`,
+    id: capabilitySubject(name),
     lines: [name, state],
     tone: state === "Absent" ? "warn" : capability?.ready ? "good" : "bad",
     href: `/capabilities#capability-${name}`,
@@ -59,12 +57,12 @@ interface GraphEdge {
 /** The resources, what they depend on, and the capabilities they need, as boxes and arrows. */
 function graphOf(snapshot: ServedSnapshot): { nodes: GraphNode[]; edges: GraphEdge[] } {
   const { resources, capabilities } = snapshot.status;
-  const nodes = new Map(resources.map((r) => [resourceId(r.kind, r.namespace, r.name), resourceNode(r)]));
+  const nodes = new Map(resources.map((r) => [labelOf(r), resourceNode(r)]));
   const edges: GraphEdge[] = [];
   for (const r of resources) {
-    const from = resourceId(r.kind, r.namespace, r.name);
+    const from = labelOf(r);
     for (const d of r.dependsOn) {
-      const to = resourceId(d.kind, d.namespace, d.name);
+      const to = labelOf(d);
       // A dependency that does not exist is drawn too: it is what the resource waits for.
       if (!nodes.has(to))
         nodes.set(to, {
@@ -76,7 +74,7 @@ function graphOf(snapshot: ServedSnapshot): { nodes: GraphNode[]; edges: GraphEd
       edges.push({ from, to, label: d.field });
     }
     for (const name of r.needs) {
-      const to = `capability ${name}`;
+      const to = capabilitySubject(name);
       if (!nodes.has(to))
         nodes.set(
           to,
