@@ -1,9 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { DEFAULT_LOCAL_CONSOLE_ADDRESS, parseBindAddress } from "../../providers/operator/bind-address.js";
 import { serveConsole } from "../../providers/operator/console-server.js";
-import { KubeClient } from "../cluster/kube-client.js";
 import { keyAuthenticator } from "../console/console-auth.js";
-import { snapshotSource } from "../console/console-snapshot.js";
+import { clusterSnapshots } from "../console/console-snapshot.js";
 import { stderrReporter } from "../reporter.js";
 import { trustedKeys } from "./license-command.js";
 import { resolveClusterTarget } from "./target.js";
@@ -28,10 +27,7 @@ export async function runConsole(options: {
   const server = await serveConsole({
     address,
     authenticator: keyAuthenticator(key),
-    snapshots: snapshotSource({
-      client: () => KubeClient.fromFile(target.kubeconfig, { readOnce: true }),
-      ...(trusted ? { trustedKeys: trusted } : {}),
-    }),
+    snapshots: clusterSnapshots(target.kubeconfig, trusted),
     report: stderrReporter,
   });
   process.stdout.write(`${server.url}/login?key=${key}\n`);

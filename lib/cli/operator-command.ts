@@ -21,7 +21,7 @@ import { KubeClient } from "../cluster/kube-client.js";
 import { LEADER_RETRY_PERIOD_MS, LeaderElector } from "../cluster/leader-election.js";
 import { killRunningCommands } from "../cluster/process.js";
 import { clusterAuthenticator } from "../console/console-auth.js";
-import { snapshotSource } from "../console/console-snapshot.js";
+import { clusterSnapshots } from "../console/console-snapshot.js";
 import { REGISTRY } from "../kinds/registry.js";
 import { stderrReporter } from "../reporter.js";
 import { cliHelm } from "./helm-binary.js";
@@ -131,10 +131,7 @@ export async function runOperator(options: {
       ? await serveConsole({
           address: consoleAddress,
           authenticator: clusterAuthenticator(KubeClient.fromFile(target.kubeconfig)),
-          snapshots: snapshotSource({
-            client: () => KubeClient.fromFile(target.kubeconfig, { readOnce: true }),
-            ...(trusted ? { trustedKeys: trusted } : {}),
-          }),
+          snapshots: clusterSnapshots(target.kubeconfig, trusted),
           report: stderrReporter,
         })
       : undefined;

@@ -1,4 +1,5 @@
-import type { KubeClient } from "../cluster/kube-client.js";
+import { KubeConfig } from "@kubernetes/client-node";
+import { KubeClient } from "../cluster/kube-client.js";
 import type { DoctorReport } from "../reports/doctor-report.js";
 import type { StatusReport } from "../reports/status-report.js";
 import { diagnose } from "../status/diagnose.js";
@@ -72,4 +73,17 @@ export function snapshotSource(options: {
       return reading;
     },
   };
+}
+
+/**
+ * The readings of the cluster a kubeconfig reaches, as the operator and `navique console` serve them: the
+ * kubeconfig read once, a client that reads once made of it for each reading.
+ */
+export function clusterSnapshots(kubeconfigPath: string, trustedKeys?: ReadonlyMap<string, string>): SnapshotSource {
+  const kubeconfig = new KubeConfig();
+  kubeconfig.loadFromFile(kubeconfigPath);
+  return snapshotSource({
+    client: () => new KubeClient(kubeconfig, { readOnce: true }),
+    ...(trustedKeys ? { trustedKeys } : {}),
+  });
 }
