@@ -44,7 +44,15 @@ export interface Registry {
    * The console's settings, a cluster-scoped singleton the engine does not plan for: the console reads it
    * at each request, the operator's leader writes its status (lib/console/).
    */
-  readonly managementPlane: Pick<SingletonModule, "definition" | "name" | "nameRule">;
+  // Not a Pick of SingletonModule: that type names the Kubernetes client (its reconcile), which the
+  // package's declarations must not need (see `singleton`).
+  readonly managementPlane: {
+    readonly definition: KindDefinition;
+    /** The one name it may have. */
+    readonly name: string;
+    /** The rule of metadata.name: `name`, refused otherwise with what was received and what to do. */
+    readonly nameRule: z.ZodType<string>;
+  };
   /** The grants kind: nobody reconciles it; a change re-judges the resources whose references point into its namespace. */
   readonly grants: KindDefinition;
   /** A grant as written, parsed and judged: what a file's grants are read with (`navique plan -f`). */
