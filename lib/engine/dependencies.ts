@@ -41,7 +41,16 @@ export interface Dependency extends Reference {
    * followed, as every read of another namespace.
    */
   readonly credentials?: true;
+  /**
+   * Why the target, found, does not fit the referrer (a Team of another Gateway than the User's), or
+   * undefined when it does: nothing of the referrer is applied while it does not, and waiting cannot
+   * change that — a change of either spec can.
+   */
+  readonly fits?: (target: KubeObject) => string | undefined;
 }
+
+/** The reason of a dependency whose target does not fit the referrer (Dependency.fits). */
+export const DEPENDENCY_MISMATCH = "DependencyMismatch";
 
 /** How one dependency is wired: by the product from the target, or by the user through its manual field. */
 export type Wiring =
@@ -113,6 +122,9 @@ function problem(
       reason: "DependencyDeleting",
       text: `${subject} is being deleted: point ${dependency.field} at another, or create it again once it is gone`,
     };
+  // Before readiness: a target that does not fit stays so once Ready, and the fix is in a spec.
+  const misfit = dependency.fits?.(target);
+  if (misfit) return { reason: DEPENDENCY_MISMATCH, text: `${subject} ${misfit}` };
   const conditions = (target.status as { conditions?: readonly Condition[] } | undefined)?.conditions ?? [];
   const licensed = conditions.find((c) => c.type === LICENSED);
   if (licensed?.status === "False")
@@ -129,14 +141,17 @@ function problem(
   return undefined;
 }
 
+/** The problems waiting cannot clear: a manual field to fill, a target that does not fit. */
+const STALLING = new Set([MANUAL_WIRING_REQUIRED, DEPENDENCY_MISMATCH]);
+
 /**
  * The verdict on a resource's dependencies, from what was observed of each target (`view.dependencies`,
- * by field): ok once every one is there, admitted by the licence and Ready (with its connection where it
- * is needed); otherwise the first reason and every problem, each naming the field and the target.
- * Undefined for a resource that declares none. Stalled only while a manual field is to be filled: waiting
- * cannot fill it (a change of the spec or of the licence can) — a missing target may still be created, a
- * target still become Ready; a reference no grant allows, or outside the operator's namespaces, is refused
- * before (gates.ts).
+ * by field): ok once every one is there, admitted by the licence, Ready (with its connection where it
+ * is needed) and fitting the referrer; otherwise the first reason and every problem, each naming the
+ * field and the target. Undefined for a resource that declares none. Stalled only while a manual field is
+ * to be filled or a target does not fit: waiting cannot change that (a change of a spec or of the licence
+ * can) — a missing target may still be created, a target still become Ready; a reference no grant
+ * allows, or outside the operator's namespaces, is refused before (gates.ts).
  */
 export function dependencyVerdict(module: KindModule, resource: EngineResource, view: EngineView): Verdict | undefined {
   const dependencies = dependenciesOf(module, resource);
@@ -154,7 +169,7 @@ export function dependencyVerdict(module: KindModule, resource: EngineResource, 
     ok: false,
     reason: first.reason,
     message: `waiting for what it depends on: ${problems.map((p) => p.text).join("; ")}. Nothing of it is applied until then`,
-    ...(problems.some((p) => p.reason === MANUAL_WIRING_REQUIRED) ? { stalled: true } : {}),
+    ...(problems.some((p) => STALLING.has(p.reason)) ? { stalled: true } : {}),
   };
 }
 

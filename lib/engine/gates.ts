@@ -3,7 +3,13 @@ import { API_GROUP } from "../api/group.js";
 import { LICENSED, type LicenceRefusal } from "../licence/enforce.js";
 import { licenceRefusal } from "./admission.js";
 import { condition, stalledCondition } from "./conditions.js";
-import { allReferences, DEPENDENCIES_READY, dependenciesOf, MANUAL_WIRING_REQUIRED } from "./dependencies.js";
+import {
+  allReferences,
+  DEPENDENCIES_READY,
+  DEPENDENCY_MISMATCH,
+  dependenciesOf,
+  MANUAL_WIRING_REQUIRED,
+} from "./dependencies.js";
 import type { EngineResource, KindModule, Verdict } from "./kind-module.js";
 import { labelOf, objectKey } from "./objects.js";
 import { ownedBy } from "./ownership.js";
@@ -117,7 +123,8 @@ function outOfScopePlan(
  * A resource whose references into another namespace are not granted: nothing is read, copied or created
  * for it, and the condition says which grant to create. When a grant it relied on was removed, access is
  * revoked as Gateway API requires: what was copied under it (the kind names it) is deleted, so that the
- * copy no longer sits in this namespace. Nothing in the other namespace is touched.
+ * copy no longer sits in this namespace, and what a kind that makes its objects there made under the
+ * grant (an identity's LiteLLM object beside the Gateway) is deleted too. Nothing else there is touched.
  */
 function notPermittedPlan(
   module: KindModule,
@@ -134,23 +141,35 @@ function notPermittedPlan(
   ];
   const events = onceEvent(resource, READY, REFERENCE_NOT_PERMITTED, message);
   const copies = new Set(module.copiedThroughReferences?.(resource) ?? []);
-  const revoked = (resource.status?.emitted ?? []).filter(
-    (emitted) =>
-      emitted.kind === "Secret" &&
-      emitted.namespace === namespace &&
-      copies.has(emitted.name) &&
-      ownedBy(resource, view.objects.get(objectKey(emitted))),
-  );
-  const steps = revoked.map<PlanStep>((target) => ({
+  const ungrantedNamespaces = new Set(ungranted.map((reference) => reference.namespace));
+  const emitted = (resource.status?.emitted ?? []).filter((e) => ownedBy(resource, view.objects.get(objectKey(e))));
+  const copiesRevoked = emitted.filter((e) => e.kind === "Secret" && e.namespace === namespace && copies.has(e.name));
+  const madeThereRevoked = module.emitsIntoReferencedNamespaces
+    ? emitted.filter((e) => e.namespace !== namespace && ungrantedNamespaces.has(e.namespace))
+    : [];
+  const revoked = [...copiesRevoked, ...madeThereRevoked];
+  const revocations = [
+    ...copiesRevoked.map((target) => ({
+      target,
+      why: "the credentials it copied are no longer granted",
+      event: "the grant that allowed copying the credentials is gone",
+    })),
+    ...madeThereRevoked.map((target) => ({
+      target,
+      why: `it was made in namespace ${target.namespace} under a grant that is gone`,
+      event: `the grant in namespace ${target.namespace} that allowed making it is gone`,
+    })),
+  ];
+  const steps = revocations.map<PlanStep>(({ target, why }) => ({
     kind: "delete",
     target,
-    description: `delete Secret ${target.namespace}/${target.name}: the credentials it copied are no longer granted`,
+    description: `delete ${target.kind} ${target.namespace}/${target.name}: ${why}`,
   }));
-  for (const target of revoked) {
+  for (const { target, event } of revocations) {
     events.push({
       type: "Normal",
       reason: "GarbageCollected",
-      message: `deleting Secret ${target.namespace}/${target.name}: the grant that allowed copying the credentials is gone`,
+      message: `deleting ${target.kind} ${target.namespace}/${target.name}: ${event}`,
     });
   }
   const removed = new Set(revoked.map(objectKey));
@@ -222,9 +241,13 @@ export function waitingForDependencies(
     ...(verdict.stalled ? [stalledCondition(resource, verdict.reason, verdict.message)] : []),
   ];
   // Someone has to act (create it, license it, fill the manual field, replace it): said once as a Warning.
-  const warn = ["DependencyMissing", "DependencyRefused", "DependencyDeleting", MANUAL_WIRING_REQUIRED].includes(
-    verdict.reason,
-  );
+  const warn = [
+    "DependencyMissing",
+    "DependencyRefused",
+    "DependencyDeleting",
+    MANUAL_WIRING_REQUIRED,
+    DEPENDENCY_MISMATCH,
+  ].includes(verdict.reason);
   return {
     steps: [],
     conditions,

@@ -163,6 +163,11 @@ export interface KindModule<R extends EngineResource = EngineResource, Status = 
   changeReason?(resource: R): string | undefined;
   /** Objects holding what was copied through references: deleted when a grant is revoked. */
   copiedThroughReferences?(resource: R): readonly string[];
+  /**
+   * It makes its objects in the namespace a reference points into (an identity's LiteLLM object beside
+   * its Gateway): what it made there is deleted when the grant that allowed it is revoked.
+   */
+  readonly emitsIntoReferencedNamespaces?: true;
   /** What a Pulumi component exposes (its properties are generated from it), and `navique plan` prints. */
   readonly outputs: OutputsProjection<Status>;
 }

@@ -1,3 +1,5 @@
+import { API_GROUP, API_VERSION } from "../../lib/api/group.js";
+import { REFERENCE_GRANT_PLURAL } from "../../lib/api/reference-grant.js";
 import { LITELLM_OPERATOR } from "../../lib/catalog/litellm-operator.js";
 import { type KubeClient, orUndefined } from "../../lib/cluster/kube-client.js";
 import type { ReconcileContext } from "../../lib/engine/context.js";
@@ -6,6 +8,7 @@ import { condition } from "../support/cluster.js";
 import { playLiteLLMIdentities, playLiteLLMOperator, readLiteLLMIdentity } from "../support/litellm.js";
 import { eventsAbout } from "../support/postgres.js";
 import {
+  createReferenceGrant,
   createResource,
   deleteResource,
   finalizeResources,
@@ -19,7 +22,7 @@ import {
 describe("Organization, Team and User", () => {
   const suite = capabilitySuite({
     capabilities: [LITELLM_OPERATOR],
-    licence: { features: ["identities"], caps: { Organization: 1, Team: 2, User: 2 } },
+    licence: { features: ["identities"], caps: { Organization: 1, Team: 4, User: 3 } },
   });
   let client: KubeClient;
   let context: ReconcileContext;
@@ -131,6 +134,142 @@ describe("Organization, Team and User", () => {
     const second = await readStoredResource(client, "Organization", ns, "second");
     expect(condition(second, "Licensed")).toMatchObject({ status: "False", reason: "InstanceCapExceeded" });
     expect(await readLiteLLMIdentity(client, "litellmorganizations", ns, "second")).toBeUndefined();
+  });
+
+  it("a Team in an Organization of the same gateway: its LiteLLMTeam names the Organization's LiteLLMOrganization", async () => {
+    await createResource(client, "Team", ns, "core", {
+      gatewayRef: { name: "llm" },
+      organizationRef: { name: "research" },
+    });
+    await syncedBy("Team", "core");
+    expect(condition(await readStoredResource(client, "Team", ns, "core"), "Ready")).toMatchObject({ status: "True" });
+    expect((await readLiteLLMIdentity(client, "litellmteams", ns, "core"))?.spec).toMatchObject({
+      instanceRef: { name: "llm" },
+      organizationRef: { name: "research" },
+    });
+  });
+
+  describe("naming a Gateway of another namespace", () => {
+    let apps = "";
+    const grant = "identities";
+    beforeAll(async () => {
+      apps = await suite.namespaces.create("identities-apps");
+    });
+    const gatewayRef = () => ({ name: "llm", namespace: ns });
+    const placed = (name: string) => `${apps}.${name}`;
+
+    it("without a ReferenceGrant beside the Gateway nothing is made, and the condition says which grant to create", async () => {
+      await createResource(client, "Team", apps, "ops", { gatewayRef: gatewayRef(), alias: "Ops" });
+      await reconcileUntil(context, "Team", apps, "ops", (o) => !o.requeue);
+      expect(condition(await readStoredResource(client, "Team", apps, "ops"), "Ready")).toMatchObject({
+        status: "False",
+        reason: "ReferenceNotPermitted",
+        message: `spec.gatewayRef (namespace ${ns}) is not granted by the referenced namespace: nothing was read, copied or created there. Create a ReferenceGrant in namespace ${ns} from group core.navique.com kind Team namespace ${apps} to group core.navique.com kind Gateway name llm`,
+      });
+      expect(await readLiteLLMIdentity(client, "litellmteams", ns, placed("ops"))).toBeUndefined();
+    });
+
+    it("under the grant, each identity's LiteLLM object is made beside the Gateway as <namespace>.<name>, its password Secret in its own namespace", async () => {
+      await createReferenceGrant(client, ns, grant, {
+        from: [
+          { group: "core.navique.com", kind: "Team", namespace: apps },
+          { group: "core.navique.com", kind: "User", namespace: apps },
+        ],
+        to: [{ group: "core.navique.com", kind: "Gateway", name: "llm" }],
+      });
+      await createResource(client, "User", apps, "lin", {
+        gatewayRef: gatewayRef(),
+        email: "lin@example.com",
+        teams: [{ name: "ops" }],
+      });
+      const played = () => playLiteLLMIdentities(client, ns).then(() => undefined);
+      await reconcileUntil(context, "Team", apps, "ops", (o) => !o.requeue, played);
+      await reconcileUntil(context, "User", apps, "lin", (o) => !o.requeue, played);
+      for (const [kind, name] of [
+        ["Team", "ops"],
+        ["User", "lin"],
+      ] as const) {
+        expect(condition(await readStoredResource(client, kind, apps, name), "Ready")).toMatchObject({
+          status: "True",
+        });
+      }
+      const team = await readLiteLLMIdentity(client, "litellmteams", ns, placed("ops"));
+      expect(team?.spec).toEqual({ instanceRef: { name: "llm" }, teamAlias: "Ops", memberManagement: "mixed" });
+      expect(team?.metadata.labels?.["core.navique.com/owned-by"]).toBe(`team.${apps}.ops`);
+      expect((await readLiteLLMIdentity(client, "litellmusers", ns, placed("lin")))?.spec).toMatchObject({
+        instanceRef: { name: "llm" },
+        userId: "lin@example.com",
+        teams: [{ teamRef: { name: placed("ops") }, role: "user" }],
+      });
+      // Nothing of theirs under their own names beside the gateway, nor in their namespace.
+      expect(await readLiteLLMIdentity(client, "litellmteams", ns, "ops")).toBeUndefined();
+      expect(await readLiteLLMIdentity(client, "litellmteams", apps, "ops")).toBeUndefined();
+      const secret = await client.core.readNamespacedSecret({ name: "lin-initial-password", namespace: apps });
+      expect(Buffer.from(secret.data?.password ?? "", "base64").toString()).toMatch(/^[A-Za-z0-9]{24}$/);
+    });
+
+    it("a Team of another Gateway does not fit a User: nothing is made for the User, Stalled, and a Warning says how to fix it", async () => {
+      // This Team names a Gateway of its own namespace (apps/llm), the User the one beside `ns`.
+      await createResource(client, "Team", apps, "local", { gatewayRef: { name: "llm" } });
+      await createResource(client, "User", apps, "max", {
+        gatewayRef: gatewayRef(),
+        email: "max@example.com",
+        teams: [{ name: "local" }],
+      });
+      await reconcileUntil(context, "User", apps, "max", () => true);
+      const user = await readStoredResource(client, "User", apps, "max");
+      const expected = `spec.teams[0].name: Team ${apps}/local is of Gateway ${apps}/llm, not of this User's Gateway ${ns}/llm: LiteLLM keeps each gateway's identities apart. Point both spec.gatewayRef at the same Gateway`;
+      expect(condition(user, "DependenciesReady")).toMatchObject({
+        status: "False",
+        reason: "DependencyMismatch",
+        message: expect.stringContaining(expected),
+      });
+      expect(condition(user, "Stalled")).toMatchObject({ status: "True", reason: "DependencyMismatch" });
+      expect(await eventsAbout(client, apps, "max")).toContainEqual(
+        expect.objectContaining({
+          type: "Warning",
+          reason: "DependencyMismatch",
+          note: expect.stringContaining(expected),
+        }),
+      );
+      expect(await readLiteLLMIdentity(client, "litellmusers", ns, placed("max"))).toBeUndefined();
+      expect(
+        await orUndefined(client.core.readNamespacedSecret({ name: "max-initial-password", namespace: apps })),
+      ).toBeUndefined();
+    });
+
+    it("deleted, a User of another namespace revokes beside the Gateway: its LiteLLMUser there goes, its password Secret here", async () => {
+      await deleteResource(client, "User", apps, "lin");
+      await finalizeResources(context, "User", apps);
+      expect(await readStoredResource(client, "User", apps, "lin")).toBeUndefined();
+      expect(await readLiteLLMIdentity(client, "litellmusers", ns, placed("lin"))).toBeUndefined();
+      expect(
+        await orUndefined(client.core.readNamespacedSecret({ name: "lin-initial-password", namespace: apps })),
+      ).toBeUndefined();
+    });
+
+    it("the grant revoked, what was made beside the Gateway under it is deleted, and the Team says which grant to create", async () => {
+      await client.custom.deleteNamespacedCustomObject({
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: REFERENCE_GRANT_PLURAL,
+        namespace: ns,
+        name: grant,
+      });
+      await reconcileUntil(context, "Team", apps, "ops", (o) => !o.requeue);
+      expect(await readLiteLLMIdentity(client, "litellmteams", ns, placed("ops"))).toBeUndefined();
+      const team = await readStoredResource(client, "Team", apps, "ops");
+      expect(condition(team, "Ready")).toMatchObject({ status: "False", reason: "ReferenceNotPermitted" });
+      expect((team?.status as { emitted?: unknown[] } | undefined)?.emitted ?? []).toEqual([]);
+      expect(await eventsAbout(client, apps, "ops")).toContainEqual(
+        expect.objectContaining({
+          reason: "GarbageCollected",
+          note: `deleting LiteLLMTeam ${ns}/${placed("ops")}: the grant in namespace ${ns} that allowed making it is gone`,
+        }),
+      );
+      // Beside the Gateway, nothing else was touched: the gateway's own identities stay.
+      expect(await readLiteLLMIdentity(client, "litellmteams", ns, "search")).toBeDefined();
+    });
   });
 
   it("deleted, a User revokes: its LiteLLMUser goes (the LiteLLM operator's finalizer deletes the user in LiteLLM) and its password Secret too", async () => {

@@ -155,7 +155,7 @@ describe("inputs judged by the apiserver, each refusal naming its field", () => 
         ],
         [
           "spec.from[1].kind",
-          'Invalid value: "Secret": must be a kind of the product that holds references (ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance): an entry of another kind would never match',
+          'Invalid value: "Secret": must be a kind of the product that holds references (ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, Organization, PostgresCluster, RedisInstance, Team, User): an entry of another kind would never match',
         ],
       ].sort(),
     );

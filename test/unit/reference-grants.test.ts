@@ -133,7 +133,7 @@ describe("the ReferenceGrant schema", () => {
   });
 
   const REFERRERS =
-    "ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance";
+    "ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, Organization, PostgresCluster, RedisInstance, Team, User";
   const toSecret = { group: "", kind: "Secret" };
 
   it("names in `from` only kinds of the registry that hold references: the referrers are computed from the schemas", () => {
@@ -221,7 +221,7 @@ describe("the ReferenceGrant schema", () => {
 describe("a ReferenceGrant that could never match, in every front end of the process", () => {
   const spec = { from: [fromApps, { ...fromApps, kind: "Secret" }, fromApps], to: [{ group: "", kind: "Secret" }] };
   const lines = [
-    'spec.from[1].kind: must be a kind of the product that holds references (ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance): an entry of another kind would never match (received "Secret")',
+    'spec.from[1].kind: must be a kind of the product that holds references (ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, Organization, PostgresCluster, RedisInstance, Team, User): an entry of another kind would never match (received "Secret")',
     "spec.from[2]: repeats spec.from[0]: each entry is written once; remove this one",
   ];
 

@@ -7,13 +7,17 @@
  */
 export interface OrganizationSpecInput {
   /**
-   * The Gateway (in this namespace) whose LiteLLM proxy holds this identity.
+   * The Gateway whose LiteLLM proxy holds this identity; in another namespace only under a ReferenceGrant there, which then holds what is made for it.
    */
   readonly gatewayRef: {
     /**
-     * Name of an object in the same namespace.
+     * Name of the referenced object.
      */
     readonly name: string;
+    /**
+     * Namespace of the referenced object; defaults to the referring resource's.
+     */
+    readonly namespace?: string;
   };
   /**
    * The name LiteLLM's Admin UI shows. Default: the resource's name.

@@ -15,7 +15,7 @@ export interface ReferenceGrantSpecInput {
      */
     readonly group: string;
     /**
-     * Kind of the referring resources, one that holds references: ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, PostgresCluster, RedisInstance.
+     * Kind of the referring resources, one that holds references: ChatUI, ClickHouseCluster, Gateway, MeilisearchInstance, MongoCluster, Observability, Organization, PostgresCluster, RedisInstance, Team, User.
      */
     readonly kind: string;
     /**

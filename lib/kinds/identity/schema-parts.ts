@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { API_GROUP } from "../../api/group.js";
-import { LocalRef, referenceTo } from "../../api/refs.js";
+import { ObjectRef, referenceTo, refNamespace } from "../../api/refs.js";
 import type { Dependency } from "../../engine/dependencies.js";
 import { GATEWAY_KIND, GatewayModel } from "../gateway/schema.js";
 
@@ -12,11 +12,12 @@ import { GATEWAY_KIND, GatewayModel } from "../gateway/schema.js";
 export const IDENTITIES_FEATURE = "identities";
 
 /**
- * The Gateway, in the identity's namespace: the LiteLLM operator resolves `instanceRef` in the namespace
- * of the object naming it, so what an identity makes sits beside the gateway's LiteLLMInstance.
+ * The Gateway: in the identity's namespace, or in another under a ReferenceGrant there. What an identity
+ * makes sits beside the gateway's LiteLLMInstance — the LiteLLM operator resolves `instanceRef` in the
+ * namespace of the object naming it (identity/placement.ts).
  */
-export const GatewayRef = referenceTo({ group: API_GROUP, kinds: [GATEWAY_KIND] } as const, LocalRef).describe(
-  "The Gateway (in this namespace) whose LiteLLM proxy holds this identity.",
+export const GatewayRef = referenceTo({ group: API_GROUP, kinds: [GATEWAY_KIND] } as const, ObjectRef).describe(
+  "The Gateway whose LiteLLM proxy holds this identity; in another namespace only under a ReferenceGrant there, which then holds what is made for it.",
 );
 
 /** Most models an identity lists. */
@@ -49,18 +50,46 @@ export const BudgetDuration = z
   .optional()
   .describe("How often the spend is reset, e.g. 30d or 7d. Default: never.");
 
+/** What an identity is to the functions below: where it is, and the Gateway it names. */
+export interface IdentityOfGateway {
+  readonly metadata: { readonly namespace: string; readonly name: string };
+  readonly spec: { readonly gatewayRef: { readonly name: string; readonly namespace?: string | undefined } };
+}
+
+/** The Gateway an identity names, its namespace resolved: `namespace/name`. */
+export function gatewayOf(identity: IdentityOfGateway): { readonly namespace: string; readonly name: string } {
+  const { gatewayRef } = identity.spec;
+  return { namespace: refNamespace(gatewayRef, identity.metadata.namespace), name: gatewayRef.name };
+}
+
 /** The one dependency every identity has: its Gateway, Ready (its proxy up, the operator installed). */
-export function gatewayDependency(resource: {
-  readonly metadata: { readonly namespace: string };
-  readonly spec: { readonly gatewayRef: { readonly name: string } };
-}): Dependency {
+export function gatewayDependency(identity: IdentityOfGateway): Dependency {
+  return { field: "spec.gatewayRef", group: API_GROUP, kind: GATEWAY_KIND, ...gatewayOf(identity), needs: "ready" };
+}
+
+/**
+ * A dependency of one identity on another of the same Gateway — a User on the Team it joins, a Team on
+ * its Organization —: LiteLLM keeps each gateway's identities apart, so a target of another Gateway does
+ * not fit (Dependency.fits), and nothing is made until both name the same.
+ */
+export function sameGatewayDependency(
+  identity: IdentityOfGateway & { readonly kind: string },
+  target: { readonly field: string; readonly kind: string; readonly name: string },
+): Dependency {
+  const mine = gatewayOf(identity);
   return {
-    field: "spec.gatewayRef",
+    field: target.field,
     group: API_GROUP,
-    kind: GATEWAY_KIND,
-    namespace: resource.metadata.namespace,
-    name: resource.spec.gatewayRef.name,
+    kind: target.kind,
+    namespace: identity.metadata.namespace,
+    name: target.name,
     needs: "ready",
+    fits: (found) => {
+      const theirs = (found.spec as { gatewayRef?: { name?: string; namespace?: string } } | undefined)?.gatewayRef;
+      const namespace = theirs?.namespace ?? found.metadata.namespace ?? identity.metadata.namespace;
+      if (theirs?.name === mine.name && namespace === mine.namespace) return undefined;
+      return `is of Gateway ${namespace}/${theirs?.name ?? "(none)"}, not of this ${identity.kind}'s Gateway ${mine.namespace}/${mine.name}: LiteLLM keeps each gateway's identities apart. Point both spec.gatewayRef at the same Gateway`;
+    },
   };
 }
 

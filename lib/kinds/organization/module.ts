@@ -4,14 +4,15 @@ import { outputsProjection } from "../../engine/outputs.js";
 import { LITELLM_API_VERSION, LITELLM_ORGANIZATION } from "../gateway/litellm-api.js";
 import { LITELLM_OPERATOR_CAPABILITY } from "../gateway/module.js";
 import { GATEWAY_KIND } from "../gateway/schema.js";
+import { litellmPlacement } from "../identity/placement.js";
 import { budgetFields, gatewayDependency, IDENTITIES_FEATURE } from "../identity/schema-parts.js";
 import { IDENTITY_SYNCED, syncedIdentity } from "../identity/synced.js";
 import { ORGANIZATION_DEFINITION, Organization, type OrganizationStatus } from "./schema.js";
 
 /**
  * Organization: an organisation of a Gateway's LiteLLM, as a LiteLLMOrganization beside the gateway's
- * instance (licensed feature `identities`), with its members by email. Deleted, its LiteLLMOrganization goes, and the LiteLLM
- * operator's finalizer deletes it in LiteLLM. Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
+ * instance (licensed feature `identities`), with its members by email. Deleted, its LiteLLMOrganization
+ * goes, and the LiteLLM operator's finalizer deletes it in LiteLLM. Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
  */
 export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> = {
   definition: ORGANIZATION_DEFINITION,
@@ -26,14 +27,15 @@ export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> =
   references: () => [],
   referencesKinds: [GATEWAY_KIND],
   dependsOn: (organization) => [gatewayDependency(organization)],
+  emitsIntoReferencedNamespaces: true,
   desired: (organization, view) => {
-    const { name, namespace } = organization.metadata;
+    const { name } = organization.metadata;
     const { spec } = organization;
     return syncedIdentity(
       {
         apiVersion: LITELLM_API_VERSION,
         kind: LITELLM_ORGANIZATION.kind,
-        metadata: { name, namespace },
+        metadata: litellmPlacement(organization),
         spec: {
           instanceRef: { name: spec.gatewayRef.name },
           organizationAlias: spec.alias ?? name,

@@ -1,5 +1,4 @@
 import * as z from "zod";
-import { API_GROUP } from "../../api/group.js";
 import type { Dependency } from "../../engine/dependencies.js";
 import { generateSecretStep } from "../../engine/generated-secret.js";
 import type { KindModule } from "../../engine/kind-module.js";
@@ -8,7 +7,13 @@ import { outputsProjection } from "../../engine/outputs.js";
 import { LITELLM_API_VERSION, LITELLM_USER } from "../gateway/litellm-api.js";
 import { LITELLM_OPERATOR_CAPABILITY } from "../gateway/module.js";
 import { GATEWAY_KIND } from "../gateway/schema.js";
-import { budgetFields, gatewayDependency, IDENTITIES_FEATURE } from "../identity/schema-parts.js";
+import { litellmPlacement, placedNameOf } from "../identity/placement.js";
+import {
+  budgetFields,
+  gatewayDependency,
+  IDENTITIES_FEATURE,
+  sameGatewayDependency,
+} from "../identity/schema-parts.js";
 import { IDENTITY_SYNCED, syncedIdentity } from "../identity/synced.js";
 import { TEAM_KIND } from "../team/schema.js";
 import { USER_DEFINITION, User, type UserStatus } from "./schema.js";
@@ -21,16 +26,11 @@ export function passwordSecretName(user: User): string {
 /** Its key: what the LiteLLM operator's `initialPasswordSecretRef` would name. */
 export const PASSWORD_KEY = "password";
 
-/** Each Team the user lists, Ready before it is made a member of it. */
+/** Each Team the user lists, of the same Gateway, Ready before it is made a member of it. */
 function teamDependencies(user: User): Dependency[] {
-  return (user.spec.teams ?? []).map((team, index) => ({
-    field: `spec.teams[${index}].name`,
-    group: API_GROUP,
-    kind: TEAM_KIND,
-    namespace: user.metadata.namespace,
-    name: team.name,
-    needs: "ready",
-  }));
+  return (user.spec.teams ?? []).map((team, index) =>
+    sameGatewayDependency(user, { field: `spec.teams[${index}].name`, kind: TEAM_KIND, name: team.name }),
+  );
 }
 
 /**
@@ -57,8 +57,9 @@ export const USER_MODULE: KindModule<User, UserStatus> = {
   references: () => [],
   referencesKinds: [GATEWAY_KIND, TEAM_KIND],
   dependsOn: (user) => [gatewayDependency(user), ...teamDependencies(user)],
+  emitsIntoReferencedNamespaces: true,
   desired: (user, view) => {
-    const { name, namespace } = user.metadata;
+    const { namespace } = user.metadata;
     const { spec } = user;
     const secret: KubeObject = {
       apiVersion: "v1",
@@ -70,7 +71,7 @@ export const USER_MODULE: KindModule<User, UserStatus> = {
       {
         apiVersion: LITELLM_API_VERSION,
         kind: LITELLM_USER.kind,
-        metadata: { name, namespace },
+        metadata: litellmPlacement(user),
         spec: {
           instanceRef: { name: spec.gatewayRef.name },
           userId: spec.email,
@@ -78,7 +79,12 @@ export const USER_MODULE: KindModule<User, UserStatus> = {
           userRole: spec.role,
           ...budgetFields(spec, "maxBudget"),
           ...(spec.teams
-            ? { teams: spec.teams.map((team) => ({ teamRef: { name: team.name }, role: team.role })) }
+            ? {
+                teams: spec.teams.map((team) => ({
+                  teamRef: { name: placedNameOf(user, team.name) },
+                  role: team.role,
+                })),
+              }
             : {}),
         },
       },
