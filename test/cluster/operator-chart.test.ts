@@ -6,6 +6,7 @@ import { API_GROUP, API_VERSION, OPERATOR_NAME, SYSTEM_NAMESPACE } from "../../l
 import { OPERATOR_IMAGE } from "../../lib/package/operator-image.js";
 import { CAPABILITY_SUITE_SETUP_MS, lockCapabilities, testClient, testHelm } from "../support/capabilities.js";
 import { createTestNamespace } from "../support/cluster.js";
+import { removeConsoleObjectsOutsideReleases } from "../support/console-leftovers.js";
 import { deploymentAmong, deploymentIn } from "../support/rendered-deployment.js";
 
 const PLANE = { group: API_GROUP, version: API_VERSION, plural: "managementplanes", name: "navique" };
@@ -18,6 +19,8 @@ describe("the operator's Helm chart", () => {
   let unlock: (() => Promise<void>) | undefined;
   beforeAll(async () => {
     unlock = await lockCapabilities();
+    // The console suite's objects, left by a run killed before its clean-up, would stop helm.
+    await removeConsoleObjectsOutsideReleases(testClient());
   }, CAPABILITY_SUITE_SETUP_MS);
   afterAll(async () => {
     await unlock?.();

@@ -24,6 +24,7 @@ import {
   testClient,
   testHelm,
 } from "../support/capabilities.js";
+import { removeConsoleObjectsOutsideReleases } from "../support/console-leftovers.js";
 
 const RELEASE = "navique-rbac-check";
 const RBAC = "rbac.authorization.k8s.io";
@@ -220,8 +221,10 @@ describe("the operator chart's permissions, against what each capability chart r
     client = testClient();
     helm = await testHelm();
     authorization = client.kubeconfig.makeApiClient(AuthorizationV1Api);
-    // A run killed before its cleanup left its release behind: the next run starts from none.
+    // A run killed before its cleanup left its release behind (or the console suite its objects): the next
+    // run starts from none.
     await helm.uninstall(RELEASE, SYSTEM_NAMESPACE);
+    await removeConsoleObjectsOutsideReleases(client);
     await helm.install(RELEASE, join(process.cwd(), "charts", OPERATOR_NAME), {
       namespace: SYSTEM_NAMESPACE,
       createNamespace: true,

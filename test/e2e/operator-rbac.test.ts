@@ -20,6 +20,7 @@ import {
   testHelm,
 } from "../support/capabilities.js";
 import { condition, createTestNamespace, eventually } from "../support/cluster.js";
+import { removeConsoleObjectsOutsideReleases } from "../support/console-leftovers.js";
 import { naviqueCrdsServed } from "../support/failing-step.js";
 import { discardNamespace } from "../support/namespace-content.js";
 import { startOperatorProcess, stopOperatorProcess } from "../support/operator-process.js";
@@ -70,8 +71,10 @@ describe("the operator with its chart's permissions", () => {
     unlock = await lockCapabilities();
     await naviqueCrdsServed(client);
     await resetCapabilities(client, helm, CAPABILITIES, { crds: true });
-    // A run killed before its cleanup left its release behind: the next run starts from none.
+    // A run killed before its cleanup left its release behind (or the console suite its objects): the next
+    // run starts from none.
     await helm.uninstall(CHART_RELEASE, SYSTEM_NAMESPACE);
+    await removeConsoleObjectsOutsideReleases(client);
     await helm.install(CHART_RELEASE, join(process.cwd(), "charts", OPERATOR_NAME), {
       namespace: SYSTEM_NAMESPACE,
       createNamespace: true,
