@@ -41,18 +41,34 @@ function digest(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** Verdicts kept for VERDICT_TTL_MS by token digest; `judge` asked for the others. */
-function cached(judge: (token: string) => Promise<Verdict>, now: () => number): (token: string) => Promise<Verdict> {
+/**
+ * Verdicts kept for VERDICT_TTL_MS by token digest; `judge` asked for the others, once for all the requests
+ * that arrive with the same token while it judges (a browser asks for a page and its stylesheet at once):
+ * one TokenReview and one SubjectAccessReview per token and TTL. A judgment that fails is not kept.
+ */
+export function cachedVerdicts(
+  judge: (token: string) => Promise<Verdict>,
+  now: () => number,
+): (token: string) => Promise<Verdict> {
   const kept = new Map<string, { verdict: Verdict; until: number }>();
+  const judging = new Map<string, Promise<Verdict>>();
   return async (token) => {
     const key = digest(token);
     const hit = kept.get(key);
     if (hit && hit.until > now()) return hit.verdict;
-    const verdict = await judge(token);
-    kept.delete(key);
-    kept.set(key, { verdict, until: now() + VERDICT_TTL_MS });
-    if (kept.size > MOST_VERDICTS) kept.delete(kept.keys().next().value as string);
-    return verdict;
+    const underWay = judging.get(key);
+    if (underWay !== undefined) return underWay;
+    const judgment = judge(token);
+    judging.set(key, judgment);
+    try {
+      const verdict = await judgment;
+      kept.delete(key);
+      kept.set(key, { verdict, until: now() + VERDICT_TTL_MS });
+      if (kept.size > MOST_VERDICTS) kept.delete(kept.keys().next().value as string);
+      return verdict;
+    } finally {
+      judging.delete(key);
+    }
   };
 }
 
@@ -98,7 +114,7 @@ export function clusterAuthenticator(client: KubeClient, now: () => number = Dat
     }
     return { allowed: true, user };
   };
-  return { check: cached(judge, now), asks: "a bearer token of the cluster", signsInByLink: false };
+  return { check: cachedVerdicts(judge, now), asks: "a bearer token of the cluster", signsInByLink: false };
 }
 
 /**

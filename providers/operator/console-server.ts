@@ -32,6 +32,28 @@ const RENDER: Readonly<Record<PagePath, (snapshot: ServedSnapshot) => Html>> = {
 };
 
 /**
+ * Each page's body, rendered once per reading: a body depends on the reading alone (the frame around it
+ * holds the reader's name), and a reading serves every reader for 5 s — without this, each request would
+ * lay out the graph and render every resource again, a core's worth under a few readers (docs/performance.md,
+ * "The console under load"). Kept with the reading, so dropped with it.
+ */
+const rendered = new WeakMap<ServedSnapshot, Map<PagePath, Html>>();
+
+function bodyOf(snapshot: ServedSnapshot, path: PagePath): Html {
+  let bodies = rendered.get(snapshot);
+  if (!bodies) {
+    bodies = new Map();
+    rendered.set(snapshot, bodies);
+  }
+  let body = bodies.get(path);
+  if (body === undefined) {
+    body = RENDER[path](snapshot);
+    bodies.set(path, body);
+  }
+  return body;
+}
+
+/**
  * Every answer's headers: no script may run, nothing is framed or cached, no referrer leaves. The pages
  * need none of it: they are plain HTML, a style sheet and inline SVG.
  */
@@ -164,7 +186,7 @@ export async function serveConsole(options: ConsoleServerOptions): Promise<Endpo
       refreshSeconds: snapshot.settings.spec.refreshSeconds,
       observedAt: snapshot.status.observedAt,
     };
-    send(response, 200, page(frame, RENDER[path](snapshot)));
+    send(response, 200, page(frame, bodyOf(snapshot, path)));
   };
 
   const signInOrForm = async (request: IncomingMessage, response: ServerResponse, url: URL) => {

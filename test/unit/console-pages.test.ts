@@ -1,6 +1,5 @@
 import { checkInput } from "../../lib/api/validation.js";
 import { keyAuthenticator } from "../../lib/console/console-auth.js";
-import type { ServedSnapshot } from "../../lib/console/console-snapshot.js";
 import { escapeHtml, html } from "../../lib/console/html.js";
 import { consoleCondition, DEFAULT_SETTINGS } from "../../lib/console/management-plane.js";
 import { dependencyGraph } from "../../lib/console/pages/dependency-graph.js";
@@ -9,61 +8,9 @@ import { overviewPage } from "../../lib/console/pages/overview-page.js";
 import { page } from "../../lib/console/pages/page-layout.js";
 import { resourcesPage } from "../../lib/console/pages/resources-page.js";
 import { ManagementPlaneSpec, managementPlaneName } from "../../lib/kinds/management-plane/schema.js";
-import type { ResourceState, StatusReport } from "../../lib/reports/status-report.js";
+import { resource, snapshot } from "../support/status-reports.js";
 
 const HOSTILE = `<script>alert("x")</script>`;
-
-function resource(kind: string, namespace: string, name: string, more: Partial<ResourceState> = {}): ResourceState {
-  return {
-    kind,
-    namespace,
-    name,
-    ready: "True",
-    reason: "Ready",
-    message: "ready",
-    stalled: false,
-    current: true,
-    deleting: false,
-    conditions: [],
-    dependsOn: [],
-    needs: [],
-    capabilities: [],
-    ...more,
-  };
-}
-
-function snapshot(resources: ResourceState[]): ServedSnapshot {
-  const status: StatusReport = {
-    version: 1,
-    observedAt: "2026-12-06T20:00:00.000Z",
-    namespace: null,
-    ready: false,
-    cluster: { server: "https://127.0.0.1:6443", nodes: { ready: 1, total: 1 }, crds: { expected: [], missing: [] } },
-    operator: { deployments: [], lease: { namespace: "navique-system", name: "leader", exists: false, live: false } },
-    licence: { stored: false, edition: "Community", features: [], caps: [] },
-    capabilities: [
-      {
-        name: "cloudnative-pg",
-        state: "Owned",
-        evidence: "release found with our marks",
-        ready: true,
-        waitingFor: [],
-        unavailable: [],
-        release: { namespace: "cnpg-system", name: "cnpg" },
-        pinnedVersion: "0.1.0",
-        usedBy: [],
-      },
-    ],
-    resources,
-  };
-  return {
-    served: true,
-    settings: DEFAULT_SETTINGS,
-    status,
-    doctor: { version: 1, observedAt: status.observedAt, namespace: null, findings: [] },
-    events: [],
-  };
-}
 
 describe("the console's pages", () => {
   it("show what the cluster holds as text, never as markup: a hostile message or name is escaped", () => {

@@ -1,15 +1,17 @@
-import type { ConsoleAuthenticator } from "../../lib/console/console-auth.js";
+import { type ConsoleAuthenticator, cachedVerdicts, VERDICT_TTL_MS } from "../../lib/console/console-auth.js";
 import type { ConsoleSnapshot } from "../../lib/console/console-snapshot.js";
 import { DEFAULT_SETTINGS } from "../../lib/console/management-plane.js";
 import { parseBindAddress } from "../../providers/operator/bind-address.js";
 import { SESSION_COOKIE, serveConsole } from "../../providers/operator/console-server.js";
 import type { EndpointServer } from "../../providers/operator/endpoint-server.js";
+import { resource, snapshot } from "../support/status-reports.js";
 
 // The console's HTTP server on a loopback port, with an authenticator that knows one token and a reading
 // made of a report written here: what the server does with requests, cookies and failures. The cluster's
 // own reviews and readings are tested against the local plane (test/e2e/console.test.ts).
 
 const GOOD = "good-token";
+const CAROL = "carol-token";
 
 const authenticator: ConsoleAuthenticator = {
   asks: "a test token",
@@ -17,9 +19,11 @@ const authenticator: ConsoleAuthenticator = {
   check: async (token) =>
     token === GOOD
       ? { allowed: true, user: "alice" }
-      : token === "bob"
-        ? { allowed: false, status: 403, reason: "bob may not read" }
-        : { allowed: false, status: 401, reason: "unknown token" },
+      : token === CAROL
+        ? { allowed: true, user: "carol" }
+        : token === "bob"
+          ? { allowed: false, status: 403, reason: "bob may not read" }
+          : { allowed: false, status: 401, reason: "unknown token" },
 };
 
 const TURNED_OFF: ConsoleSnapshot = { served: false, settings: DEFAULT_SETTINGS };
@@ -103,6 +107,36 @@ describe("the console's server", () => {
     expect(await down.text()).toContain("The console could not read the cluster: connect ECONNREFUSED 127.0.0.1:6443");
   });
 
+  it("renders a page's body once per reading, each reader under their own name; a new reading anew", async () => {
+    let renders = 0;
+    const counted = (): ConsoleSnapshot => {
+      const base = snapshot([resource("PostgresCluster", "apps", "db")]);
+      // Only the events page reads a reading's events: each read is one render of its body.
+      return {
+        ...base,
+        get events() {
+          renders += 1;
+          return base.events;
+        },
+      };
+    };
+    const first = counted();
+    reading = async () => first;
+    const as = (token: string) => fetch(`${server.url}/events`, { headers: { Authorization: `Bearer ${token}` } });
+    const [alice, carol] = await Promise.all([as(GOOD), as(CAROL)]);
+    const [aliceText, carolText] = [await alice.text(), await carol.text()];
+    expect([alice.status, carol.status]).toEqual([200, 200]);
+    expect(aliceText).toContain("alice");
+    expect(aliceText).not.toContain("carol");
+    expect(carolText).toContain("carol");
+    expect(carolText).not.toContain("alice");
+    expect(renders).toBe(1);
+    const second = counted();
+    reading = async () => second;
+    expect((await as(GOOD)).status).toBe(200);
+    expect(renders).toBe(2);
+  });
+
   it("is read-only: a page refuses POST, naming what it answers; an unknown path lists the pages", async () => {
     const posted = await fetch(`${server.url}/resources`, {
       method: "POST",
@@ -118,5 +152,52 @@ describe("the console's server", () => {
     expect(await unknown.text()).toBe(
       "no page /secrets: the console has /, /resources, /capabilities, /graph, /licence, /events\n",
     );
+  });
+});
+
+describe("the console's verdicts", () => {
+  const allowed = { allowed: true as const, user: "alice" };
+
+  it("judges a token once for the requests that bring it at the same time, then keeps the verdict 30 s", async () => {
+    let clock = 0;
+    const judged: string[] = [];
+    let release: () => void = () => {};
+    const check = cachedVerdicts(
+      async (token) => {
+        judged.push(token);
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        return allowed;
+      },
+      () => clock,
+    );
+    const together = Promise.all([check("t"), check("t"), check("t")]);
+    release();
+    expect(await together).toEqual([allowed, allowed, allowed]);
+    expect(judged).toEqual(["t"]);
+    clock = VERDICT_TTL_MS - 1;
+    await check("t");
+    expect(judged).toEqual(["t"]);
+    clock = VERDICT_TTL_MS + 1;
+    const again = check("t");
+    release();
+    await again;
+    expect(judged).toEqual(["t", "t"]);
+  });
+
+  it("keeps no judgment that failed: the next request asks again", async () => {
+    let calls = 0;
+    const check = cachedVerdicts(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new Error("connect ECONNREFUSED 127.0.0.1:6443");
+        return allowed;
+      },
+      () => 0,
+    );
+    await expect(check("t")).rejects.toThrow("ECONNREFUSED");
+    expect(await check("t")).toEqual(allowed);
+    expect(calls).toBe(2);
   });
 });

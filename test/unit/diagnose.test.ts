@@ -9,6 +9,7 @@ import {
   statusExitCode,
 } from "../../lib/reports/status-report.js";
 import { diagnose } from "../../lib/status/diagnose.js";
+import { resource } from "../support/status-reports.js";
 
 // Doctor is a reading of a status report: each case below is a report as `navique status -o json` gives
 // it, and the findings doctor draws from it. No cluster: the reports are written here; the cluster test
@@ -20,30 +21,6 @@ const condition = (type: string, status: "True" | "False", reason: string, messa
   reason,
   message,
 });
-
-function resource(
-  kind: string,
-  namespace: string,
-  name: string,
-  overrides: Partial<ResourceState> = {},
-): ResourceState {
-  return {
-    kind,
-    namespace,
-    name,
-    ready: "True",
-    reason: "Ready",
-    message: `${kind} ${namespace}/${name} is Ready`,
-    stalled: false,
-    current: true,
-    deleting: false,
-    conditions: [condition("Ready", "True", "Ready", "ready")],
-    dependsOn: [],
-    needs: [],
-    capabilities: [],
-    ...overrides,
-  };
-}
 
 /** Not Ready for `reason`, with its conditions as the engine writes them. */
 function notReady(
