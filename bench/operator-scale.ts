@@ -30,8 +30,7 @@
  * resource, and has the operator trust that key (--trust): every resource is then Ready and reconciled in
  * full at each resync, instead of the Community edition's 2 admitted and the rest passed over.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -45,6 +44,7 @@ import { POSTGRES_CLUSTER_PLURAL } from "../lib/kinds/postgres-cluster/schema.js
 import { REDIS_INSTANCE_PLURAL } from "../lib/kinds/redis-instance/schema.js";
 import type { CappedKind } from "../lib/licence/entitlements.js";
 import { LocalControlPlane } from "../lib/local-plane/plane.js";
+import { toolchainPaths } from "../lib/local-plane/toolchain-paths.js";
 import {
   applyLicence,
   removeLicence,
@@ -55,14 +55,21 @@ import {
 import { apiserverRequests, requestRates } from "./apiserver-requests.js";
 import { summariseCpuProfile } from "./cpu-profile.js";
 import { deleteNamespaceAndWait } from "./namespace.js";
-import { processUsage } from "./process-usage.js";
+import {
+  inBatches,
+  operatorCommand,
+  type PhaseFigures,
+  type RunningOperator,
+  Sampler,
+  startOperator,
+  stopOperator,
+} from "./operator-run.js";
 
 const NAMESPACE = "bench-operator-scale";
 const PLANE_NAME = "bench-operator-scale";
 const IN_FLIGHT = 20;
 const STATUS_TIMEOUT_MS = 30 * 60_000;
 const CLEANUP_TIMEOUT_MS = 20 * 60_000;
-const MiB = 1024 * 1024;
 const GOALS = {
   idleRssMiB: 128,
   steadyRssMiB: 200,
@@ -96,143 +103,9 @@ const WHAT = KINDS.map((k) => k.kind).join(", ");
 const RESYNC_S = Number(flags.resync);
 const IDLE_S = Number(flags.idle);
 
-/** One sample a second: when, and the operator's usage then. */
-interface Sample {
-  readonly atMs: number;
-  readonly rssBytes: number;
-  readonly cpuSeconds: number;
-}
-
-interface PhaseFigures {
-  readonly name: string;
-  readonly seconds: number;
-  readonly meanCpuPercent: number;
-  readonly peakCpuPercent: number;
-  readonly maxRssMiB: number;
-  readonly endRssMiB: number;
-}
-
-class Sampler {
-  readonly samples: Sample[] = [];
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly pid: number) {}
-
-  start(): void {
-    this.take();
-    this.timer = setInterval(() => this.take(), 1_000);
-  }
-
-  stop(): void {
-    if (this.timer) clearInterval(this.timer);
-  }
-
-  private take(): void {
-    const usage = processUsage(this.pid);
-    this.samples.push({ atMs: Date.now(), rssBytes: usage.rssBytes, cpuSeconds: usage.cpuSeconds });
-  }
-
-  /** Figures of the samples taken between two instants. */
-  phase(name: string, fromMs: number, toMs: number): PhaseFigures {
-    const window = this.samples.filter((s) => s.atMs >= fromMs && s.atMs <= toMs);
-    const first = window[0];
-    const last = window[window.length - 1];
-    if (!first || !last || last === first) {
-      return { name, seconds: 0, meanCpuPercent: 0, peakCpuPercent: 0, maxRssMiB: 0, endRssMiB: 0 };
-    }
-    const seconds = (last.atMs - first.atMs) / 1000;
-    let peak = 0;
-    for (let i = 1; i < window.length; i++) {
-      const [before, after] = [window[i - 1] as Sample, window[i] as Sample];
-      const elapsed = (after.atMs - before.atMs) / 1000;
-      if (elapsed > 0) peak = Math.max(peak, (100 * (after.cpuSeconds - before.cpuSeconds)) / elapsed);
-    }
-    return {
-      name,
-      seconds,
-      meanCpuPercent: (100 * (last.cpuSeconds - first.cpuSeconds)) / seconds,
-      peakCpuPercent: peak,
-      maxRssMiB: Math.max(...window.map((s) => s.rssBytes)) / MiB,
-      endRssMiB: last.rssBytes / MiB,
-    };
-  }
-}
-
-/** How the operator is started: from the built package when there is one, else from the sources. */
-function operatorCommand(
-  kubeconfig: string,
-  profileDir: string | undefined,
-  trustFile: string | undefined,
-): { args: string[]; how: string } {
-  const built = join(process.cwd(), "dist", "navique.js");
-  const profiling = profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
-  const operatorArgs = ["operator", "--kubeconfig", kubeconfig, "--resync", String(RESYNC_S)];
-  if (trustFile) operatorArgs.push("--trust", `${TEST_KEY_ID}=${trustFile}`);
-  // External mode installs nothing; a local chart mirror all the same, so that nothing could reach the internet.
-  operatorArgs.push("--chart-source", `dir:${join(process.cwd(), "test", "fixtures", "charts")}`);
-  if (existsSync(built) && !flags.tsx) {
-    return { args: [...profiling, built, ...operatorArgs], how: "the built package (node dist/navique.js)" };
-  }
-  const why = flags.tsx ? "--tsx given" : "dist/navique.js not found: run `npm run build` first";
-  return {
-    args: [...profiling, "--import", "tsx", join(process.cwd(), "lib", "cli", "main.ts"), ...operatorArgs],
-    how: `the sources through tsx (node --import tsx lib/cli/main.ts; ${why})`,
-  };
-}
-
-/** Starts the operator and resolves once it reports it started (its watches are up). */
-async function startOperator(
-  args: readonly string[],
-  logPath: string,
-): Promise<{ child: ChildProcess; exited: Promise<number | null> }> {
-  // With the Node.js options its container runs with (the chart's and the construct's NODE_OPTIONS).
-  const env = {
-    ...process.env,
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, OPERATOR_NODE_OPTIONS].filter(Boolean).join(" "),
-  };
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env });
-  const log = createWriteStream(logPath);
-  let output = "";
-  const started = new Promise<void>((resolve, reject) => {
-    const collect = (chunk: Buffer) => {
-      log.write(chunk);
-      if (output.length < 100_000) output += chunk.toString();
-      if (/\[operator\] started/.test(output)) resolve();
-    };
-    child.stdout?.on("data", collect);
-    child.stderr?.on("data", collect);
-    child.once("exit", (code) => reject(new Error(`the operator exited (${code}) before starting:\n${output}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`the operator did not report it started within 180 s:\n${output}`)),
-      180_000,
-    );
-  });
-  try {
-    await Promise.race([started, timedOut]);
-  } catch (error) {
-    child.kill("SIGKILL");
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
-  return { child, exited };
-}
-
-async function inBatches(count: number, create: (index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < count) await create(next++);
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-}
-
 async function createResources(client: KubeClient): Promise<void> {
   await client.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-  await inBatches(COUNT, async (index) => {
+  await inBatches(COUNT, IN_FLIGHT, async (index) => {
     const { kind, plural, prefix } = KINDS[index % KINDS.length] as (typeof KINDS)[number];
     const name = `${prefix}-${String(index).padStart(4, "0")}`;
     await client.core.createNamespacedSecret({
@@ -317,13 +190,13 @@ async function main(): Promise<void> {
     const kubeconfig = flags.kubeconfig ?? (await plane?.ensureRunning())?.kubeconfig ?? "";
     await run(kubeconfig, plane ? `plane ${PLANE_NAME} (the bench's own)` : kubeconfig);
   } finally {
-    operator?.kill("SIGKILL");
+    operator?.child.kill("SIGKILL");
     if (plane && !flags["keep-plane"]) await plane.stop();
   }
 }
 
 /** The operator process while it runs, so that a failure anywhere still ends it. */
-let operator: ChildProcess | undefined;
+let operator: RunningOperator | undefined;
 
 interface LoadFigures {
   readonly createdMs: number;
@@ -362,15 +235,6 @@ async function cleanUp(client: KubeClient): Promise<string> {
   return gone
     ? `namespace gone after ${fixed((Date.now() - from) / 1000)} s`
     : `namespace still there after ${CLEANUP_TIMEOUT_MS / 60_000} min`;
-}
-
-/** Stops the operator as a user would (SIGINT, so that a CPU profile is written), killing it if it hangs. */
-async function stopOperator(child: ChildProcess, exited: Promise<number | null>): Promise<string> {
-  child.kill("SIGINT");
-  const code = await Promise.race([exited, sleep(30_000).then(() => "hung" as const)]);
-  if (code === "hung") child.kill("SIGKILL");
-  operator = undefined;
-  return code === "hung" ? "killed after 30 s without exiting on SIGINT" : `code ${code}`;
 }
 
 function printFigures(
@@ -440,13 +304,18 @@ async function run(kubeconfig: string, cluster: string): Promise<void> {
   } else {
     await removeLicence(client);
   }
-  const { args, how } = operatorCommand(kubeconfig, profileDir, trustFile);
+  const operatorArgs = ["--kubeconfig", kubeconfig, "--resync", String(RESYNC_S)];
+  if (trustFile) operatorArgs.push("--trust", `${TEST_KEY_ID}=${trustFile}`);
+  // External mode installs nothing; a local chart mirror all the same, so that nothing could reach the internet.
+  operatorArgs.push("--chart-source", `dir:${join(process.cwd(), "test", "fixtures", "charts")}`);
+  // The local plane's helm, whatever is on PATH: external mode installs nothing, but the operator wants one.
+  operatorArgs.push("--helm", (await toolchainPaths()).helm);
+  const { args, how } = operatorCommand(operatorArgs, { tsx: flags.tsx, profileDir });
   process.stdout.write(
     `operator from ${how}, NODE_OPTIONS ${OPERATOR_NODE_OPTIONS} (as its container runs); cluster: ${cluster}; ${COUNT} resources (${WHAT}); ${flags.licensed ? "a test licence admitting them all" : "the Community edition"}; resync ${RESYNC_S} s; output in ${out}\n`,
   );
-  const { child, exited } = await startOperator(args, join(out, "operator.log"));
-  operator = child;
-  const sampler = new Sampler(child.pid ?? 0);
+  operator = await startOperator(args, join(out, "operator.log"));
+  const sampler = new Sampler(operator.child.pid ?? 0);
   sampler.start();
   const phases: PhaseFigures[] = [];
 
@@ -475,7 +344,8 @@ async function run(kubeconfig: string, cluster: string): Promise<void> {
   if (trustFile) await removeLicence(client);
   phases.push(sampler.phase("clean-up (namespace deleted, finalized)", cleanupFrom, Date.now()));
   sampler.stop();
-  const exit = await stopOperator(child, exited);
+  const exit = await stopOperator(operator);
+  operator = undefined;
 
   printFigures(how, phases, figures, cleanup, exit);
   process.stdout.write(
