@@ -12,7 +12,8 @@ import { ORGANIZATION_DEFINITION, Organization, type OrganizationStatus } from "
 /**
  * Organization: an organisation of a Gateway's LiteLLM, as a LiteLLMOrganization beside the gateway's
  * instance (licensed feature `identities`), with its members by email. Deleted, its LiteLLMOrganization
- * goes, and the LiteLLM operator's finalizer deletes it in LiteLLM. Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
+ * goes, and the LiteLLM operator's finalizer deletes it in LiteLLM. Upstream facts:
+ * ../gateway/litellm-api.ts, docs/identities.md.
  */
 export const ORGANIZATION_MODULE: KindModule<Organization, OrganizationStatus> = {
   definition: ORGANIZATION_DEFINITION,

@@ -25,8 +25,8 @@ export const TEAM_MEMBER_MANAGEMENT = "mixed";
 /**
  * Team: a team of a Gateway's LiteLLM, as a LiteLLMTeam beside the gateway's instance (licensed feature
  * `identities`), in an Organization of the same gateway if it names one; its members are the Users that
- * list it. Deleted, its LiteLLMTeam goes, and the LiteLLM
- * operator's finalizer deletes it in LiteLLM. Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
+ * list it. Deleted, its LiteLLMTeam goes, and the LiteLLM operator's finalizer deletes it in LiteLLM.
+ * Upstream facts: ../gateway/litellm-api.ts, docs/identities.md.
  */
 export const TEAM_MODULE: KindModule<Team, TeamStatus> = {
   definition: TEAM_DEFINITION,
