@@ -147,7 +147,6 @@ function notPermittedPlan(
   const madeThereRevoked = module.emitsIntoReferencedNamespaces
     ? emitted.filter((e) => e.namespace !== namespace && ungrantedNamespaces.has(e.namespace))
     : [];
-  const revoked = [...copiesRevoked, ...madeThereRevoked];
   const revocations = [
     ...copiesRevoked.map((target) => ({
       target,
@@ -172,7 +171,7 @@ function notPermittedPlan(
       message: `deleting ${target.kind} ${target.namespace}/${target.name}: ${event}`,
     });
   }
-  const removed = new Set(revoked.map(objectKey));
+  const removed = new Set(revocations.map(({ target }) => objectKey(target)));
   const status = heldStatus(resource, conditions, false);
   return {
     steps,

@@ -86,7 +86,7 @@ export function sameGatewayDependency(
     needs: "ready",
     fits: (found) => {
       const theirs = (found.spec as { gatewayRef?: { name?: string; namespace?: string } } | undefined)?.gatewayRef;
-      const namespace = theirs?.namespace ?? found.metadata.namespace ?? identity.metadata.namespace;
+      const namespace = refNamespace(theirs ?? {}, found.metadata.namespace ?? identity.metadata.namespace);
       if (theirs?.name === mine.name && namespace === mine.namespace) return undefined;
       return `is of Gateway ${namespace}/${theirs?.name ?? "(none)"}, not of this ${identity.kind}'s Gateway ${mine.namespace}/${mine.name}: LiteLLM keeps each gateway's identities apart. Point both spec.gatewayRef at the same Gateway`;
     },
