@@ -116,7 +116,8 @@ export function appDeclarations(scope: IConstruct, community: () => Entitlements
   const byConstruct = new Map<IConstruct, readonly DeclaredResource[]>();
   const instances = new Map<string, Instance[]>();
   const firsts = new Map<string, Instance>();
-  const keyOf = (kind: string, namespace: string, name: string) => JSON.stringify([kind, namespace, name]);
+  // No kind, namespace or name holds a "/" (the schemas refuse it before anything is declared).
+  const keyOf = (kind: string, namespace: string, name: string) => `${kind}/${namespace}/${name}`;
   for (const construct of constructs.filter(declares)) {
     const declared = construct.declaredResources(inForce);
     byConstruct.set(construct, declared);

@@ -1,5 +1,5 @@
-import { ApiObject, Chart } from "cdk8s";
-import { Construct } from "constructs";
+import { type ApiObject, Chart } from "cdk8s";
+import type { Construct } from "constructs";
 import { API_GROUP_VERSION } from "../lib/api/group.js";
 import { referenceFields } from "../lib/api/reference-fields.js";
 import { namespaceName } from "../lib/api/refs.js";
@@ -18,7 +18,8 @@ import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
 import { appChanged, appDeclarations, type DeclaredResource, type DeclaresResources } from "./app-declarations.js";
 import { PropsProblems } from "./props-problems.js";
-import { type KindConstruct, resolveReferences } from "./references.js";
+import { KIND_MARK, type KindConstruct, resolveReferences } from "./references.js";
+import { ResourceObject } from "./resource-object.js";
 
 /** What every construct of a registered kind takes, beside its spec. */
 export interface NaviqueResourceProps {
@@ -45,21 +46,22 @@ const within = (path: string, field: string) =>
   path === field || path.startsWith(`${field}.`) || path.startsWith(`${field}[`);
 
 /**
- * The construct of any registered kind, for GitOps: the custom resource synthesized with the schema's
- * defaults written out. Everything is judged at synth, where cdk8s reports every construct's problems in
- * one error, each with its construct path: name, namespace and spec as the kind's schemas parse them (and
- * each reference as the kind its field names), then the checks the operator would make that need no
- * cluster — a backend type declared but not implemented, the licence (feature and caps, over the app's
- * instances of every kind, its members included) and the grants its references into other namespaces need.
+ * The construct of any registered kind, for GitOps: the custom resource synthesized as written, its
+ * references resolved, its defaults left to the CRD (the schema's, applied by the apiserver: ADR 0044).
+ * Everything is judged at synth, where cdk8s reports every construct's problems in one error, each with
+ * its construct path: name, namespace and spec as the kind's schemas parse them (and each reference as
+ * the kind its field names), then the checks the operator would make that need no cluster — a backend
+ * type declared but not implemented, the licence (feature and caps, over the app's instances of every
+ * kind, its members included) and the grants its references into other namespaces need.
  */
 export class NaviqueResource<K extends string = string>
-  extends Construct
+  extends ResourceObject
   implements DeclaresResources, KindConstruct<K>
 {
   /** The kind of the resource: what a reference to it checks. */
-  readonly kind: K;
-  readonly apiObject: ApiObject;
-  readonly name: string;
+  declare readonly kind: K;
+  readonly [KIND_MARK]: K;
+  /** The namespace the resource lands in: its own, else its chart's, else none (kubectl's). */
   readonly namespace: string | undefined;
   /** The resource as stored, when its props are valid: what the engine's decisions are made on. */
   private readonly resource: EngineResource | undefined;
@@ -76,21 +78,18 @@ export class NaviqueResource<K extends string = string>
     kind: K,
     props: NaviqueResourceProps & { readonly spec?: unknown },
   ) {
-    super(scope, id);
     const module = moduleOf({ registry: REGISTRY.kinds }, kind);
-    this.module = module;
-    this.kind = kind;
     const problems = new PropsProblems();
-    this.name = problems.take(checkInput(module.name, props.name ?? id, "name")) ?? props.name ?? id;
-    const namespace =
+    const name = problems.take(checkInput(module.name, props.name ?? id, "name")) ?? props.name ?? id;
+    const ownNamespace =
       props.namespace === undefined
         ? undefined
         : problems.take(checkInput(namespaceName, props.namespace, "namespace"));
     // Without one of its own, the resource lands in its chart's namespace (cdk8s writes it at synth): the
     // synth-time checks judge it there.
-    this.namespace = namespace ?? Chart.of(this).namespace;
+    const namespace = ownNamespace ?? Chart.of(scope).namespace;
     // Constructs standing for references become the references they mean; the referrer depends on them.
-    const references = resolveReferences(props.spec ?? {}, this.namespace, referenceFields(module.definition.spec));
+    const references = resolveReferences(props.spec ?? {}, namespace, referenceFields(module.definition.spec));
     problems.add(...references.problems);
     const parsed = checkInput(module.definition.spec, references.spec, "spec");
     // A construct refused for a field leaves the field empty: that is its problem, not the schema's.
@@ -98,29 +97,32 @@ export class NaviqueResource<K extends string = string>
       const refused = references.problems.map((p) => p.path);
       problems.add(...parsed.problems.filter((p) => !refused.some((field) => within(p.path, field))));
     }
-    // The parsed spec: the schema's defaults are written out, so the YAML says exactly what runs.
-    const spec = parsed.ok ? parsed.data : references.spec;
-    this.apiObject = new ApiObject(this, "Resource", {
+    // The construct is the API object itself: one construct per resource, half the tree cdk8s walks at
+    // synth. Its spec as written: its defaults are the CRD's, written by the apiserver (ADR 0044).
+    super(scope, id, {
       apiVersion: API_GROUP_VERSION,
       kind,
       metadata: {
-        name: this.name,
+        name,
         ...(props.namespace ? { namespace: props.namespace } : {}),
         ...(props.labels ? { labels: { ...props.labels } } : {}),
       },
-      spec,
+      spec: references.spec,
     });
-    for (const dependency of references.dependencies) this.apiObject.addDependency(dependency);
+    this[KIND_MARK] = kind;
+    this.module = module;
+    this.namespace = namespace;
+    for (const dependency of references.dependencies) this.addDependency(dependency);
     // The resource as the operator will read it (in its chart's namespace, which may be the one at fault).
     this.resource =
-      problems.problems.length > 0
+      problems.problems.length > 0 || !parsed.ok
         ? undefined
         : problems.take(
             checkInput(module.schema, {
               apiVersion: API_GROUP_VERSION,
               kind,
-              metadata: { name: this.name, namespace: this.namespace ?? "default" },
-              spec,
+              metadata: { name, namespace: namespace ?? "default" },
+              spec: parsed.data,
             }),
           );
     appChanged(this);
@@ -135,6 +137,11 @@ export class NaviqueResource<K extends string = string>
         ];
       },
     });
+  }
+
+  /** The resource's API object: the construct itself. */
+  get apiObject(): ApiObject {
+    return this;
   }
 
   /** Itself, and — when the licence lets it create them — its members, each as the resource of its own kind. */

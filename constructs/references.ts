@@ -19,9 +19,17 @@ export function fromName(name: string, namespace?: string): ExternalResource {
   return namespace === undefined ? { name } : { name, namespace };
 }
 
+/**
+ * Where a construct of this package carries its kind for tsc. It is a cdk8s ApiObject too, which any
+ * reference field takes (its kind checked at synth): without a mark a plain ApiObject lacks, a
+ * PostgresCluster would pass for any kind.
+ */
+export const KIND_MARK: unique symbol = Symbol("core.navique.com/kind");
+
 /** A construct of this package standing for one resource of kind `K` (constructs/navique-resource.ts). */
 export interface KindConstruct<K extends string = string> extends IConstruct {
   readonly kind: K;
+  readonly [KIND_MARK]: K;
   readonly apiObject: ApiObject;
 }
 
@@ -42,7 +50,7 @@ export interface SecretConstruct extends IConstruct {
  * and checked there.
  */
 export type Referenceable<T extends ReferenceTarget = ReferenceTarget> =
-  | ApiObject
+  | (ApiObject & { readonly [KIND_MARK]?: never })
   | (T["group"] extends "" ? ("Secret" extends T["kinds"][number] ? SecretConstruct : never) : never)
   | (T["group"] extends typeof API_GROUP ? KindConstruct<T["kinds"][number]> : never);
 

@@ -87,14 +87,15 @@ export function enforceCap(
  */
 export function capOrder(instances: readonly Instance[]): (subject: Instance) => number | undefined {
   const admitted = instances.filter((i) => i.admitted).length;
-  const key = (i: Instance) => JSON.stringify([i.namespace, i.name]);
-  /** Each namespace/name waiting at its first place in the order, as enforceCap finds it. */
-  const positions = new Map<string, number>();
+  /** By namespace, then name: each waiting instance at its first place in the order, as enforceCap finds it. */
+  const positions = new Map<string, Map<string, number>>();
   waitingInOrder(instances).forEach((i, index) => {
-    if (!positions.has(key(i))) positions.set(key(i), index);
+    const inNamespace = positions.get(i.namespace) ?? new Map<string, number>();
+    positions.set(i.namespace, inNamespace);
+    if (!inNamespace.has(i.name)) inNamespace.set(i.name, index);
   });
   return (subject) => {
-    const position = positions.get(key(subject));
+    const position = positions.get(subject.namespace)?.get(subject.name);
     return position === undefined ? undefined : admitted + position;
   };
 }

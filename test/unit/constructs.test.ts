@@ -25,15 +25,16 @@ import { REPOSITORY } from "../support/repository.js";
 import { synthProblems } from "../support/synth-problems.js";
 
 describe("the PostgresCluster construct", () => {
-  it("synthesizes the custom resource with the schema's defaults written out", () => {
+  it("synthesizes the custom resource as written, leaving its defaults to the CRD", () => {
     const chart = Testing.chart();
     new PostgresCluster(chart, "main", { namespace: "team-a", spec: { databases: [{ name: "litellm" }] } });
+    // `type` and `mode` are the CRD's to default (test/cluster/registry-crds.test.ts: as the schema does).
     expect(Testing.synth(chart)).toEqual([
       {
         apiVersion: "core.navique.com/v1alpha1",
         kind: "PostgresCluster",
         metadata: { name: "main", namespace: "team-a" },
-        spec: { type: "cnpg", mode: "managed", databases: [{ name: "litellm" }] },
+        spec: { databases: [{ name: "litellm" }] },
       },
     ]);
   });
@@ -227,8 +228,8 @@ describe("references between constructs", () => {
       order.indexOf("PostgresCluster apps/other"),
     );
     expect(order).toHaveLength(4);
-    expect(db.node.dependencies).toEqual([]);
-    expect(db.apiObject.node.dependencies.map((d) => d.node.path)).toEqual([ApiObject.of(connection).node.path]);
+    // The construct is its API object: it depends on the Secret's.
+    expect(db.node.dependencies.map((d) => d.node.path)).toEqual([ApiObject.of(connection).node.path]);
   });
 
   it("without one, keeps the declaration order; a ref that is no construct is refused naming the field", () => {
@@ -497,7 +498,7 @@ describe("synth-time licence checks of a Stack under a licence that has `stack`"
 });
 
 describe("the Stack construct", () => {
-  it("renders the Stack custom resource with the curated defaults written out", () => {
+  it("renders the Stack custom resource as written, leaving the curated defaults to the CRD", () => {
     const chart = Testing.chart();
     const stack = new Stack(chart, "team", {
       namespace: "ai",
@@ -508,12 +509,7 @@ describe("the Stack construct", () => {
       apiVersion: "core.navique.com/v1alpha1",
       kind: "Stack",
       metadata: { name: "team", namespace: "ai" },
-      spec: {
-        postgres: {
-          managed: { instances: 1, storage: { size: "10Gi" }, deletionPolicy: "Retain" },
-          databases: [{ name: "litellm" }],
-        },
-      },
+      spec: { postgres: { databases: [{ name: "litellm" }] } },
     });
   });
 
