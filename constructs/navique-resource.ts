@@ -16,7 +16,13 @@ import { REGISTRY } from "../lib/kinds/registry.js";
 import { enforceFeature } from "../lib/licence/enforce.js";
 import type { Entitlements } from "../lib/licence/entitlements.js";
 import { resolveEntitlements } from "../lib/licence/resolve.js";
-import { appChanged, appDeclarations, type DeclaredResource, type DeclaresResources } from "./app-declarations.js";
+import {
+  type AppDeclarations,
+  appChanged,
+  appDeclarations,
+  type DeclaredResource,
+  type DeclaresResources,
+} from "./app-declarations.js";
 import { PropsProblems } from "./props-problems.js";
 import { KIND_MARK, type KindConstruct, resolveReferences } from "./references.js";
 import { ResourceObject } from "./resource-object.js";
@@ -129,11 +135,12 @@ export class NaviqueResource<K extends string = string>
     this.node.addValidation({
       validate: () => {
         if (!this.resource) return problems.lines(kind);
+        const app = appDeclarations(this, community);
         return [
           ...this.typeProblems(this.resource),
-          ...this.licenceProblems(this.resource),
-          ...this.compositeProblems(this.resource),
-          ...(props.grantedInCluster ? [] : this.grantProblems(this.resource)),
+          ...this.licenceProblems(this.resource, app),
+          ...this.compositeProblems(this.resource, app),
+          ...(props.grantedInCluster ? [] : this.grantProblems(this.resource, app)),
         ];
       },
     });
@@ -181,8 +188,8 @@ export class NaviqueResource<K extends string = string>
    * (consumers it wires itself, under a licence without auto-wiring): the operator would say so at once, so synth
    * does. Waiting for members to become Ready is not one.
    */
-  private compositeProblems(resource: EngineResource): string[] {
-    const desired = this.compositeDesired(resource, appDeclarations(this, community).entitlements ?? community());
+  private compositeProblems(resource: EngineResource, app: AppDeclarations): string[] {
+    const desired = this.compositeDesired(resource, app.entitlements ?? community());
     return desired?.verdict.stalled
       ? [`${resource.kind} ${resource.metadata.namespace}/${resource.metadata.name}: ${desired.verdict.message}`]
       : [];
@@ -193,8 +200,7 @@ export class NaviqueResource<K extends string = string>
    * feature, then the cap over the app's instances of the kind, in declaration order. The operator still
    * decides in the cluster, where older instances may exist.
    */
-  private licenceProblems(resource: EngineResource): string[] {
-    const app = appDeclarations(this, community);
+  private licenceProblems(resource: EngineResource, app: AppDeclarations): string[] {
     const entitlements = app.entitlements ?? community();
     const declared = app.byConstruct.get(this) ?? [];
     const problems: string[] = [];
@@ -229,13 +235,9 @@ export class NaviqueResource<K extends string = string>
    * Synth-time grant check: cdk8s cannot see the cluster, so the references into other namespaces must be
    * granted by the app's own grant constructs, by the same decision the operator makes.
    */
-  private grantProblems(resource: EngineResource): string[] {
+  private grantProblems(resource: EngineResource, app: AppDeclarations): string[] {
     const referrer = referrerOf(resource);
-    const ungranted = ungrantedReferences(
-      referrer,
-      allReferences(this.module, resource),
-      appDeclarations(this, community).grants,
-    );
+    const ungranted = ungrantedReferences(referrer, allReferences(this.module, resource), app.grants);
     if (ungranted.length === 0) return [];
     const fields = ungranted.map((r) => `${r.field} (namespace ${r.namespace})`).join(" and ");
     const kind = this.module.definition.kind;
