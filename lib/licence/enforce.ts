@@ -107,7 +107,7 @@ export function capDecisions(
   instances: readonly Instance[],
 ): (subject: Instance) => LicenceDecision {
   // No subject can have `cap` instances ahead of it: all are allowed, with no order to compute (a synth
-  // under a licence that covers the app, an operator under its caps).
+  // under a licence that covers the app).
   if (instances.length <= entitlements.caps[kind]) return () => ({ allowed: true });
   const ahead = capOrder(instances);
   const admitted = instances.filter((i) => i.admitted).length;

@@ -266,7 +266,7 @@ describe("the package installed in a project of its own", () => {
         apiVersion: "core.navique.com/v1alpha1",
         kind: "PostgresCluster",
         metadata: { name: "app-db", namespace: "apps" },
-        spec: { databases: [{ name: "app" }], mode: "managed", type: "cnpg" },
+        spec: { databases: [{ name: "app" }] },
       },
     ]);
   });

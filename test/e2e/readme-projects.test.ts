@@ -218,7 +218,7 @@ describe("the README's projects, run as written", () => {
           apiVersion: "core.navique.com/v1alpha1",
           kind: "PostgresCluster",
           metadata: { name: "app-db", namespace: "apps" },
-          spec: { databases: [{ name: "app" }], mode: "managed", type: "cnpg" },
+          spec: { databases: [{ name: "app" }] },
         },
       ]);
     },
