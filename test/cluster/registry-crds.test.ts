@@ -1,3 +1,4 @@
+import { canonicalJson } from "../../lib/api/canonical-json.js";
 import { API_GROUP_VERSION } from "../../lib/api/group.js";
 import { REGISTRY } from "../../lib/kinds/registry.js";
 import { testClient } from "../support/capabilities.js";
@@ -58,20 +59,9 @@ describe.each(REGISTRY.kinds.map((m) => [m.definition.kind, m] as const))("the C
     for (const { label, spec } of variants) {
       const expected = module.definition.spec.parse(spec);
       const actual = await stored(spec);
-      if (JSON.stringify(sorted(actual)) !== JSON.stringify(sorted(expected)))
+      if (canonicalJson(actual) !== canonicalJson(expected))
         disagreements.push(`${label}: apiserver ${JSON.stringify(actual)}, schema ${JSON.stringify(expected)}`);
     }
     expect(disagreements).toEqual([]);
   });
 });
-
-/** `value` with every object's keys in order, so that two specs compare whatever order they were written in. */
-function sorted(value: Json): Json {
-  if (Array.isArray(value)) return value.map(sorted);
-  if (value === null || typeof value !== "object") return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, child]) => [key, sorted(child)]),
-  );
-}
